@@ -1,0 +1,496 @@
+from collections.abc import Iterable as _Iterable
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar
+
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+
+from gamehost.v1 import catan_pb2 as _catan_pb2
+from gamehost.v1 import cite_pb2 as _cite_pb2
+from gamehost.v1 import endeavor_pb2 as _endeavor_pb2
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SeatKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEAT_KIND_UNSPECIFIED: _ClassVar[SeatKind]
+    HUMAN: _ClassVar[SeatKind]
+    BOT: _ClassVar[SeatKind]
+
+class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_STATUS_UNSPECIFIED: _ClassVar[GameStatus]
+    IN_PROGRESS: _ClassVar[GameStatus]
+    FINISHED: _ClassVar[GameStatus]
+
+class Actor(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACTOR_UNSPECIFIED: _ClassVar[Actor]
+    CHANCE: _ClassVar[Actor]
+    NOBODY: _ClassVar[Actor]
+
+class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
+    GAME_CREATED: _ClassVar[EventKind]
+    SEAT_JOINED: _ClassVar[EventKind]
+    ACTION: _ClassVar[EventKind]
+    GAME_FINISHED: _ClassVar[EventKind]
+
+SEAT_KIND_UNSPECIFIED: SeatKind
+HUMAN: SeatKind
+BOT: SeatKind
+GAME_STATUS_UNSPECIFIED: GameStatus
+IN_PROGRESS: GameStatus
+FINISHED: GameStatus
+ACTOR_UNSPECIFIED: Actor
+CHANCE: Actor
+NOBODY: Actor
+EVENT_KIND_UNSPECIFIED: EventKind
+GAME_CREATED: EventKind
+SEAT_JOINED: EventKind
+ACTION: EventKind
+GAME_FINISHED: EventKind
+
+class GameType(_message.Message):
+    __slots__ = ("name", "title", "min_players", "max_players", "summary", "default_options")
+    class DefaultOptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
+
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    summary: str
+    default_options: _containers.ScalarMap[str, str]
+    def __init__(
+        self,
+        name: str | None = ...,
+        title: str | None = ...,
+        min_players: int | None = ...,
+        max_players: int | None = ...,
+        summary: str | None = ...,
+        default_options: _Mapping[str, str] | None = ...,
+    ) -> None: ...
+
+class ListGameTypesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGameTypesResponse(_message.Message):
+    __slots__ = ("game_types", "bot_levels")
+    GAME_TYPES_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVELS_FIELD_NUMBER: _ClassVar[int]
+    game_types: _containers.RepeatedCompositeFieldContainer[GameType]
+    bot_levels: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(
+        self,
+        game_types: _Iterable[GameType | _Mapping] | None = ...,
+        bot_levels: _Iterable[str] | None = ...,
+    ) -> None: ...
+
+class SeatSpec(_message.Message):
+    __slots__ = ("kind", "bot_level", "name")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    kind: SeatKind
+    bot_level: str
+    name: str
+    def __init__(
+        self, kind: SeatKind | str | None = ..., bot_level: str | None = ..., name: str | None = ...
+    ) -> None: ...
+
+class CreateGameRequest(_message.Message):
+    __slots__ = ("game_type", "seats", "options", "seed")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
+
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
+    options: _containers.ScalarMap[str, str]
+    seed: int
+    def __init__(
+        self,
+        game_type: str | None = ...,
+        seats: _Iterable[SeatSpec | _Mapping] | None = ...,
+        options: _Mapping[str, str] | None = ...,
+        seed: int | None = ...,
+    ) -> None: ...
+
+class CreateGameResponse(_message.Message):
+    __slots__ = ("game_id", "state")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    state: GameState
+    def __init__(
+        self, game_id: str | None = ..., state: GameState | _Mapping | None = ...
+    ) -> None: ...
+
+class JoinGameRequest(_message.Message):
+    __slots__ = ("game_id", "seat", "name")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    name: str
+    def __init__(
+        self, game_id: str | None = ..., seat: int | None = ..., name: str | None = ...
+    ) -> None: ...
+
+class JoinGameResponse(_message.Message):
+    __slots__ = ("game_id", "seat", "token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    token: str
+    def __init__(
+        self, game_id: str | None = ..., seat: int | None = ..., token: str | None = ...
+    ) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: int | None = ...) -> None: ...
+
+class GameSummary(_message.Message):
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    FREE_SEATS_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    game_type: str
+    players: int
+    status: GameStatus
+    version: int
+    free_seats: int
+    def __init__(
+        self,
+        game_id: str | None = ...,
+        game_type: str | None = ...,
+        players: int | None = ...,
+        status: GameStatus | str | None = ...,
+        version: int | None = ...,
+        free_seats: int | None = ...,
+    ) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games",)
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameSummary]
+    def __init__(self, games: _Iterable[GameSummary | _Mapping] | None = ...) -> None: ...
+
+class Seat(_message.Message):
+    __slots__ = ("index", "kind", "bot_level", "name", "taken")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    kind: SeatKind
+    bot_level: str
+    name: str
+    taken: bool
+    def __init__(
+        self,
+        index: int | None = ...,
+        kind: SeatKind | str | None = ...,
+        bot_level: str | None = ...,
+        name: str | None = ...,
+        taken: bool | None = ...,
+    ) -> None: ...
+
+class GetStateRequest(_message.Message):
+    __slots__ = ("game_id", "token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    def __init__(self, game_id: str | None = ..., token: str | None = ...) -> None: ...
+
+class LegalAction(_message.Message):
+    __slots__ = ("id", "notation")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    notation: str
+    def __init__(self, id: int | None = ..., notation: str | None = ...) -> None: ...
+
+class GameState(_message.Message):
+    __slots__ = (
+        "game_id",
+        "game_type",
+        "version",
+        "status",
+        "viewer_seat",
+        "to_move",
+        "seats",
+        "returns",
+        "options",
+        "cite",
+        "catan",
+        "endeavor",
+        "legal_actions",
+        "last_event_id",
+    )
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
+
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CITE_FIELD_NUMBER: _ClassVar[int]
+    CATAN_FIELD_NUMBER: _ClassVar[int]
+    ENDEAVOR_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    game_type: str
+    version: int
+    status: GameStatus
+    viewer_seat: int
+    to_move: int
+    seats: _containers.RepeatedCompositeFieldContainer[Seat]
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    options: _containers.ScalarMap[str, str]
+    cite: _cite_pb2.CiteView
+    catan: _catan_pb2.CatanView
+    endeavor: _endeavor_pb2.EndeavorView
+    legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    last_event_id: str
+    def __init__(
+        self,
+        game_id: str | None = ...,
+        game_type: str | None = ...,
+        version: int | None = ...,
+        status: GameStatus | str | None = ...,
+        viewer_seat: int | None = ...,
+        to_move: int | None = ...,
+        seats: _Iterable[Seat | _Mapping] | None = ...,
+        returns: _Iterable[float] | None = ...,
+        options: _Mapping[str, str] | None = ...,
+        cite: _cite_pb2.CiteView | _Mapping | None = ...,
+        catan: _catan_pb2.CatanView | _Mapping | None = ...,
+        endeavor: _endeavor_pb2.EndeavorView | _Mapping | None = ...,
+        legal_actions: _Iterable[LegalAction | _Mapping] | None = ...,
+        last_event_id: str | None = ...,
+    ) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    expected_version: int
+    action_id: int
+    notation: str
+    request_id: str
+    def __init__(
+        self,
+        game_id: str | None = ...,
+        token: str | None = ...,
+        expected_version: int | None = ...,
+        action_id: int | None = ...,
+        notation: str | None = ...,
+        request_id: str | None = ...,
+    ) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("version", "duplicate", "notation", "action_id")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    duplicate: bool
+    notation: str
+    action_id: int
+    def __init__(
+        self,
+        version: int | None = ...,
+        duplicate: bool | None = ...,
+        notation: str | None = ...,
+        action_id: int | None = ...,
+    ) -> None: ...
+
+class WatchGameRequest(_message.Message):
+    __slots__ = ("game_id", "token", "after_event_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    after_event_id: str
+    def __init__(
+        self, game_id: str | None = ..., token: str | None = ..., after_event_id: str | None = ...
+    ) -> None: ...
+
+class GameEvent(_message.Message):
+    __slots__ = (
+        "event_id",
+        "kind",
+        "version",
+        "seat",
+        "hidden",
+        "action_id",
+        "notation",
+        "status",
+        "returns",
+    )
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    kind: EventKind
+    version: int
+    seat: int
+    hidden: bool
+    action_id: int
+    notation: str
+    status: GameStatus
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(
+        self,
+        event_id: str | None = ...,
+        kind: EventKind | str | None = ...,
+        version: int | None = ...,
+        seat: int | None = ...,
+        hidden: bool | None = ...,
+        action_id: int | None = ...,
+        notation: str | None = ...,
+        status: GameStatus | str | None = ...,
+        returns: _Iterable[float] | None = ...,
+    ) -> None: ...
+
+class GetRecordRequest(_message.Message):
+    __slots__ = ("game_id", "token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    def __init__(self, game_id: str | None = ..., token: str | None = ...) -> None: ...
+
+class RecordEntry(_message.Message):
+    __slots__ = ("ply", "seat", "hidden", "action_id", "notation")
+    PLY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    ply: int
+    seat: int
+    hidden: bool
+    action_id: int
+    notation: str
+    def __init__(
+        self,
+        ply: int | None = ...,
+        seat: int | None = ...,
+        hidden: bool | None = ...,
+        action_id: int | None = ...,
+        notation: str | None = ...,
+    ) -> None: ...
+
+class GameRecord(_message.Message):
+    __slots__ = (
+        "game_id",
+        "game_type",
+        "players",
+        "options",
+        "initial_state",
+        "entries",
+        "status",
+        "returns",
+        "version",
+    )
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
+
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_STATE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    game_type: str
+    players: int
+    options: _containers.ScalarMap[str, str]
+    initial_state: bytes
+    entries: _containers.RepeatedCompositeFieldContainer[RecordEntry]
+    status: GameStatus
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    version: int
+    def __init__(
+        self,
+        game_id: str | None = ...,
+        game_type: str | None = ...,
+        players: int | None = ...,
+        options: _Mapping[str, str] | None = ...,
+        initial_state: bytes | None = ...,
+        entries: _Iterable[RecordEntry | _Mapping] | None = ...,
+        status: GameStatus | str | None = ...,
+        returns: _Iterable[float] | None = ...,
+        version: int | None = ...,
+    ) -> None: ...

@@ -1,0 +1,64 @@
+"""Pure rules engines. Nothing here does I/O or imports the service edges."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from games.base import (
+    CHANCE,
+    TERMINAL,
+    CorruptStateError,
+    Game,
+    GameError,
+    GameInfo,
+    IllegalActionError,
+    NotationError,
+    OptionsError,
+    State,
+)
+
+# game id -> "module:Class"; imported on first use so one game's import cost is not every game's.
+_REGISTRY = {
+    "cite": "games.cite.engine:Cite",
+    "catan": "games.catan.engine:Catan",
+    "endeavor": "games.endeavor.engine:Endeavor",
+}
+
+
+def game_names() -> list[str]:
+    """Ids of every game this build serves."""
+    return [name for name in _REGISTRY if _available(name)]
+
+
+def get_game(name: str) -> type[Game]:
+    """The game class for a game id; raises KeyError for unknown ids."""
+    target = _REGISTRY.get(name)
+    if target is None:
+        raise KeyError(name)
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def _available(name: str) -> bool:
+    module_name = _REGISTRY[name].partition(":")[0]
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "CorruptStateError",
+    "Game",
+    "GameError",
+    "GameInfo",
+    "IllegalActionError",
+    "NotationError",
+    "OptionsError",
+    "State",
+    "game_names",
+    "get_game",
+]

@@ -1,0 +1,258 @@
+"""The engine interface every game implements.
+
+Modelled on OpenSpiel's ``State`` and python-chess: a state knows whose turn it
+is (a seat, the chance player or nobody once terminal), lists legal actions as
+stable integer ids with a text notation for each, applies actions (chance
+outcomes included, so a log of actions replays a game exactly), clones fast,
+serializes to compact bytes (JSON, never pickle: stored bytes are untrusted),
+and gives per-seat observations plus ``determinize`` for search under hidden
+information.
+
+Engines are pure: no I/O, no clocks, no global randomness. Randomness enters
+only through ``new_game``'s seed (set-up) and explicit chance nodes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+# ``current_player`` values that are not seats.
+CHANCE = -1
+TERMINAL = -4
+
+
+class GameError(ValueError):
+    """Base class of every error an engine raises on bad input."""
+
+
+class NotationError(GameError):
+    """Action text that does not parse, or an id outside the action space."""
+
+
+class IllegalActionError(GameError):
+    """A well-formed action that is not legal in this state."""
+
+
+class CorruptStateError(GameError):
+    """Serialized bytes that do not describe a valid state."""
+
+
+class OptionsError(GameError):
+    """Unknown or out-of-range game options."""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game type."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    summary: str
+    default_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class State(ABC):
+    """A game state. Subclasses hold their data in plain lists/ints for speed."""
+
+    info: ClassVar[GameInfo]
+
+    # --- whose turn -----------------------------------------------------
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    # --- actions --------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the seat to move (empty at chance/terminal nodes)."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node: (outcome action id, probability) pairs summing to 1."""
+
+    @abstractmethod
+    def apply_unchecked(self, action: int) -> None:
+        """Apply an action known to be legal (the search fast path)."""
+
+    def apply_action(self, action: int) -> None:
+        """Apply a decision or chance outcome, checking legality first."""
+        if self.is_terminal():
+            raise IllegalActionError("the game is over")
+        if self.is_chance_node():
+            legal = [a for a, _ in self.chance_outcomes()]
+        else:
+            legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal now")
+        self.apply_unchecked(action)
+
+    def _describe(self, action: int) -> str:
+        try:
+            return self.action_to_string(action)
+        except GameError:
+            return "outside the action space"
+
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """The notation of an action id in this state (it may name the actor's context)."""
+
+    @abstractmethod
+    def string_to_action(self, text: str) -> int:
+        """Parse notation back to an id; raises NotationError for text that does not parse.
+
+        Legality is not checked here: ``apply_action`` does that.
+        """
+
+    def sample_chance(self, rng: random.Random) -> int:
+        """Draw a chance outcome with the node's probabilities."""
+        outcomes = self.chance_outcomes()
+        r = rng.random()
+        acc = 0.0
+        for action, p in outcomes:
+            acc += p
+            if r < acc:
+                return action
+        return outcomes[-1][0]
+
+    # --- hidden information -------------------------------------------
+    def action_audience(self, action: int) -> frozenset[int] | None:
+        """Seats that may see ``action`` (called before applying it); None = everyone."""
+        return None
+
+    def redacted_action_string(self, action: int) -> str:
+        """What seats outside ``action_audience`` see of the action."""
+        return self.action_to_string(action)
+
+    @abstractmethod
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """Everything ``seat`` may see (``None``: a spectator), as plain data."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> Any:
+        """The typed protobuf view built from ``observation(seat)``."""
+
+    @abstractmethod
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A full state consistent with ``observation(seat)``, sampling what the seat
+        cannot see. It must depend only on that observation and ``rng``."""
+
+    # --- outcome --------------------------------------------------------
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Per seat: 1 for a win, 0 for a loss, a shared win split equally."""
+
+    # --- copying and bytes -----------------------------------------------
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data, enough to rebuild the exact state."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> State:
+        """Rebuild from ``to_dict`` output, validating it (raise CorruptStateError)."""
+
+    def to_bytes(self) -> bytes:
+        return json.dumps(self.to_dict(), separators=(",", ":")).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> State:
+        try:
+            raw = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CorruptStateError(f"state bytes are not JSON: {exc}") from exc
+        if not isinstance(raw, dict):
+            raise CorruptStateError("state bytes must hold a JSON object")
+        try:
+            return cls.from_dict(raw)
+        except CorruptStateError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise CorruptStateError(f"state data is invalid: {exc!r}") from exc
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Game(ABC):
+    """A game type: its facts and a factory for initial states."""
+
+    info: ClassVar[GameInfo]
+    state_class: ClassVar[type[State]]
+
+    @classmethod
+    @abstractmethod
+    def new_game(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> State:
+        """The initial state. All set-up randomness comes from ``seed``; the initial
+        state must be fully public (later hidden draws are chance nodes), so a game
+        record can carry it."""
+
+    @classmethod
+    def check_players(cls, players: int) -> None:
+        if not cls.info.min_players <= players <= cls.info.max_players:
+            raise OptionsError(
+                f"{cls.info.name} takes {cls.info.min_players}-{cls.info.max_players} "
+                f"players, not {players}"
+            )
+
+    @classmethod
+    def parse_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Merge ``options`` over the defaults, type-checked against them.
+
+        String values (as they arrive over the API) are converted to the default's type.
+        """
+        merged = dict(cls.info.default_options)
+        for key, value in (options or {}).items():
+            if key not in merged:
+                known = ", ".join(sorted(merged)) or "none"
+                raise OptionsError(f"unknown option {key!r} for {cls.info.name} (known: {known})")
+            merged[key] = _coerce_option(key, value, merged[key])
+        return merged
+
+    @classmethod
+    def replay(cls, initial: State, actions: Sequence[int]) -> State:
+        """Apply a logged action sequence (chance outcomes included) to a copy of ``initial``."""
+        state = initial.clone()
+        for action in actions:
+            state.apply_action(action)
+        return state
+
+
+def _coerce_option(key: str, value: Any, default: Any) -> Any:
+    kind = type(default)
+    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if kind is bool:
+                if text.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if text.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(text)
+            return kind(text)
+        except ValueError:
+            pass
+    raise OptionsError(f"option {key!r} must be a {kind.__name__}, got {value!r}")

@@ -1,0 +1,731 @@
+"""Cité: the rules engine (shared/rules/cite.md).
+
+Notation (one line per action id, see ``rules.py`` for the ids):
+
+    no levy | levy                       step 3, the turn's city
+    store wheat | store army             step 4, one unit into granary / outpost
+    empty granary | done                 step 4
+    deal <card> to <seat>                step 5, the turn's city gives a drawn card
+    play | discard                       step 6, the resolving city's card
+    attack <seat>                        step 6, playing a Good war on a neighbour
+    take gold | take wheat               the war winner's spoils
+    roll <face> | draw <card>            chance outcomes (die faces, card draws)
+
+Cards: granary, good-war, outpost, allegiance, hospital, fire, barbarians,
+civil-war, land-of-welcome. Faces: harvest, commerce, plague, hail, medicine.
+
+The deck is held as counts per card: each draw is a chance node whose outcome
+probabilities are those counts, so the deck order never needs to exist.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from games.base import (
+    CHANCE,
+    TERMINAL,
+    CorruptStateError,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    NotationError,
+    OptionsError,
+    State,
+)
+from games.cite import rules as R
+
+INFO = GameInfo(
+    name="cite",
+    title="Cité",
+    min_players=2,
+    max_players=R.MAX_PLAYERS,
+    summary="Dice-and-card survival: keep five gauges in balance; the last city standing wins.",
+    default_options={"round_limit": R.DEFAULT_ROUND_LIMIT},
+)
+
+
+class CiteState(State):
+    info: ClassVar[GameInfo] = INFO
+
+    __slots__ = (
+        "n",
+        "gauges",
+        "standing",
+        "granary",
+        "outpost",
+        "deck",
+        "discard",
+        "hand",
+        "drawn",
+        "phase",
+        "turn",
+        "actor",
+        "to_draw",
+        "deal_order",
+        "resolve_order",
+        "spoils",
+        "round",
+        "round_limit",
+        "levied",
+        "winners",
+    )
+
+    def __init__(self, players: int, round_limit: int = R.DEFAULT_ROUND_LIMIT) -> None:
+        self.n = players
+        self.gauges = [[R.GAUGE_START] * 5 for _ in range(players)]
+        self.standing = [True] * players
+        self.granary = [R.NO_STRUCTURE] * players  # stored wheat, or NO_STRUCTURE
+        self.outpost = [R.NO_STRUCTURE] * players  # stored army, or NO_STRUCTURE
+        self.deck = list(R.DECK)
+        self.discard = [0] * R.NUM_CARDS
+        self.hand = [R.NO_CARD] * players  # the dealt card awaiting resolution
+        self.drawn: list[int] = []  # the turn city's drawn, undealt cards
+        self.phase = R.ROLL
+        self.turn = 0  # the city whose turn it is
+        self.actor = 0  # who decides now (seat), or CHANCE/TERMINAL
+        self.to_draw = 0
+        self.deal_order: list[int] = []  # recipients still to be dealt a card
+        self.resolve_order: list[int] = []  # cities still to resolve, in turn order
+        self.spoils: list[int] = []  # [winner, loser] while the winner chooses
+        self.round = 1
+        self.round_limit = round_limit
+        self.levied = False
+        self.winners: list[int] = []
+
+    # ------------------------------------------------------------------ turn flow
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def current_player(self) -> int:
+        return self.actor
+
+    def _start_turn(self) -> None:
+        """Upkeep for ``self.turn`` then the roll's chance node."""
+        self.levied = False
+        self._upkeep(self.turn)
+        if self.phase == R.OVER:
+            return
+        if not self.standing[self.turn]:
+            self._next_turn()
+            return
+        self.phase = R.ROLL
+        self.actor = CHANCE
+
+    def _upkeep(self, seat: int) -> None:
+        g = self.gauges[seat]
+        health, wheat = g[R.HEALTH], g[R.WHEAT]
+        # Evaluated on the start-of-turn values, then applied line by line [fixed].
+        lines: list[tuple[int, int]] = []
+        if health < 2:
+            lines.append((R.CIVILIANS, -2))
+        elif health < 4:
+            lines.append((R.CIVILIANS, -1))
+        if health > 8:
+            lines.append((R.CIVILIANS, +1))
+        if wheat < 1:
+            lines.append((R.HEALTH, -2))
+        elif wheat < 3:
+            lines.append((R.HEALTH, -1))
+        if wheat >= 8:
+            lines.append((R.HEALTH, +1))
+        for gauge, delta in lines:
+            self._change(seat, gauge, delta)
+            if self._check_falls() or not self.standing[seat]:
+                return
+
+    def _after_roll(self) -> None:
+        """Steps 3 and 4 when they offer a choice, else straight to the draw."""
+        if not self.levied and self._can_levy():
+            self.phase = R.LEVY_STEP
+            self.actor = self.turn
+        else:
+            self._enter_store()
+
+    def _can_levy(self) -> bool:
+        g = self.gauges[self.turn]
+        return g[R.GOLD] >= 1 and g[R.CIVILIANS] >= 1
+
+    def _store_actions(self) -> list[int]:
+        seat = self.turn
+        g = self.gauges[seat]
+        actions = []
+        granary = self.granary[seat]
+        if granary != R.NO_STRUCTURE:
+            if granary < R.GRANARY_SLOTS and g[R.WHEAT] >= 1:
+                actions.append(R.STORE_WHEAT)
+        outpost = self.outpost[seat]
+        if outpost != R.NO_STRUCTURE and outpost < R.OUTPOST_SLOTS and g[R.ARMY] >= 1:
+            actions.append(R.STORE_ARMY)
+        if granary != R.NO_STRUCTURE:
+            actions.append(R.EMPTY_GRANARY)
+        if actions:
+            actions.append(R.DONE)
+        return actions
+
+    def _enter_store(self) -> None:
+        if self._store_actions():
+            self.phase = R.STORE_STEP
+            self.actor = self.turn
+        else:
+            self._enter_draw()
+
+    def _enter_draw(self) -> None:
+        self.phase = R.DRAW
+        self.drawn = []
+        self.to_draw = sum(self.standing)
+        self._refill_deck()
+        self.actor = CHANCE
+
+    def _refill_deck(self) -> None:
+        """The deck is shuffled from the discard pile when empty."""
+        if sum(self.deck) == 0:
+            self.deck, self.discard = self.discard, [0] * R.NUM_CARDS
+
+    def _enter_deal(self) -> None:
+        order = self._seats_from(self.turn)[1:]
+        self.deal_order = order
+        if order and len(self.drawn) > 1:
+            self.phase = R.DEAL
+            self.actor = self.turn
+        else:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        # The last undealt card is the turn city's own.
+        for card in self.drawn:
+            if self.hand[self.turn] == R.NO_CARD:
+                self.hand[self.turn] = card
+            else:  # unreachable with the deck sizes of the game; keeps cards conserved
+                self.discard[card] += 1
+        self.drawn = []
+        self.resolve_order = [s for s in self._seats_from(self.turn) if self.hand[s] != R.NO_CARD]
+        self._next_resolver()
+
+    def _next_resolver(self) -> None:
+        while self.resolve_order:
+            seat = self.resolve_order[0]
+            if self.standing[seat]:
+                self.phase = R.RESOLVE
+                self.actor = seat
+                return
+            # A city that fell before its card came up discards it.
+            self._discard_hand(seat)
+            self.resolve_order.pop(0)
+        self._next_turn()
+
+    def _end_resolution(self, seat: int) -> None:
+        if self.hand[seat] != R.NO_CARD:
+            self._discard_hand(seat)
+        if self.resolve_order and self.resolve_order[0] == seat:
+            self.resolve_order.pop(0)
+        if self.phase != R.OVER:
+            self._next_resolver()
+
+    def _next_turn(self) -> None:
+        if self.phase == R.OVER:
+            return
+        # Cards still held by cities (e.g. a fallen turn city's deal) go to the discard.
+        for seat in range(self.n):
+            if self.hand[seat] != R.NO_CARD:
+                self._discard_hand(seat)
+        for card in self.drawn:
+            self.discard[card] += 1
+        self.drawn = []
+        self.resolve_order = []
+        seat = self.turn
+        for _ in range(self.n):
+            seat = (seat + 1) % self.n
+            if seat == 0:
+                # Passing seat 0, the first player, starts a new round.
+                self.round += 1
+                if self.round > self.round_limit:
+                    self._end_game([s for s in range(self.n) if self.standing[s]])
+                    return
+            if self.standing[seat]:
+                break
+        self.turn = seat
+        self._start_turn()
+
+    # ------------------------------------------------------------------ effects
+    def _change(self, seat: int, gauge: int, delta: int) -> None:
+        g = self.gauges[seat]
+        g[gauge] = min(R.GAUGE_MAX, max(R.GAUGE_MIN, g[gauge] + delta))
+
+    def _lose_army(self, seat: int, amount: int) -> None:
+        """Army losses beyond the gauge fall on civilians [fixed]."""
+        g = self.gauges[seat]
+        taken = min(amount, g[R.ARMY])
+        g[R.ARMY] -= taken
+        if amount > taken:
+            self._change(seat, R.CIVILIANS, -(amount - taken))
+
+    def _check_falls(self) -> bool:
+        """Mark fallen cities after one effect; True when that ended the game."""
+        fell = []
+        for seat in range(self.n):
+            if not self.standing[seat]:
+                continue
+            g = self.gauges[seat]
+            if g[R.CIVILIANS] == 0 or g[R.CIVILIANS] == R.GAUGE_MAX or g[R.ARMY] == R.GAUGE_MAX:
+                fell.append(seat)
+        if not fell:
+            return False
+        for seat in fell:
+            self.standing[seat] = False
+        left = [s for s in range(self.n) if self.standing[s]]
+        if len(left) == 1:
+            self._end_game(left)
+        elif not left:
+            self._end_game(fell)  # the last cities fell together: a shared win [fixed]
+        return self.phase == R.OVER
+
+    def _end_game(self, winners: list[int]) -> None:
+        self.winners = winners
+        self.phase = R.OVER
+        self.actor = TERMINAL
+
+    def _discard_hand(self, seat: int) -> None:
+        self.discard[self.hand[seat]] += 1
+        self.hand[seat] = R.NO_CARD
+
+    def neighbours(self, seat: int) -> list[int]:
+        """Nearest standing city each side, skipping fallen ones [fixed]."""
+        result: list[int] = []
+        for step in (1, -1):
+            other = seat
+            for _ in range(self.n - 1):
+                other = (other + step) % self.n
+                if self.standing[other]:
+                    if other != seat and other not in result:
+                        result.append(other)
+                    break
+        return result
+
+    def _seats_from(self, first: int) -> list[int]:
+        """Standing seats in turn order, starting with ``first``."""
+        return [(first + k) % self.n for k in range(self.n) if self.standing[(first + k) % self.n]]
+
+    def _play_card(self, seat: int, card: int) -> None:
+        """Apply a card's effect, checking falls after each single effect."""
+        self.hand[seat] = R.NO_CARD
+        keep = False  # structures stay in front of the city
+        if card == R.GRANARY:
+            if self.granary[seat] == R.NO_STRUCTURE:
+                self.granary[seat] = 0
+                keep = True
+        elif card == R.OUTPOST:
+            if self.outpost[seat] == R.NO_STRUCTURE:
+                self.outpost[seat] = 0
+                keep = True
+        elif card == R.ALLEGIANCE:
+            if self.gauges[seat][R.GOLD] >= 2:
+                self._change(seat, R.GOLD, -2)
+            else:
+                self._change(seat, R.CIVILIANS, -1)
+            self._check_falls()
+        elif card == R.HOSPITAL:
+            self._change(seat, R.HEALTH, +1)
+        elif card == R.FIRE:
+            self._change(seat, R.WHEAT, -2)
+        elif card == R.BARBARIANS:
+            self._change(seat, R.WHEAT, -1)
+            self._lose_army(seat, 1)
+            self._check_falls()
+        elif card == R.CIVIL_WAR:
+            self._change(seat, R.CIVILIANS, -1)
+            if not self._check_falls() and self.standing[seat]:
+                self._lose_army(seat, 1)
+                self._check_falls()
+        elif card == R.LAND_OF_WELCOME:
+            for other in self.neighbours(seat):
+                self._change(other, R.CIVILIANS, -1)
+                if self._check_falls():
+                    break
+                self._change(seat, R.CIVILIANS, +1)
+                if self._check_falls() or not self.standing[seat]:
+                    break
+        if not keep:
+            self.discard[card] += 1
+
+    def _war(self, attacker: int, defender: int) -> bool:
+        """Resolve a Good war; True when the winner now chooses spoils."""
+        if self.outpost[defender] != R.NO_STRUCTURE:
+            # The outpost falls with its troops and shields the city [fixed].
+            self.outpost[defender] = R.NO_STRUCTURE
+            self.discard[R.OUTPOST] += 1
+            self._lose_army(attacker, 1)
+            self._check_falls()
+            return False
+        a, d = self.gauges[attacker][R.ARMY], self.gauges[defender][R.ARMY]
+        self._lose_army(attacker, 1)
+        self._lose_army(defender, 1)
+        if self._check_falls() or a == d:
+            return False
+        winner, loser = (attacker, defender) if a > d else (defender, attacker)
+        if not self.standing[loser]:
+            return False
+        self._change(loser, R.CIVILIANS, -1)
+        if self._check_falls() or not (self.standing[winner] and self.standing[loser]):
+            return False
+        lg = self.gauges[loser]
+        if lg[R.GOLD] and lg[R.WHEAT]:
+            self.spoils = [winner, loser]
+            return True
+        if lg[R.GOLD] or lg[R.WHEAT]:
+            self._take(winner, loser, R.GOLD if lg[R.GOLD] else R.WHEAT)
+        return False
+
+    def _take(self, winner: int, loser: int, gauge: int) -> None:
+        self._change(loser, gauge, -1)
+        self._change(winner, gauge, +1)
+        self._check_falls()
+
+    # ------------------------------------------------------------------ actions
+    def legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == R.LEVY_STEP:
+            return [R.NO_LEVY, R.LEVY]
+        if phase == R.STORE_STEP:
+            return self._store_actions()
+        if phase == R.DEAL:
+            recipient = self.deal_order[0]
+            return [R.deal(card, recipient) for card in sorted(set(self.drawn))]
+        if phase == R.RESOLVE:
+            seat = self.actor
+            card = self.hand[seat]
+            if card == R.GOOD_WAR:
+                actions = [R.attack(other) for other in sorted(self.neighbours(seat))]
+            else:
+                actions = [R.PLAY]
+            g = self.gauges[seat]
+            if card != R.ALLEGIANCE and g[R.GOLD] >= 1 and g[R.WHEAT] >= 1:
+                actions.append(R.DISCARD)
+            return actions
+        if phase == R.WAR_SPOILS:
+            return [R.TAKE_GOLD, R.TAKE_WHEAT]
+        return []
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.actor != CHANCE:
+            return []
+        if self.phase == R.ROLL:
+            return [(R.roll(face), ways / 6) for face, ways in enumerate(R.FACE_WAYS)]
+        total = sum(self.deck)
+        return [(R.draw(card), count / total) for card, count in enumerate(self.deck) if count]
+
+    def apply_unchecked(self, action: int) -> None:
+        phase = self.phase
+        if phase == R.ROLL:
+            gauge, delta = R.FACE_EFFECT[action - R.ROLL_BASE]
+            self._change(self.turn, gauge, delta)
+            self._after_roll()
+        elif phase == R.DRAW:
+            card = action - R.DRAW_BASE
+            self.deck[card] -= 1
+            self.drawn.append(card)
+            self.to_draw -= 1
+            self._refill_deck()
+            if self.to_draw == 0 or sum(self.deck) == 0:
+                self._enter_deal()
+        elif phase == R.LEVY_STEP:
+            self.levied = True
+            if action == R.LEVY:
+                seat = self.turn
+                self._change(seat, R.GOLD, -1)
+                self._change(seat, R.CIVILIANS, -1)
+                self._change(seat, R.ARMY, +1)
+                if self._check_falls():
+                    return
+                if not self.standing[seat]:
+                    self._next_turn()
+                    return
+            self._enter_store()
+        elif phase == R.STORE_STEP:
+            self._store(action)
+        elif phase == R.DEAL:
+            card, recipient = divmod(action - R.DEAL_BASE, R.MAX_PLAYERS)
+            self.drawn.remove(card)
+            self.hand[recipient] = card
+            self.deal_order.pop(0)
+            if not self.deal_order or len(self.drawn) == 1:
+                self._finish_deal()
+        elif phase == R.RESOLVE:
+            self._resolve(action)
+        elif phase == R.WAR_SPOILS:
+            winner, loser = self.spoils
+            self.spoils = []
+            self._take(winner, loser, R.GOLD if action == R.TAKE_GOLD else R.WHEAT)
+            self._end_resolution(self.resolve_order[0])
+        else:
+            raise IllegalActionError("the game is over")
+
+    def _store(self, action: int) -> None:
+        seat = self.turn
+        g = self.gauges[seat]
+        if action == R.STORE_WHEAT:
+            g[R.WHEAT] -= 1
+            self.granary[seat] += 1
+        elif action == R.STORE_ARMY:
+            g[R.ARMY] -= 1
+            self.outpost[seat] += 1
+        elif action == R.EMPTY_GRANARY:
+            self._change(seat, R.WHEAT, self.granary[seat])
+            self.granary[seat] = R.NO_STRUCTURE
+            self.discard[R.GRANARY] += 1
+        if action == R.DONE or not self._store_actions():
+            self._enter_draw()
+
+    def _resolve(self, action: int) -> None:
+        seat = self.actor
+        card = self.hand[seat]
+        if action == R.DISCARD:
+            self._change(seat, R.GOLD, -1)
+            self._change(seat, R.WHEAT, -1)
+            self._end_resolution(seat)
+            return
+        if card == R.GOOD_WAR:
+            self.hand[seat] = R.NO_CARD
+            self.discard[R.GOOD_WAR] += 1
+            if self._war(seat, action - R.ATTACK_BASE):
+                self.phase = R.WAR_SPOILS
+                self.actor = self.spoils[0]
+                return
+        else:
+            self._play_card(seat, card)
+        self._end_resolution(seat)
+
+    # ------------------------------------------------------------------ notation
+    def action_to_string(self, action: int) -> str:
+        if action in R.SIMPLE_ACTIONS:
+            return R.SIMPLE_ACTIONS[action]
+        if R.ATTACK_BASE <= action < R.DEAL_BASE:
+            return f"attack {action - R.ATTACK_BASE}"
+        if R.DEAL_BASE <= action < R.ROLL_BASE:
+            card, seat = divmod(action - R.DEAL_BASE, R.MAX_PLAYERS)
+            return f"deal {R.CARD_NAMES[card]} to {seat}"
+        if R.ROLL_BASE <= action < R.DRAW_BASE:
+            return f"roll {R.FACE_NAMES[action - R.ROLL_BASE]}"
+        if R.DRAW_BASE <= action < R.NUM_ACTIONS:
+            return f"draw {R.CARD_NAMES[action - R.DRAW_BASE]}"
+        raise NotationError(f"{action} is not a Cité action id (0..{R.NUM_ACTIONS - 1})")
+
+    def string_to_action(self, text: str) -> int:
+        words = text.strip().lower().split()
+        joined = " ".join(words)
+        for action, name in R.SIMPLE_ACTIONS.items():
+            if joined == name:
+                return action
+        try:
+            if len(words) == 2 and words[0] == "attack":
+                return R.attack(_seat(words[1], self.n))
+            if len(words) == 4 and words[0] == "deal" and words[2] == "to":
+                return R.deal(_card(words[1]), _seat(words[3], self.n))
+            if len(words) == 2 and words[0] == "roll":
+                return R.roll(R.FACE_NAMES.index(words[1]))
+            if len(words) == 2 and words[0] == "draw":
+                return R.draw(_card(words[1]))
+        except ValueError:
+            pass
+        raise NotationError(
+            f"cannot read {text!r} as a Cité action; examples: 'levy', 'store wheat', "
+            f"'deal fire to 2', 'play', 'discard', 'attack 1', 'take gold'"
+        )
+
+    # ------------------------------------------------------------------ hidden information
+    def action_audience(self, action: int) -> frozenset[int] | None:
+        if R.DRAW_BASE <= action < R.NUM_ACTIONS:
+            return frozenset((self.turn,))
+        if R.DEAL_BASE <= action < R.ROLL_BASE:
+            return frozenset((self.turn, (action - R.DEAL_BASE) % R.MAX_PLAYERS))
+        return None
+
+    def redacted_action_string(self, action: int) -> str:
+        if R.DRAW_BASE <= action < R.NUM_ACTIONS:
+            return "draw ?"
+        if R.DEAL_BASE <= action < R.ROLL_BASE:
+            return f"deal ? to {(action - R.DEAL_BASE) % R.MAX_PLAYERS}"
+        return self.action_to_string(action)
+
+    def _sees_hand(self, viewer: int | None, seat: int) -> bool:
+        """A city sees its own card; the turn city sees every card it dealt."""
+        return viewer is not None and (viewer == seat or viewer == self.turn)
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        sees_drawn = seat is not None and seat == self.turn
+        return {
+            "players": self.n,
+            "viewer": seat,
+            "phase": R.PHASE_NAMES[self.phase],
+            "turn": self.turn,
+            "actor": self.actor,
+            "round": self.round,
+            "round_limit": self.round_limit,
+            "levied": self.levied,
+            "deck_count": sum(self.deck),
+            "discard": list(self.discard),
+            "drawn": list(self.drawn) if sees_drawn else None,
+            "drawn_count": len(self.drawn),
+            "to_draw": self.to_draw if self.phase == R.DRAW else 0,
+            "deal_order": list(self.deal_order) if self.phase == R.DEAL else [],
+            "resolve_order": list(self.resolve_order),
+            "spoils": list(self.spoils),
+            "winners": list(self.winners),
+            "cities": [
+                {
+                    "gauges": dict(zip(R.GAUGE_NAMES, self.gauges[s], strict=True)),
+                    "standing": self.standing[s],
+                    "granary": self.granary[s],
+                    "outpost": self.outpost[s],
+                    "holds_card": self.hand[s] != R.NO_CARD,
+                    "card": self.hand[s] if self._sees_hand(seat, s) else None,
+                }
+                for s in range(self.n)
+            ],
+        }
+
+    def view(self, seat: int | None) -> Any:
+        from games.cite.view import build_view
+
+        return build_view(self.observation(seat))
+
+    def determinize(self, seat: int, rng: random.Random) -> CiteState:
+        """Resample the cards ``seat`` cannot see from the unseen pool (deck + hidden hands)."""
+        state = self.clone()
+        hidden = [
+            s for s in range(self.n) if state.hand[s] != R.NO_CARD and not self._sees_hand(seat, s)
+        ]
+        hidden_drawn = seat != self.turn and bool(state.drawn)
+        pool = list(state.deck)
+        for s in hidden:
+            pool[state.hand[s]] += 1
+        if hidden_drawn:
+            for card in state.drawn:
+                pool[card] += 1
+        # Canonical order, so the result depends on the observation and rng only.
+        cards = [card for card in range(R.NUM_CARDS) for _ in range(pool[card])]
+        rng.shuffle(cards)
+        for s in hidden:
+            card = cards.pop()
+            state.hand[s] = card
+            pool[card] -= 1
+        if hidden_drawn:
+            drawn = [cards.pop() for _ in state.drawn]
+            for card in drawn:
+                pool[card] -= 1
+            state.drawn = sorted(drawn)
+        state.deck = pool
+        return state
+
+    # ------------------------------------------------------------------ outcome
+    def returns(self) -> list[float]:
+        if self.phase != R.OVER:
+            return [0.0] * self.n
+        share = 1.0 / len(self.winners)
+        return [share if s in self.winners else 0.0 for s in range(self.n)]
+
+    # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> CiteState:
+        new = CiteState.__new__(CiteState)
+        new.n = self.n
+        new.gauges = [list(g) for g in self.gauges]
+        new.standing = list(self.standing)
+        new.granary = list(self.granary)
+        new.outpost = list(self.outpost)
+        new.deck = list(self.deck)
+        new.discard = list(self.discard)
+        new.hand = list(self.hand)
+        new.drawn = list(self.drawn)
+        new.phase = self.phase
+        new.turn = self.turn
+        new.actor = self.actor
+        new.to_draw = self.to_draw
+        new.deal_order = list(self.deal_order)
+        new.resolve_order = list(self.resolve_order)
+        new.spoils = list(self.spoils)
+        new.round = self.round
+        new.round_limit = self.round_limit
+        new.levied = self.levied
+        new.winners = list(self.winners)
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CiteState:
+        n = _int(data["n"], 2, R.MAX_PLAYERS)
+        state = cls(n)
+        state.gauges = [[_int(v, 0, 10) for v in _list(g, 5)] for g in _list(data["gauges"], n)]
+        state.standing = [bool(v) for v in _list(data["standing"], n)]
+        state.granary = [_int(v, -1, R.GRANARY_SLOTS) for v in _list(data["granary"], n)]
+        state.outpost = [_int(v, -1, R.OUTPOST_SLOTS) for v in _list(data["outpost"], n)]
+        state.deck = [_int(v, 0, R.DECK_SIZE) for v in _list(data["deck"], R.NUM_CARDS)]
+        state.discard = [_int(v, 0, R.DECK_SIZE) for v in _list(data["discard"], R.NUM_CARDS)]
+        state.hand = [_int(v, -1, R.NUM_CARDS - 1) for v in _list(data["hand"], n)]
+        state.drawn = [_int(v, 0, R.NUM_CARDS - 1) for v in _list(data["drawn"])]
+        state.phase = _int(data["phase"], 0, R.OVER)
+        state.turn = _int(data["turn"], 0, n - 1)
+        state.actor = _int(data["actor"], TERMINAL, n - 1)
+        state.to_draw = _int(data["to_draw"], 0, R.MAX_PLAYERS)
+        state.deal_order = [_int(v, 0, n - 1) for v in _list(data["deal_order"])]
+        state.resolve_order = [_int(v, 0, n - 1) for v in _list(data["resolve_order"])]
+        state.spoils = [_int(v, 0, n - 1) for v in _list(data["spoils"])]
+        state.round = _int(data["round"], 1, 1_000_000)
+        state.round_limit = _int(data["round_limit"], 1, 1_000_000)
+        state.levied = bool(data["levied"])
+        state.winners = [_int(v, 0, n - 1) for v in _list(data["winners"])]
+        if state.card_total() != R.DECK_SIZE:
+            raise CorruptStateError("Cité state does not hold exactly 40 cards")
+        return state
+
+    def card_total(self) -> int:
+        """Cards across deck, discard, hands, drawn and structures (always 40)."""
+        structures = sum(1 for v in self.granary if v != R.NO_STRUCTURE) + sum(
+            1 for v in self.outpost if v != R.NO_STRUCTURE
+        )
+        held = sum(1 for c in self.hand if c != R.NO_CARD)
+        return sum(self.deck) + sum(self.discard) + held + len(self.drawn) + structures
+
+
+class Cite(Game):
+    info: ClassVar[GameInfo] = INFO
+    state_class: ClassVar[type[State]] = CiteState
+
+    @classmethod
+    def new_game(
+        cls, players: int, seed: int, options: Mapping[str, Any] | None = None
+    ) -> CiteState:
+        cls.check_players(players)
+        opts = cls.parse_options(options)
+        if opts["round_limit"] < 1:
+            raise OptionsError("round_limit must be at least 1")
+        state = CiteState(players, opts["round_limit"])
+        state._start_turn()
+        return state
+
+
+def _seat(word: str, players: int) -> int:
+    seat = int(word)
+    if not 0 <= seat < players:
+        raise ValueError(word)
+    return seat
+
+
+def _card(word: str) -> int:
+    return R.CARD_NAMES.index(word)
+
+
+def _int(value: Any, low: int, high: int) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise CorruptStateError(f"expected an integer in {low}..{high}, got {value!r}")
+    return value
+
+
+def _list(value: Any, length: int | None = None) -> list:
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        raise CorruptStateError(f"expected a list of {length or 'some'} items, got {value!r}")
+    return value
