@@ -154,9 +154,8 @@ class CiteState(State):
         g = self.gauges[seat]
         actions = []
         granary = self.granary[seat]
-        if granary != R.NO_STRUCTURE:
-            if granary < R.GRANARY_SLOTS and g[R.WHEAT] >= 1:
-                actions.append(R.STORE_WHEAT)
+        if granary != R.NO_STRUCTURE and granary < R.GRANARY_SLOTS and g[R.WHEAT] >= 1:
+            actions.append(R.STORE_WHEAT)
         outpost = self.outpost[seat]
         if outpost != R.NO_STRUCTURE and outpost < R.OUTPOST_SLOTS and g[R.ARMY] >= 1:
             actions.append(R.STORE_ARMY)
