@@ -580,7 +580,9 @@ class CiteState(State):
                     "granary": self.granary[s],
                     "outpost": self.outpost[s],
                     "holds_card": self.hand[s] != R.NO_CARD,
-                    "card": self.hand[s] if self._sees_hand(seat, s) else None,
+                    "card": self.hand[s]
+                    if self.hand[s] != R.NO_CARD and self._sees_hand(seat, s)
+                    else None,
                 }
                 for s in range(self.n)
             ],
