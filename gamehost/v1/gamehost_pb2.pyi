@@ -319,19 +319,29 @@ class GameState(_message.Message):
     ) -> None: ...
 
 class SubmitActionRequest(_message.Message):
-    __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id")
+    __slots__ = (
+        "game_id",
+        "token",
+        "expected_version",
+        "action_id",
+        "notation",
+        "request_id",
+        "seat",
+    )
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     NOTATION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
     expected_version: int
     action_id: int
     notation: str
     request_id: str
+    seat: int
     def __init__(
         self,
         game_id: str | None = ...,
@@ -340,6 +350,7 @@ class SubmitActionRequest(_message.Message):
         action_id: int | None = ...,
         notation: str | None = ...,
         request_id: str | None = ...,
+        seat: int | None = ...,
     ) -> None: ...
 
 class SubmitActionResponse(_message.Message):

@@ -1,0 +1,12 @@
+"""gamehost: client library and CLI for the gamehost board-game service.
+
+from gamehost import Client
+with Client("127.0.0.1:50051") as client:
+    game = client.create_game("cite", ["human", "bot:random", "bot:random"])
+    me = client.join(game.game_id)
+    state = client.state(game.game_id, me.token)
+"""
+
+from gamehost.client import Client, GameError, Seat, replay_record
+
+__all__ = ["Client", "GameError", "Seat", "replay_record"]

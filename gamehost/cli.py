@@ -1,0 +1,181 @@
+"""The ``gamehost`` command line: serve, play, selfplay, games."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import queue
+import sys
+import threading
+from collections.abc import Iterator
+
+from gamehost.client import Client, GameError
+from gamehost.v1 import gamehost_pb2 as pb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gamehost", description="Board games with AI opponents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the rules service")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=50051)
+    serve.add_argument("--redis", metavar="URL", help="Redis URL (default: in-memory store)")
+    serve.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
+    serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
+    serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+
+    play = commands.add_parser("play", help="play one seat in the terminal against bots")
+    play.add_argument("game")
+    play.add_argument("--players", type=int, required=True)
+    play.add_argument("--bots", default="random", metavar="LEVEL", help="level of the bot seats")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--seed", type=int)
+    play.add_argument("--target", metavar="HOST:PORT", help="a running server (default: embedded)")
+
+    selfplay = commands.add_parser("selfplay", help="play one game of bots through the service")
+    selfplay.add_argument("game")
+    selfplay.add_argument("--players", type=int, required=True)
+    selfplay.add_argument("--seed", type=int, required=True)
+    selfplay.add_argument("--bot", default="random", metavar="LEVEL")
+    where = selfplay.add_mutually_exclusive_group()
+    where.add_argument("--redis", metavar="URL", help="embedded server on this Redis")
+    where.add_argument("--target", metavar="HOST:PORT", help="a running server")
+
+    games = commands.add_parser("games", help="list the game types a server hosts")
+    games.add_argument("--target", metavar="HOST:PORT")
+
+    args = parser.parse_args(argv)
+    try:
+        return {"serve": _serve, "play": _play, "selfplay": _selfplay, "games": _games}[
+            args.command
+        ](args)
+    except GameError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+@contextlib.contextmanager
+def _connect(target: str | None, redis_url: str | None = None) -> Iterator[Client]:
+    """A client for ``target``, or for an embedded server started for the occasion."""
+    if target:
+        with Client(target) as client:
+            client.wait_ready()
+            yield client
+        return
+    from services.server import ServerConfig, ServerThread
+
+    with (
+        ServerThread(ServerConfig(port=0, redis_url=redis_url)) as server,
+        Client(server.target) as client,
+    ):
+        yield client
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from services.server import ServerConfig, serve
+
+    logging.basicConfig(level=logging.INFO)
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
+        bot_workers=args.bot_workers,
+        metrics_port=args.metrics_port,
+    )
+    asyncio.run(serve(config))
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    with _connect(args.target) as client:
+        reply = client.game_types()
+        for game in reply.game_types:
+            print(f"{game.name:10} {game.min_players}-{game.max_players} players  {game.summary}")
+        print("bot levels:", ", ".join(reply.bot_levels))
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    with _connect(args.target, args.redis) as client:
+        created = client.create_game(args.game, [f"bot:{args.bot}"] * args.players, seed=args.seed)
+        game_id = created.game_id
+        for _ in client.watch(game_id):
+            pass  # the stream ends once the game is finished
+        record = client.record(game_id)
+    result = {
+        "game": args.game,
+        "players": args.players,
+        "seed": args.seed,
+        "bot": args.bot,
+        "actions": len(record.entries),
+        "terminal": record.status == pb.FINISHED,
+        "returns": list(record.returns),
+    }
+    print(json.dumps(result))
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from gamehost.render import render
+
+    seats = [f"bot:{args.bots}"] * args.players
+    if not 0 <= args.seat < args.players:
+        print(f"gamehost: --seat must be 0..{args.players - 1}", file=sys.stderr)
+        return 2
+    seats[args.seat] = "human:you"
+    with _connect(args.target) as client:
+        created = client.create_game(args.game, seats, seed=args.seed)
+        me = client.join(created.game_id, args.seat)
+        print(f"game {created.game_id}: you are seat {me.seat}")
+        changes = _follow(client, me)
+        while True:
+            state = client.state(me.game_id, me.token)
+            if state.status == pb.FINISHED:
+                print(render(state))
+                outcome = state.returns[me.seat]
+                print("you win!" if outcome == 1 else "shared win" if outcome > 0 else "you lose")
+                return 0
+            if not state.legal_actions:
+                changes.get()  # block until the next event arrives
+                continue
+            print(render(state))
+            for index, action in enumerate(state.legal_actions):
+                print(f"  {index:>2}. {action.notation}")
+            choice = input("your move (number or notation): ").strip()
+            action = (
+                state.legal_actions[int(choice)].id
+                if choice.isdigit() and int(choice) < len(state.legal_actions)
+                else choice
+            )
+            try:
+                client.submit(me.game_id, me.token, action, expected_version=state.version)
+            except GameError as exc:
+                print(exc.details)
+
+
+def _follow(client: Client, me) -> queue.Queue:
+    """Print events as they arrive; each one also lands on the returned queue."""
+    changes: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        for event in client.watch(me.game_id, me.token):
+            if event.kind == pb.ACTION:
+                who = "chance" if event.seat < 0 else f"seat {event.seat}"
+                print(f"  [{who}] {event.notation}")
+            changes.put(event)
+        changes.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return changes
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""A thin synchronous client over the gamehost.v1 gRPC API."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import grpc
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+
+
+class GameError(Exception):
+    """A call the service refused: ``code`` is the gRPC status, ``details`` its message."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Seat:
+    game_id: str
+    seat: int
+    token: str
+
+
+def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
+    """ "human", "human:Ann", "bot" or "bot:<level>" as a SeatSpec."""
+    if isinstance(spec, pb.SeatSpec):
+        return spec
+    kind, _, rest = spec.partition(":")
+    if kind == "human":
+        return pb.SeatSpec(kind=pb.HUMAN, name=rest)
+    if kind == "bot":
+        return pb.SeatSpec(kind=pb.BOT, bot_level=rest or "random")
+    raise ValueError(f"seat spec {spec!r}: use 'human[:name]' or 'bot[:level]'")
+
+
+class Client:
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 3) -> None:
+        self._channel = grpc.insecure_channel(target)
+        self._stub = pb_grpc.GameHostStub(self._channel)
+        self.timeout = timeout
+        self.retries = retries
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+
+    def _call(self, method, request, retry: bool = False):
+        attempts = self.retries + 1 if retry else 1
+        for attempt in range(attempts):
+            try:
+                return method(request, timeout=self.timeout)
+            except grpc.RpcError as exc:
+                if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
+                    continue
+                raise GameError(exc.code(), exc.details()) from None
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ calls
+    def game_types(self) -> pb.ListGameTypesResponse:
+        return self._call(self._stub.ListGameTypes, pb.ListGameTypesRequest(), retry=True)
+
+    def create_game(
+        self,
+        game_type: str,
+        seats: Sequence[str | pb.SeatSpec],
+        options: Mapping[str, object] | None = None,
+        seed: int | None = None,
+    ) -> pb.CreateGameResponse:
+        request = pb.CreateGameRequest(
+            game_type=game_type,
+            seats=[seat_spec(s) for s in seats],
+            options={k: str(v) for k, v in (options or {}).items()},
+            seed=seed,
+        )
+        return self._call(self._stub.CreateGame, request)
+
+    def join(self, game_id: str, seat: int | None = None, name: str = "") -> Seat:
+        reply = self._call(
+            self._stub.JoinGame, pb.JoinGameRequest(game_id=game_id, seat=seat, name=name)
+        )
+        return Seat(reply.game_id, reply.seat, reply.token)
+
+    def list_games(self, limit: int = 100) -> list[pb.GameSummary]:
+        return list(self._call(self._stub.ListGames, pb.ListGamesRequest(limit=limit)).games)
+
+    def state(self, game_id: str, token: str = "") -> pb.GameState:
+        return self._call(
+            self._stub.GetState, pb.GetStateRequest(game_id=game_id, token=token), retry=True
+        )
+
+    def legal_actions(self, game_id: str, token: str) -> list[pb.LegalAction]:
+        return list(self.state(game_id, token).legal_actions)
+
+    def submit(
+        self,
+        game_id: str,
+        token: str,
+        action: int | str,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        seat: int | None = None,
+    ) -> pb.SubmitActionResponse:
+        """Play an action (id or notation). Retries on UNAVAILABLE reuse one request id,
+        so the service applies the action at most once."""
+        request = pb.SubmitActionRequest(
+            game_id=game_id,
+            token=token,
+            expected_version=expected_version,
+            request_id=request_id or uuid.uuid4().hex,
+            seat=seat,
+        )
+        if isinstance(action, str):
+            request.notation = action
+        else:
+            request.action_id = action
+        return self._call(self._stub.SubmitAction, request, retry=True)
+
+    def watch(self, game_id: str, token: str = "", after: str = "") -> Iterator[pb.GameEvent]:
+        """Events as they happen (ends after the game finishes)."""
+        stream = self._stub.WatchGame(
+            pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after)
+        )
+        try:
+            yield from stream
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                raise GameError(exc.code(), exc.details()) from None
+        finally:
+            stream.cancel()
+
+    def record(self, game_id: str, token: str = "") -> pb.GameRecord:
+        return self._call(
+            self._stub.GetRecord, pb.GetRecordRequest(game_id=game_id, token=token), retry=True
+        )
+
+
+def replay_record(record: pb.GameRecord):
+    """Rebuild a finished game's final state from its record with the local engine."""
+    from games import get_game
+
+    game = get_game(record.game_type)
+    state = game.state_class.from_bytes(record.initial_state)
+    for entry in record.entries:
+        if entry.hidden:
+            raise ValueError("this record hides actions from you; replay it once the game is over")
+        state.apply_action(entry.action_id)
+    return state

@@ -1,0 +1,1 @@
+"""The rules service: game hosting logic, stores, bot execution and the gRPC edge."""

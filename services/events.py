@@ -1,0 +1,67 @@
+"""The game log: event records as stored, and what one viewer may see of them.
+
+Every change to a game appends events: ``created`` (carries the public initial
+state, so the log alone replays the game), ``joined``, one ``action`` per applied
+action (chance outcomes included) and ``finished``. An action event stores its
+full text plus the audience allowed to see it and a redacted text for everyone
+else; redaction happens when an event is served, never when it is stored.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from games import CHANCE, State
+
+CREATED, JOINED, ACTION, FINISHED = "created", "joined", "action", "finished"
+
+
+def created_event(initial: State) -> dict[str, Any]:
+    return {
+        "kind": CREATED,
+        "version": 0,
+        "initial": base64.b64encode(initial.to_bytes()).decode(),
+    }
+
+
+def joined_event(seat: int, name: str, version: int) -> dict[str, Any]:
+    return {"kind": JOINED, "seat": seat, "name": name, "version": version}
+
+
+def action_event(state: State, action: int, version_after: int) -> dict[str, Any]:
+    """Describe ``action`` on ``state`` before it is applied."""
+    audience = state.action_audience(action)
+    return {
+        "kind": ACTION,
+        "version": version_after,
+        "seat": state.current_player(),
+        "action": action,
+        "text": state.action_to_string(action),
+        "audience": sorted(audience) if audience is not None else None,
+        "redacted": state.redacted_action_string(action) if audience is not None else None,
+    }
+
+
+def finished_event(state: State, version: int) -> dict[str, Any]:
+    return {"kind": FINISHED, "version": version, "returns": state.returns()}
+
+
+def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False) -> dict[str, Any]:
+    """The event as ``viewer`` (a seat, or None for a spectator) may see it.
+
+    Hidden actions keep their place in the log but lose their id and text.
+    """
+    if event["kind"] != ACTION or event.get("audience") is None or reveal_all:
+        return {**event, "hidden": False}
+    if viewer is not None and viewer in event["audience"]:
+        return {**event, "hidden": False}
+    return {**event, "hidden": True, "action": -1, "text": event["redacted"]}
+
+
+def initial_state_bytes(created: dict[str, Any]) -> bytes:
+    return base64.b64decode(created["initial"])
+
+
+def is_chance(event: dict[str, Any]) -> bool:
+    return event.get("seat") == CHANCE

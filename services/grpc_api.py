@@ -1,0 +1,221 @@
+"""The gRPC edge: maps GameHost calls and errors onto the gamehost.v1 API."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from games import CHANCE, TERMINAL
+from services import events as ev
+from services import metrics
+from services.errors import InvalidArgument, ServiceError
+from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
+from services.stores import Snapshot
+
+log = logging.getLogger(__name__)
+
+_SEAT_KIND = {HUMAN: pb.HUMAN, BOT: pb.BOT}
+_EVENT_KIND = {
+    ev.CREATED: pb.GAME_CREATED,
+    ev.JOINED: pb.SEAT_JOINED,
+    ev.ACTION: pb.ACTION,
+    ev.FINISHED: pb.GAME_FINISHED,
+}
+_STATUS = {"in_progress": pb.IN_PROGRESS, "finished": pb.FINISHED}
+
+
+def _unary(method: Callable) -> Callable:
+    """Turn ServiceErrors into the matching status code with the error's message."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            return await method(self, request, context)
+        except ServiceError as exc:
+            metrics.RPC_ERRORS.labels(method.__name__, exc.code).inc()
+            await context.abort(grpc.StatusCode[exc.code], str(exc))
+
+    return wrapper
+
+
+def _seats(snapshot: Snapshot) -> list[pb.Seat]:
+    return [
+        pb.Seat(
+            index=i,
+            kind=_SEAT_KIND[s["kind"]],
+            bot_level=s["level"],
+            name=s["name"],
+            taken=s["kind"] == BOT or i in snapshot.tokens,
+        )
+        for i, s in enumerate(snapshot.meta["seats"])
+    ]
+
+
+def game_state(view: GameView) -> pb.GameState:
+    snapshot, state = view.snapshot, view.state
+    actor = state.current_player()
+    message = pb.GameState(
+        game_id=snapshot.game_id,
+        game_type=snapshot.meta["game_type"],
+        version=snapshot.version,
+        status=_STATUS[snapshot.status],
+        viewer_seat=-1 if view.viewer is None else view.viewer,
+        to_move=pb.NOBODY if actor == TERMINAL else (pb.CHANCE if actor == CHANCE else actor),
+        seats=_seats(snapshot),
+        returns=state.returns() if state.is_terminal() else [],
+        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        legal_actions=[pb.LegalAction(id=a, notation=t) for a, t in view.legal_actions],
+        last_event_id=snapshot.last_event_id,
+    )
+    getattr(message, snapshot.meta["game_type"]).CopyFrom(state.view(view.viewer))
+    return message
+
+
+def game_event(event_id: str, data: dict[str, Any]) -> pb.GameEvent:
+    kind = data["kind"]
+    message = pb.GameEvent(event_id=event_id, kind=_EVENT_KIND[kind], version=data["version"])
+    if kind == ev.ACTION:
+        message.seat = data["seat"]
+        message.hidden = data["hidden"]
+        message.action_id = data["action"]
+        message.notation = data["text"]
+        message.status = pb.IN_PROGRESS
+    elif kind == ev.JOINED:
+        message.seat = data["seat"]
+        message.notation = f"seat {data['seat']} joined"
+    elif kind == ev.FINISHED:
+        message.status = pb.FINISHED
+        message.returns.extend(data["returns"])
+    return message
+
+
+class GameHostServicer(pb_grpc.GameHostServicer):
+    def __init__(self, host: GameHost) -> None:
+        self.host = host
+
+    @_unary
+    async def ListGameTypes(self, request, context):
+        return pb.ListGameTypesResponse(
+            game_types=[
+                pb.GameType(
+                    name=g.info.name,
+                    title=g.info.title,
+                    min_players=g.info.min_players,
+                    max_players=g.info.max_players,
+                    summary=g.info.summary,
+                    default_options={k: str(v) for k, v in g.info.default_options.items()},
+                )
+                for g in self.host.game_types()
+            ],
+            bot_levels=self.host.bot_levels(),
+        )
+
+    @_unary
+    async def CreateGame(self, request, context):
+        kinds = {pb.HUMAN: HUMAN, pb.BOT: BOT}
+        seats = []
+        for i, seat in enumerate(request.seats):
+            if seat.kind not in kinds:
+                raise InvalidArgument(f"seat {i}: set kind to HUMAN or BOT")
+            seats.append(SeatSpec(kinds[seat.kind], seat.bot_level, seat.name))
+        view = await self.host.create_game(
+            request.game_type,
+            seats,
+            dict(request.options),
+            request.seed if request.HasField("seed") else None,
+        )
+        return pb.CreateGameResponse(game_id=view.snapshot.game_id, state=game_state(view))
+
+    @_unary
+    async def JoinGame(self, request, context):
+        seat, token = await self.host.join_game(
+            request.game_id, request.seat if request.HasField("seat") else None, request.name
+        )
+        return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
+
+    @_unary
+    async def ListGames(self, request, context):
+        snapshots = await self.host.list_games(request.limit)
+        return pb.ListGamesResponse(
+            games=[
+                pb.GameSummary(
+                    game_id=s.game_id,
+                    game_type=s.meta["game_type"],
+                    players=s.meta["players"],
+                    status=_STATUS[s.status],
+                    version=s.version,
+                    free_seats=sum(
+                        1
+                        for i, seat in enumerate(s.meta["seats"])
+                        if seat["kind"] == HUMAN and i not in s.tokens
+                    ),
+                )
+                for s in snapshots
+            ]
+        )
+
+    @_unary
+    async def GetState(self, request, context):
+        return game_state(await self.host.get_state(request.game_id, request.token))
+
+    @_unary
+    async def SubmitAction(self, request, context):
+        which = request.WhichOneof("action")
+        done = await self.host.submit_action(
+            request.game_id,
+            request.token,
+            expected_version=request.expected_version
+            if request.HasField("expected_version")
+            else None,
+            action=request.action_id if which == "action_id" else None,
+            notation=request.notation if which == "notation" else None,
+            request_id=request.request_id,
+            seat=request.seat if request.HasField("seat") else None,
+        )
+        return pb.SubmitActionResponse(
+            version=done.version,
+            duplicate=done.duplicate,
+            notation=done.notation,
+            action_id=done.action,
+        )
+
+    async def WatchGame(self, request, context):
+        try:
+            async for stored, data in self.host.watch(
+                request.game_id, request.token, request.after_event_id
+            ):
+                yield game_event(stored.event_id, data)
+        except ServiceError as exc:
+            metrics.RPC_ERRORS.labels("WatchGame", exc.code).inc()
+            await context.abort(grpc.StatusCode[exc.code], str(exc))
+
+    @_unary
+    async def GetRecord(self, request, context):
+        record = await self.host.record(request.game_id, request.token)
+        snapshot = record.snapshot
+        return pb.GameRecord(
+            game_id=snapshot.game_id,
+            game_type=snapshot.meta["game_type"],
+            players=snapshot.meta["players"],
+            options={k: str(v) for k, v in snapshot.meta["options"].items()},
+            initial_state=record.initial_state,
+            entries=[
+                pb.RecordEntry(
+                    ply=e["version"],
+                    seat=e["seat"],
+                    hidden=e["hidden"],
+                    action_id=e["action"],
+                    notation=e["text"],
+                )
+                for e in record.entries
+            ],
+            status=_STATUS[snapshot.status],
+            returns=record.returns,
+            version=snapshot.version,
+        )

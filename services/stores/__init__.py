@@ -1,0 +1,31 @@
+"""Where games live: one interface, an in-memory and a Redis implementation."""
+
+from services.stores.base import (
+    CommitOutcome,
+    CommitResult,
+    GameStore,
+    NewGame,
+    Snapshot,
+    StoredEvent,
+)
+
+__all__ = [
+    "CommitOutcome",
+    "CommitResult",
+    "GameStore",
+    "NewGame",
+    "Snapshot",
+    "StoredEvent",
+    "open_store",
+]
+
+
+def open_store(redis_url: str | None, prefix: str = "gamehost") -> GameStore:
+    """The Redis store for a URL, else the embedded in-memory store."""
+    if redis_url:
+        from services.stores.redis_store import RedisStore
+
+        return RedisStore.from_url(redis_url, prefix)
+    from services.stores.memory import MemoryStore
+
+    return MemoryStore()

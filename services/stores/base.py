@@ -1,0 +1,117 @@
+"""The store interface every implementation passes the same contract tests against.
+
+A game is: immutable metadata (type, seats, options, secret seed, initial
+state), the current state blob with a version, seat token hashes, the results
+of applied client requests (for idempotent retries) and an append-only event
+log. Every change to the state is one atomic compare-and-set on the version
+that also appends its events and records its request id.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class NewGame:
+    game_id: str
+    meta: dict[str, Any]  # JSON-able; holds the secret seed: never sent to clients
+    state: bytes
+    version: int
+    status: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    game_id: str
+    meta: dict[str, Any]
+    state: bytes
+    version: int
+    status: str
+    tokens: dict[int, str]  # seat -> token hash
+    request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
+    last_event_id: str = ""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    event_id: str
+    data: dict[str, Any]
+
+
+class CommitOutcome(enum.Enum):
+    APPLIED = "applied"
+    DUPLICATE = "duplicate"  # the request id was applied before; nothing changed
+    STALE = "stale"  # the version moved on; nothing changed
+    NOT_FOUND = "not_found"
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    outcome: CommitOutcome
+    version: int = 0  # the stored version after the call
+    event_ids: list[str] = field(default_factory=list)
+    request_result: dict[str, Any] | None = None  # the earlier result, for DUPLICATE
+
+
+class GameStore(ABC):
+    """Async storage of games. Implementations must make ``commit`` and
+    ``claim_seat`` atomic, also across processes sharing the store."""
+
+    @abstractmethod
+    async def create(self, game: NewGame) -> list[str]:
+        """Store a new game with its first events; returns their event ids."""
+
+    @abstractmethod
+    async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
+        """The game's current snapshot, or None. With ``request_key``, also the
+        result recorded for that request, if it was applied."""
+
+    @abstractmethod
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        new_version: int,
+        state: bytes,
+        status: str,
+        events: list[dict[str, Any]],
+        request_key: str | None = None,
+        request_result: dict[str, Any] | None = None,
+    ) -> CommitResult:
+        """If the stored version equals ``expected_version`` (and ``request_key`` was
+        never applied): write the state, set the version, append the events and record
+        the request result, all at once."""
+
+    @abstractmethod
+    async def claim_seat(
+        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+    ) -> bool:
+        """Atomically give a free seat its token hash (and log ``event``); False if taken."""
+
+    @abstractmethod
+    async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
+        """Logged events strictly after event id ``after`` ("" = from the start)."""
+
+    @abstractmethod
+    async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
+        """Like ``events`` but waits up to ``timeout`` seconds for at least one."""
+
+    @abstractmethod
+    async def list_games(self, limit: int = 100) -> list[Snapshot]:
+        """Newest games first."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+
+def event_id_key(event_id: str) -> tuple[int, int]:
+    """Order of event ids (Redis stream ids "ms-seq", also used by the memory store)."""
+    if not event_id:
+        return (0, 0)
+    head, _, tail = event_id.partition("-")
+    return int(head), int(tail or 0)

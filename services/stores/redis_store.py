@@ -1,0 +1,196 @@
+"""The Redis store: the real one, shared by every service replica.
+
+Keys per game share the hash tag ``{game_id}`` so that a Redis Cluster keeps them
+in one slot and the Lua scripts below (which touch several of them) stay legal:
+
+    <prefix>:{id}:game      hash: meta (JSON), state, version, status
+    <prefix>:{id}:tokens    hash: seat -> sha256(token)
+    <prefix>:{id}:requests  hash: seat/request id -> result JSON (idempotent retries)
+    <prefix>:{id}:events    stream: one entry per event, field "e" = JSON
+    <prefix>:games          sorted set: game ids by creation time (the index)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.stores.base import (
+    CommitOutcome,
+    CommitResult,
+    GameStore,
+    NewGame,
+    Snapshot,
+    StoredEvent,
+)
+
+# Compare-and-set: a duplicate request id wins over staleness, so a retry of an
+# applied request is answered with its first result even if the game moved on.
+_COMMIT = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return {'not_found'} end
+if ARGV[5] ~= '' then
+  local previous = redis.call('HGET', KEYS[2], ARGV[5])
+  if previous then return {'duplicate', version, previous} end
+end
+if version ~= ARGV[1] then return {'stale', version} end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[5], ARGV[6]) end
+local result = {'applied', ARGV[2]}
+for i = 7, #ARGV do
+  result[#result + 1] = redis.call('XADD', KEYS[3], '*', 'e', ARGV[i])
+end
+return result
+"""
+
+_CLAIM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
+redis.call('XADD', KEYS[3], '*', 'e', ARGV[3])
+return true
+"""
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+class RedisStore(GameStore):
+    def __init__(self, client: aioredis.Redis, prefix: str = "gamehost") -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "gamehost") -> RedisStore:
+        return cls(aioredis.Redis.from_url(url, decode_responses=False), prefix)
+
+    def _key(self, game_id: str, part: str) -> str:
+        return f"{self._prefix}:{{{game_id}}}:{part}"
+
+    async def create(self, game: NewGame) -> list[str]:
+        key = self._key(game.game_id, "game")
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hsetnx(key, "meta", _dumps(game.meta))
+        pipe.hset(
+            key,
+            mapping={"state": game.state, "version": game.version, "status": game.status},
+        )
+        for data in game.events:
+            pipe.xadd(self._key(game.game_id, "events"), {"e": _dumps(data)})
+        results = await pipe.execute()
+        if not results[0]:
+            raise ValueError(f"game {game.game_id} exists")
+        # The index lives in another slot: written after the game itself exists.
+        await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
+        return [r.decode() for r in results[2:]]
+
+    async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hgetall(self._key(game_id, "game"))
+        pipe.hgetall(self._key(game_id, "tokens"))
+        pipe.xrevrange(self._key(game_id, "events"), count=1)
+        if request_key:
+            pipe.hget(self._key(game_id, "requests"), request_key)
+        results = await pipe.execute()
+        game, tokens, last = results[0], results[1], results[2]
+        if not game or b"meta" not in game:
+            return None
+        previous = results[3] if request_key else None
+        return Snapshot(
+            game_id=game_id,
+            meta=json.loads(game[b"meta"]),
+            state=game[b"state"],
+            version=int(game[b"version"]),
+            status=game[b"status"].decode(),
+            tokens={int(seat): digest.decode() for seat, digest in tokens.items()},
+            request_result=json.loads(previous) if previous else None,
+            last_event_id=last[0][0].decode() if last else "",
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        new_version: int,
+        state: bytes,
+        status: str,
+        events: list[dict[str, Any]],
+        request_key: str | None = None,
+        request_result: dict[str, Any] | None = None,
+    ) -> CommitResult:
+        reply = await self._commit(
+            keys=[
+                self._key(game_id, "game"),
+                self._key(game_id, "requests"),
+                self._key(game_id, "events"),
+            ],
+            args=[
+                str(expected_version),
+                str(new_version),
+                state,
+                status,
+                request_key or "",
+                _dumps(request_result or {}),
+                *(_dumps(e) for e in events),
+            ],
+        )
+        outcome = CommitOutcome(reply[0].decode())
+        if outcome is CommitOutcome.NOT_FOUND:
+            return CommitResult(outcome)
+        version = int(reply[1])
+        if outcome is CommitOutcome.DUPLICATE:
+            return CommitResult(outcome, version, [], json.loads(reply[2]))
+        if outcome is CommitOutcome.STALE:
+            return CommitResult(outcome, version)
+        return CommitResult(outcome, version, [r.decode() for r in reply[2:]])
+
+    async def claim_seat(
+        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+    ) -> bool:
+        claimed = await self._claim(
+            keys=[
+                self._key(game_id, "game"),
+                self._key(game_id, "tokens"),
+                self._key(game_id, "events"),
+            ],
+            args=[str(seat), token_hash, _dumps(event)],
+        )
+        return bool(claimed)
+
+    @staticmethod
+    def _decode(entries: list) -> list[StoredEvent]:
+        return [StoredEvent(eid.decode(), json.loads(fields[b"e"])) for eid, fields in entries]
+
+    async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
+        start = f"({after}" if after else "-"
+        entries = await self._redis.xrange(self._key(game_id, "events"), start, "+", count=limit)
+        return self._decode(entries)
+
+    async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
+        key = self._key(game_id, "events")
+        reply = await self._redis.xread(
+            {key: after or "0-0"}, count=1000, block=max(1, int(timeout * 1000))
+        )
+        return self._decode(reply[0][1]) if reply else []
+
+    async def list_games(self, limit: int = 100) -> list[Snapshot]:
+        ids = await self._redis.zrevrange(f"{self._prefix}:games", 0, max(0, limit - 1))
+        snapshots = []
+        for raw in ids:
+            snap = await self.load(raw.decode())
+            if snap is not None:
+                snapshots.append(snap)
+        return snapshots
+
+    async def delete_all(self) -> None:
+        """Remove every key under this store's prefix (tests and tooling)."""
+        async for key in self._redis.scan_iter(match=f"{self._prefix}:*", count=500):
+            await self._redis.delete(key)
+
+    async def close(self) -> None:
+        await self._redis.aclose()

@@ -1,0 +1,37 @@
+"""Shared fixtures: real Redis (from GAMEHOST_TEST_REDIS_URL, default the local one)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+import redis
+
+REDIS_URL = os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """A Redis that answers; .ci/run starts one when none does. No skipping: fail loudly."""
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError as exc:
+        pytest.fail(
+            f"tests need Redis at {REDIS_URL} (start one or set GAMEHOST_TEST_REDIS_URL): {exc}"
+        )
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_prefix(redis_url):
+    """A key prefix of this test's own; its keys are removed afterwards."""
+    prefix = f"gamehost-test-{uuid.uuid4().hex[:10]}"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(match=f"{prefix}:*", count=500):
+        client.delete(key)
+    client.close()

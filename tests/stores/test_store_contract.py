@@ -1,0 +1,159 @@
+"""One contract, both stores: the embedded in-memory store and the real Redis store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.stores import CommitOutcome, NewGame
+from services.stores.memory import MemoryStore
+from services.stores.redis_store import RedisStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request):
+    if request.param == "memory":
+        s = MemoryStore()
+    else:
+        url = request.getfixturevalue("redis_url")
+        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
+    yield s
+    await s.close()
+
+
+def new_game(game_id: str = "g1") -> NewGame:
+    return NewGame(
+        game_id=game_id,
+        meta={"game_type": "cite", "players": 2, "seed": 42},
+        state=b"state-0",
+        version=0,
+        status="in_progress",
+        events=[{"kind": "created", "version": 0}],
+    )
+
+
+async def test_create_then_load(store):
+    ids = await store.create(new_game())
+    assert len(ids) == 1
+    snap = await store.load("g1")
+    assert snap.meta == {"game_type": "cite", "players": 2, "seed": 42}
+    assert (snap.state, snap.version, snap.status) == (b"state-0", 0, "in_progress")
+    assert snap.tokens == {}
+    assert snap.last_event_id == ids[0]
+    assert await store.load("nope") is None
+
+
+async def test_create_twice_is_refused(store):
+    await store.create(new_game())
+    with pytest.raises(ValueError):
+        await store.create(new_game())
+
+
+async def test_commit_applies_on_matching_version(store):
+    await store.create(new_game())
+    result = await store.commit(
+        "g1",
+        0,
+        2,
+        b"state-2",
+        "in_progress",
+        [{"kind": "action", "n": 1}, {"kind": "action", "n": 2}],
+    )
+    assert result.outcome is CommitOutcome.APPLIED
+    assert result.version == 2 and len(result.event_ids) == 2
+    snap = await store.load("g1")
+    assert (snap.state, snap.version) == (b"state-2", 2)
+    assert snap.last_event_id == result.event_ids[-1]
+
+
+async def test_stale_commit_changes_nothing(store):
+    await store.create(new_game())
+    await store.commit("g1", 0, 1, b"state-1", "in_progress", [{"n": 1}])
+    stale = await store.commit("g1", 0, 1, b"other", "in_progress", [{"n": 99}])
+    assert stale.outcome is CommitOutcome.STALE and stale.version == 1
+    snap = await store.load("g1")
+    assert snap.state == b"state-1"
+    assert [e.data.get("n") for e in await store.events("g1")] == [None, 1]
+
+
+async def test_commit_to_unknown_game(store):
+    result = await store.commit("missing", 0, 1, b"x", "in_progress", [])
+    assert result.outcome is CommitOutcome.NOT_FOUND
+    assert await store.load("missing") is None
+
+
+async def test_request_id_applies_once(store):
+    await store.create(new_game())
+    first = await store.commit(
+        "g1", 0, 1, b"s1", "in_progress", [{"n": 1}], "0:req-1", {"version": 1, "action": 7}
+    )
+    assert first.outcome is CommitOutcome.APPLIED
+    await store.commit("g1", 1, 2, b"s2", "in_progress", [{"n": 2}])
+    again = await store.commit(
+        "g1", 1, 2, b"s1-again", "in_progress", [{"n": 3}], "0:req-1", {"version": 9}
+    )
+    assert again.outcome is CommitOutcome.DUPLICATE
+    assert again.request_result == {"version": 1, "action": 7}
+    snap = await store.load("g1", request_key="0:req-1")
+    assert snap.request_result == {"version": 1, "action": 7}
+    assert snap.state == b"s2" and snap.version == 2
+    assert (await store.load("g1", request_key="0:other")).request_result is None
+
+
+async def test_concurrent_commits_exactly_one_wins(store):
+    await store.create(new_game())
+    results = await asyncio.gather(
+        *(store.commit("g1", 0, 1, f"s-{i}".encode(), "in_progress", [{"i": i}]) for i in range(20))
+    )
+    applied = [r for r in results if r.outcome is CommitOutcome.APPLIED]
+    assert len(applied) == 1
+    assert all(r.outcome is CommitOutcome.STALE for r in results if r not in applied)
+    assert len(await store.events("g1")) == 2
+
+
+async def test_claim_seat_once(store):
+    await store.create(new_game())
+    assert await store.claim_seat("g1", 1, "hash-a", {"kind": "joined", "seat": 1})
+    assert not await store.claim_seat("g1", 1, "hash-b", {"kind": "joined", "seat": 1})
+    assert not await store.claim_seat("nope", 0, "hash", {"kind": "joined"})
+    snap = await store.load("g1")
+    assert snap.tokens == {1: "hash-a"}
+    assert [e.data["kind"] for e in await store.events("g1")] == ["created", "joined"]
+
+
+async def test_events_after_an_id(store):
+    await store.create(new_game())
+    r1 = await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}])
+    r2 = await store.commit("g1", 1, 3, b"s3", "in_progress", [{"n": 2}, {"n": 3}])
+    everything = await store.events("g1")
+    assert [e.data.get("n") for e in everything] == [None, 1, 2, 3]
+    after = await store.events("g1", after=r1.event_ids[0])
+    assert [e.event_id for e in after] == r2.event_ids
+    assert await store.events("g1", after=r2.event_ids[-1]) == []
+    assert len(await store.events("g1", limit=2)) == 2
+
+
+async def test_wait_events_wakes_on_commit(store):
+    await store.create(new_game())
+    last = (await store.load("g1")).last_event_id
+    waiter = asyncio.create_task(store.wait_events("g1", last, timeout=10))
+    await asyncio.sleep(0)  # let the waiter start before the commit lands
+    await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}])
+    got = await asyncio.wait_for(waiter, 10)
+    assert [e.data["n"] for e in got] == [1]
+
+
+async def test_wait_events_times_out_empty(store):
+    await store.create(new_game())
+    last = (await store.load("g1")).last_event_id
+    assert await store.wait_events("g1", last, timeout=0.05) == []
+
+
+async def test_list_games_newest_first(store):
+    await store.create(new_game("a"))
+    await store.create(new_game("b"))
+    games = await store.list_games()
+    ids = [g.game_id for g in games]
+    assert ids.index("b") < ids.index("a")
+    assert len(await store.list_games(limit=1)) == 1
