@@ -1,0 +1,55 @@
+"""Endeavor's final scoring (facts §9.1): one function per line of the scoring list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from games.endeavor import data as D
+from games.endeavor import rules as R
+
+if TYPE_CHECKING:
+    from games.endeavor.engine import EndeavorState
+
+# The scoring list, in the order the breakdown reports it.
+LINES = (
+    "tracks",
+    "cities",
+    "connections",
+    "cards",
+    "buildings",
+    "free_governor_slot",
+    "harbor",
+    "slavery",
+)
+
+
+def track_glory(value: int, round_down: bool) -> int:
+    """Glory of one status track; values above 15 score as 15 (D2)."""
+    table = D.GLORY_ROUND_DOWN if round_down else D.GLORY_PUSH_FORWARD
+    return table[min(max(value, 0), D.TRACK_MAX)]
+
+
+def score_lines(state: EndeavorState, s: int) -> dict[str, int]:
+    """Seat ``s``'s glory, line by line, as if the game ended now."""
+    from games.endeavor.engine import _fits
+
+    trk = state.trk
+    city = state.city
+    loc = state.card_loc
+    nb = D.NUM_BUILDING_TYPES
+    return {
+        "tracks": sum(track_glory(trk[s * 4 + k], state.round_down) for k in range(4)),
+        "cities": sum(D.CITY_GLORY[c] for c in range(D.NUM_CITIES) if city[c] == s),
+        # A connection scores for whoever holds both ends at the end, token or not.
+        "connections": sum(1 for a, b in D.CONNECTIONS if city[a] == s and city[b] == s),
+        "cards": sum(D.CARD_GLORY[c] for c in range(D.NUM_CARDS) if loc[c] == s),
+        "buildings": sum(state.owned[s * nb + t] * D.BUILDING_GLORY[t] for t in range(nb)),
+        # Governors may sit in regular slots (D4): the Free slot scores when it is not needed.
+        "free_governor_slot": 3 if _fits(state, s, free_slot=False) else 0,
+        "harbor": state.harbor[s] // 3,
+        "slavery": -sum(1 for c in range(D.NUM_CARDS) if loc[c] == R.LOC_FACE_DOWN + s),
+    }
+
+
+def final_scores(state: EndeavorState) -> list[int]:
+    return [sum(score_lines(state, s).values()) for s in range(state.n)]
