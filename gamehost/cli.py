@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     where = selfplay.add_mutually_exclusive_group()
     where.add_argument("--redis", metavar="URL", help="embedded server on this Redis")
     where.add_argument("--target", metavar="HOST:PORT", help="a running server")
+    selfplay.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
 
     games = commands.add_parser("games", help="list the game types a server hosts")
     games.add_argument("--target", metavar="HOST:PORT")
@@ -59,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def _connect(target: str | None, redis_url: str | None = None) -> Iterator[Client]:
+def _connect(
+    target: str | None, redis_url: str | None = None, redis_prefix: str = "gamehost"
+) -> Iterator[Client]:
     """A client for ``target``, or for an embedded server started for the occasion."""
     if target:
         with Client(target) as client:
@@ -69,7 +72,9 @@ def _connect(target: str | None, redis_url: str | None = None) -> Iterator[Clien
     from services.server import ServerConfig, ServerThread
 
     with (
-        ServerThread(ServerConfig(port=0, redis_url=redis_url)) as server,
+        ServerThread(
+            ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
+        ) as server,
         Client(server.target) as client,
     ):
         yield client
@@ -104,7 +109,7 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    with _connect(args.target, args.redis) as client:
+    with _connect(args.target, args.redis, args.redis_prefix) as client:
         created = client.create_game(args.game, [f"bot:{args.bot}"] * args.players, seed=args.seed)
         game_id = created.game_id
         for _ in client.watch(game_id):

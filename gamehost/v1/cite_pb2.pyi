@@ -1,11 +1,9 @@
-from collections.abc import Iterable as _Iterable
-from collections.abc import Mapping as _Mapping
-from typing import ClassVar as _ClassVar
-
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -33,7 +31,6 @@ class CitePhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CITE_RESOLVE: _ClassVar[CitePhase]
     CITE_WAR_SPOILS: _ClassVar[CitePhase]
     CITE_OVER: _ClassVar[CitePhase]
-
 CITE_CARD_UNSPECIFIED: CiteCard
 GRANARY: CiteCard
 GOOD_WAR: CiteCard
@@ -55,21 +52,7 @@ CITE_WAR_SPOILS: CitePhase
 CITE_OVER: CitePhase
 
 class CiteCity(_message.Message):
-    __slots__ = (
-        "seat",
-        "standing",
-        "gold",
-        "wheat",
-        "health",
-        "civilians",
-        "army",
-        "has_granary",
-        "granary_wheat",
-        "has_outpost",
-        "outpost_army",
-        "holds_card",
-        "card",
-    )
+    __slots__ = ("seat", "standing", "gold", "wheat", "health", "civilians", "army", "has_granary", "granary_wheat", "has_outpost", "outpost_army", "holds_card", "card")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STANDING_FIELD_NUMBER: _ClassVar[int]
     GOLD_FIELD_NUMBER: _ClassVar[int]
@@ -96,22 +79,7 @@ class CiteCity(_message.Message):
     outpost_army: int
     holds_card: bool
     card: CiteCard
-    def __init__(
-        self,
-        seat: int | None = ...,
-        standing: bool | None = ...,
-        gold: int | None = ...,
-        wheat: int | None = ...,
-        health: int | None = ...,
-        civilians: int | None = ...,
-        army: int | None = ...,
-        has_granary: bool | None = ...,
-        granary_wheat: int | None = ...,
-        has_outpost: bool | None = ...,
-        outpost_army: int | None = ...,
-        holds_card: bool | None = ...,
-        card: CiteCard | str | None = ...,
-    ) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., standing: _Optional[bool] = ..., gold: _Optional[int] = ..., wheat: _Optional[int] = ..., health: _Optional[int] = ..., civilians: _Optional[int] = ..., army: _Optional[int] = ..., has_granary: _Optional[bool] = ..., granary_wheat: _Optional[int] = ..., has_outpost: _Optional[bool] = ..., outpost_army: _Optional[int] = ..., holds_card: _Optional[bool] = ..., card: _Optional[_Union[CiteCard, str]] = ...) -> None: ...
 
 class CiteCardCount(_message.Message):
     __slots__ = ("card", "count")
@@ -119,21 +87,10 @@ class CiteCardCount(_message.Message):
     COUNT_FIELD_NUMBER: _ClassVar[int]
     card: CiteCard
     count: int
-    def __init__(self, card: CiteCard | str | None = ..., count: int | None = ...) -> None: ...
+    def __init__(self, card: _Optional[_Union[CiteCard, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class CiteView(_message.Message):
-    __slots__ = (
-        "cities",
-        "deck_count",
-        "discard",
-        "round",
-        "round_limit",
-        "turn_seat",
-        "phase",
-        "drawn",
-        "resolving_seat",
-        "levied",
-    )
+    __slots__ = ("cities", "deck_count", "discard", "round", "round_limit", "turn_seat", "phase", "drawn", "resolving_seat", "levied")
     CITIES_FIELD_NUMBER: _ClassVar[int]
     DECK_COUNT_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
@@ -154,16 +111,4 @@ class CiteView(_message.Message):
     drawn: _containers.RepeatedScalarFieldContainer[CiteCard]
     resolving_seat: int
     levied: bool
-    def __init__(
-        self,
-        cities: _Iterable[CiteCity | _Mapping] | None = ...,
-        deck_count: int | None = ...,
-        discard: _Iterable[CiteCardCount | _Mapping] | None = ...,
-        round: int | None = ...,
-        round_limit: int | None = ...,
-        turn_seat: int | None = ...,
-        phase: CitePhase | str | None = ...,
-        drawn: _Iterable[CiteCard | str] | None = ...,
-        resolving_seat: int | None = ...,
-        levied: bool | None = ...,
-    ) -> None: ...
+    def __init__(self, cities: _Optional[_Iterable[_Union[CiteCity, _Mapping]]] = ..., deck_count: _Optional[int] = ..., discard: _Optional[_Iterable[_Union[CiteCardCount, _Mapping]]] = ..., round: _Optional[int] = ..., round_limit: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[CitePhase, str]] = ..., drawn: _Optional[_Iterable[_Union[CiteCard, str]]] = ..., resolving_seat: _Optional[int] = ..., levied: _Optional[bool] = ...) -> None: ...

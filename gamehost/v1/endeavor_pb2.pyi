@@ -1,11 +1,9 @@
-from collections.abc import Iterable as _Iterable
-from collections.abc import Mapping as _Mapping
-from typing import ClassVar as _ClassVar
-
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -18,7 +16,6 @@ class EndeavorPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ENDEAVOR_SECOND_HALF: _ClassVar[EndeavorPhase]
     ENDEAVOR_DISCARD: _ClassVar[EndeavorPhase]
     ENDEAVOR_OVER: _ClassVar[EndeavorPhase]
-
 ENDEAVOR_PHASE_UNSPECIFIED: EndeavorPhase
 ENDEAVOR_BUILD: EndeavorPhase
 ENDEAVOR_SALARY: EndeavorPhase
@@ -33,7 +30,7 @@ class EndeavorCount(_message.Message):
     COUNT_FIELD_NUMBER: _ClassVar[int]
     name: str
     count: int
-    def __init__(self, name: str | None = ..., count: int | None = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
 
 class EndeavorBuilding(_message.Message):
     __slots__ = ("name", "count", "occupied")
@@ -43,22 +40,10 @@ class EndeavorBuilding(_message.Message):
     name: str
     count: int
     occupied: int
-    def __init__(
-        self, name: str | None = ..., count: int | None = ..., occupied: int | None = ...
-    ) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., count: _Optional[int] = ..., occupied: _Optional[int] = ...) -> None: ...
 
 class EndeavorScore(_message.Message):
-    __slots__ = (
-        "tracks",
-        "cities",
-        "connections",
-        "cards",
-        "buildings",
-        "free_governor_slot",
-        "harbor",
-        "slavery",
-        "total",
-    )
+    __slots__ = ("tracks", "cities", "connections", "cards", "buildings", "free_governor_slot", "harbor", "slavery", "total")
     TRACKS_FIELD_NUMBER: _ClassVar[int]
     CITIES_FIELD_NUMBER: _ClassVar[int]
     CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -77,41 +62,10 @@ class EndeavorScore(_message.Message):
     harbor: int
     slavery: int
     total: int
-    def __init__(
-        self,
-        tracks: int | None = ...,
-        cities: int | None = ...,
-        connections: int | None = ...,
-        cards: int | None = ...,
-        buildings: int | None = ...,
-        free_governor_slot: int | None = ...,
-        harbor: int | None = ...,
-        slavery: int | None = ...,
-        total: int | None = ...,
-    ) -> None: ...
+    def __init__(self, tracks: _Optional[int] = ..., cities: _Optional[int] = ..., connections: _Optional[int] = ..., cards: _Optional[int] = ..., buildings: _Optional[int] = ..., free_governor_slot: _Optional[int] = ..., harbor: _Optional[int] = ..., slavery: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
 
 class EndeavorPlayer(_message.Message):
-    __slots__ = (
-        "seat",
-        "industry",
-        "culture",
-        "finance",
-        "politics",
-        "building_level",
-        "growth",
-        "salary",
-        "card_slots",
-        "supply",
-        "harbor",
-        "on_buildings",
-        "buildings",
-        "blue_tokens",
-        "brown_tokens",
-        "cards",
-        "face_down_slavery",
-        "passed",
-        "score",
-    )
+    __slots__ = ("seat", "industry", "culture", "finance", "politics", "building_level", "growth", "salary", "card_slots", "supply", "harbor", "on_buildings", "buildings", "blue_tokens", "brown_tokens", "cards", "face_down_slavery", "passed", "score")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     INDUSTRY_FIELD_NUMBER: _ClassVar[int]
     CULTURE_FIELD_NUMBER: _ClassVar[int]
@@ -150,28 +104,7 @@ class EndeavorPlayer(_message.Message):
     face_down_slavery: _containers.RepeatedScalarFieldContainer[str]
     passed: bool
     score: EndeavorScore
-    def __init__(
-        self,
-        seat: int | None = ...,
-        industry: int | None = ...,
-        culture: int | None = ...,
-        finance: int | None = ...,
-        politics: int | None = ...,
-        building_level: int | None = ...,
-        growth: int | None = ...,
-        salary: int | None = ...,
-        card_slots: int | None = ...,
-        supply: int | None = ...,
-        harbor: int | None = ...,
-        on_buildings: int | None = ...,
-        buildings: _Iterable[EndeavorBuilding | _Mapping] | None = ...,
-        blue_tokens: _Iterable[EndeavorCount | _Mapping] | None = ...,
-        brown_tokens: _Iterable[EndeavorCount | _Mapping] | None = ...,
-        cards: _Iterable[str] | None = ...,
-        face_down_slavery: _Iterable[str] | None = ...,
-        passed: bool | None = ...,
-        score: EndeavorScore | _Mapping | None = ...,
-    ) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., industry: _Optional[int] = ..., culture: _Optional[int] = ..., finance: _Optional[int] = ..., politics: _Optional[int] = ..., building_level: _Optional[int] = ..., growth: _Optional[int] = ..., salary: _Optional[int] = ..., card_slots: _Optional[int] = ..., supply: _Optional[int] = ..., harbor: _Optional[int] = ..., on_buildings: _Optional[int] = ..., buildings: _Optional[_Iterable[_Union[EndeavorBuilding, _Mapping]]] = ..., blue_tokens: _Optional[_Iterable[_Union[EndeavorCount, _Mapping]]] = ..., brown_tokens: _Optional[_Iterable[_Union[EndeavorCount, _Mapping]]] = ..., cards: _Optional[_Iterable[str]] = ..., face_down_slavery: _Optional[_Iterable[str]] = ..., passed: _Optional[bool] = ..., score: _Optional[_Union[EndeavorScore, _Mapping]] = ...) -> None: ...
 
 class EndeavorCity(_message.Message):
     __slots__ = ("id", "region", "glory", "owner", "token")
@@ -185,14 +118,7 @@ class EndeavorCity(_message.Message):
     glory: int
     owner: int
     token: str
-    def __init__(
-        self,
-        id: str | None = ...,
-        region: str | None = ...,
-        glory: int | None = ...,
-        owner: int | None = ...,
-        token: str | None = ...,
-    ) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., region: _Optional[str] = ..., glory: _Optional[int] = ..., owner: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class EndeavorConnection(_message.Message):
     __slots__ = ("a", "b", "token")
@@ -202,9 +128,7 @@ class EndeavorConnection(_message.Message):
     a: str
     b: str
     token: str
-    def __init__(
-        self, a: str | None = ..., b: str | None = ..., token: str | None = ...
-    ) -> None: ...
+    def __init__(self, a: _Optional[str] = ..., b: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class EndeavorRegion(_message.Message):
     __slots__ = ("id", "open", "track", "track_tokens", "beside_track", "presence")
@@ -220,15 +144,7 @@ class EndeavorRegion(_message.Message):
     track_tokens: _containers.RepeatedScalarFieldContainer[str]
     beside_track: _containers.RepeatedScalarFieldContainer[int]
     presence: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(
-        self,
-        id: str | None = ...,
-        open: bool | None = ...,
-        track: _Iterable[int] | None = ...,
-        track_tokens: _Iterable[str] | None = ...,
-        beside_track: _Iterable[int] | None = ...,
-        presence: _Iterable[int] | None = ...,
-    ) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., open: _Optional[bool] = ..., track: _Optional[_Iterable[int]] = ..., track_tokens: _Optional[_Iterable[str]] = ..., beside_track: _Optional[_Iterable[int]] = ..., presence: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class EndeavorDeck(_message.Message):
     __slots__ = ("id", "cards")
@@ -236,29 +152,10 @@ class EndeavorDeck(_message.Message):
     CARDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     cards: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: str | None = ..., cards: _Iterable[str] | None = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EndeavorView(_message.Message):
-    __slots__ = (
-        "round",
-        "phase",
-        "crown_seat",
-        "to_move",
-        "pending",
-        "pending_target",
-        "salary_left",
-        "track_glory",
-        "abolished",
-        "players",
-        "cities",
-        "connections",
-        "regions",
-        "decks",
-        "building_supply",
-        "spent_tokens",
-        "scores",
-        "winners",
-    )
+    __slots__ = ("round", "phase", "crown_seat", "to_move", "pending", "pending_target", "salary_left", "track_glory", "abolished", "players", "cities", "connections", "regions", "decks", "building_supply", "spent_tokens", "scores", "winners")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     CROWN_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -295,24 +192,4 @@ class EndeavorView(_message.Message):
     spent_tokens: _containers.RepeatedCompositeFieldContainer[EndeavorCount]
     scores: _containers.RepeatedScalarFieldContainer[int]
     winners: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(
-        self,
-        round: int | None = ...,
-        phase: EndeavorPhase | str | None = ...,
-        crown_seat: int | None = ...,
-        to_move: int | None = ...,
-        pending: str | None = ...,
-        pending_target: str | None = ...,
-        salary_left: int | None = ...,
-        track_glory: str | None = ...,
-        abolished: bool | None = ...,
-        players: _Iterable[EndeavorPlayer | _Mapping] | None = ...,
-        cities: _Iterable[EndeavorCity | _Mapping] | None = ...,
-        connections: _Iterable[EndeavorConnection | _Mapping] | None = ...,
-        regions: _Iterable[EndeavorRegion | _Mapping] | None = ...,
-        decks: _Iterable[EndeavorDeck | _Mapping] | None = ...,
-        building_supply: _Iterable[EndeavorCount | _Mapping] | None = ...,
-        spent_tokens: _Iterable[EndeavorCount | _Mapping] | None = ...,
-        scores: _Iterable[int] | None = ...,
-        winners: _Iterable[int] | None = ...,
-    ) -> None: ...
+    def __init__(self, round: _Optional[int] = ..., phase: _Optional[_Union[EndeavorPhase, str]] = ..., crown_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., pending: _Optional[str] = ..., pending_target: _Optional[str] = ..., salary_left: _Optional[int] = ..., track_glory: _Optional[str] = ..., abolished: _Optional[bool] = ..., players: _Optional[_Iterable[_Union[EndeavorPlayer, _Mapping]]] = ..., cities: _Optional[_Iterable[_Union[EndeavorCity, _Mapping]]] = ..., connections: _Optional[_Iterable[_Union[EndeavorConnection, _Mapping]]] = ..., regions: _Optional[_Iterable[_Union[EndeavorRegion, _Mapping]]] = ..., decks: _Optional[_Iterable[_Union[EndeavorDeck, _Mapping]]] = ..., building_supply: _Optional[_Iterable[_Union[EndeavorCount, _Mapping]]] = ..., spent_tokens: _Optional[_Iterable[_Union[EndeavorCount, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...

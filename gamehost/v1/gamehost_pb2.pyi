@@ -1,15 +1,12 @@
-from collections.abc import Iterable as _Iterable
-from collections.abc import Mapping as _Mapping
-from typing import ClassVar as _ClassVar
-
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import message as _message
-from google.protobuf.internal import containers as _containers
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
-
 from gamehost.v1 import catan_pb2 as _catan_pb2
 from gamehost.v1 import cite_pb2 as _cite_pb2
 from gamehost.v1 import endeavor_pb2 as _endeavor_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -38,7 +35,6 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_JOINED: _ClassVar[EventKind]
     ACTION: _ClassVar[EventKind]
     GAME_FINISHED: _ClassVar[EventKind]
-
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -62,8 +58,7 @@ class GameType(_message.Message):
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
         value: str
-        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
-
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -76,15 +71,7 @@ class GameType(_message.Message):
     max_players: int
     summary: str
     default_options: _containers.ScalarMap[str, str]
-    def __init__(
-        self,
-        name: str | None = ...,
-        title: str | None = ...,
-        min_players: int | None = ...,
-        max_players: int | None = ...,
-        summary: str | None = ...,
-        default_options: _Mapping[str, str] | None = ...,
-    ) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., summary: _Optional[str] = ..., default_options: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ListGameTypesRequest(_message.Message):
     __slots__ = ()
@@ -96,11 +83,7 @@ class ListGameTypesResponse(_message.Message):
     BOT_LEVELS_FIELD_NUMBER: _ClassVar[int]
     game_types: _containers.RepeatedCompositeFieldContainer[GameType]
     bot_levels: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(
-        self,
-        game_types: _Iterable[GameType | _Mapping] | None = ...,
-        bot_levels: _Iterable[str] | None = ...,
-    ) -> None: ...
+    def __init__(self, game_types: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ..., bot_levels: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
     __slots__ = ("kind", "bot_level", "name")
@@ -110,9 +93,7 @@ class SeatSpec(_message.Message):
     kind: SeatKind
     bot_level: str
     name: str
-    def __init__(
-        self, kind: SeatKind | str | None = ..., bot_level: str | None = ..., name: str | None = ...
-    ) -> None: ...
+    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
     __slots__ = ("game_type", "seats", "options", "seed")
@@ -122,8 +103,7 @@ class CreateGameRequest(_message.Message):
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
         value: str
-        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
-
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -132,13 +112,7 @@ class CreateGameRequest(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     options: _containers.ScalarMap[str, str]
     seed: int
-    def __init__(
-        self,
-        game_type: str | None = ...,
-        seats: _Iterable[SeatSpec | _Mapping] | None = ...,
-        options: _Mapping[str, str] | None = ...,
-        seed: int | None = ...,
-    ) -> None: ...
+    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game_id", "state")
@@ -146,9 +120,7 @@ class CreateGameResponse(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     state: GameState
-    def __init__(
-        self, game_id: str | None = ..., state: GameState | _Mapping | None = ...
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
     __slots__ = ("game_id", "seat", "name")
@@ -158,9 +130,7 @@ class JoinGameRequest(_message.Message):
     game_id: str
     seat: int
     name: str
-    def __init__(
-        self, game_id: str | None = ..., seat: int | None = ..., name: str | None = ...
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("game_id", "seat", "token")
@@ -170,15 +140,13 @@ class JoinGameResponse(_message.Message):
     game_id: str
     seat: int
     token: str
-    def __init__(
-        self, game_id: str | None = ..., seat: int | None = ..., token: str | None = ...
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ("limit",)
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     limit: int
-    def __init__(self, limit: int | None = ...) -> None: ...
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
 
 class GameSummary(_message.Message):
     __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats")
@@ -194,21 +162,13 @@ class GameSummary(_message.Message):
     status: GameStatus
     version: int
     free_seats: int
-    def __init__(
-        self,
-        game_id: str | None = ...,
-        game_type: str | None = ...,
-        players: int | None = ...,
-        status: GameStatus | str | None = ...,
-        version: int | None = ...,
-        free_seats: int | None = ...,
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games",)
     GAMES_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameSummary]
-    def __init__(self, games: _Iterable[GameSummary | _Mapping] | None = ...) -> None: ...
+    def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ...) -> None: ...
 
 class Seat(_message.Message):
     __slots__ = ("index", "kind", "bot_level", "name", "taken")
@@ -222,14 +182,7 @@ class Seat(_message.Message):
     bot_level: str
     name: str
     taken: bool
-    def __init__(
-        self,
-        index: int | None = ...,
-        kind: SeatKind | str | None = ...,
-        bot_level: str | None = ...,
-        name: str | None = ...,
-        taken: bool | None = ...,
-    ) -> None: ...
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("game_id", "token")
@@ -237,7 +190,7 @@ class GetStateRequest(_message.Message):
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
-    def __init__(self, game_id: str | None = ..., token: str | None = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "notation")
@@ -245,33 +198,17 @@ class LegalAction(_message.Message):
     NOTATION_FIELD_NUMBER: _ClassVar[int]
     id: int
     notation: str
-    def __init__(self, id: int | None = ..., notation: str | None = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = (
-        "game_id",
-        "game_type",
-        "version",
-        "status",
-        "viewer_seat",
-        "to_move",
-        "seats",
-        "returns",
-        "options",
-        "cite",
-        "catan",
-        "endeavor",
-        "legal_actions",
-        "last_event_id",
-    )
+    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
         value: str
-        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
-
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -300,34 +237,10 @@ class GameState(_message.Message):
     endeavor: _endeavor_pb2.EndeavorView
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
     last_event_id: str
-    def __init__(
-        self,
-        game_id: str | None = ...,
-        game_type: str | None = ...,
-        version: int | None = ...,
-        status: GameStatus | str | None = ...,
-        viewer_seat: int | None = ...,
-        to_move: int | None = ...,
-        seats: _Iterable[Seat | _Mapping] | None = ...,
-        returns: _Iterable[float] | None = ...,
-        options: _Mapping[str, str] | None = ...,
-        cite: _cite_pb2.CiteView | _Mapping | None = ...,
-        catan: _catan_pb2.CatanView | _Mapping | None = ...,
-        endeavor: _endeavor_pb2.EndeavorView | _Mapping | None = ...,
-        legal_actions: _Iterable[LegalAction | _Mapping] | None = ...,
-        last_event_id: str | None = ...,
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
-    __slots__ = (
-        "game_id",
-        "token",
-        "expected_version",
-        "action_id",
-        "notation",
-        "request_id",
-        "seat",
-    )
+    __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -342,16 +255,7 @@ class SubmitActionRequest(_message.Message):
     notation: str
     request_id: str
     seat: int
-    def __init__(
-        self,
-        game_id: str | None = ...,
-        token: str | None = ...,
-        expected_version: int | None = ...,
-        action_id: int | None = ...,
-        notation: str | None = ...,
-        request_id: str | None = ...,
-        seat: int | None = ...,
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., expected_version: _Optional[int] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., request_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class SubmitActionResponse(_message.Message):
     __slots__ = ("version", "duplicate", "notation", "action_id")
@@ -363,13 +267,7 @@ class SubmitActionResponse(_message.Message):
     duplicate: bool
     notation: str
     action_id: int
-    def __init__(
-        self,
-        version: int | None = ...,
-        duplicate: bool | None = ...,
-        notation: str | None = ...,
-        action_id: int | None = ...,
-    ) -> None: ...
+    def __init__(self, version: _Optional[int] = ..., duplicate: _Optional[bool] = ..., notation: _Optional[str] = ..., action_id: _Optional[int] = ...) -> None: ...
 
 class WatchGameRequest(_message.Message):
     __slots__ = ("game_id", "token", "after_event_id")
@@ -379,22 +277,10 @@ class WatchGameRequest(_message.Message):
     game_id: str
     token: str
     after_event_id: str
-    def __init__(
-        self, game_id: str | None = ..., token: str | None = ..., after_event_id: str | None = ...
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., after_event_id: _Optional[str] = ...) -> None: ...
 
 class GameEvent(_message.Message):
-    __slots__ = (
-        "event_id",
-        "kind",
-        "version",
-        "seat",
-        "hidden",
-        "action_id",
-        "notation",
-        "status",
-        "returns",
-    )
+    __slots__ = ("event_id", "kind", "version", "seat", "hidden", "action_id", "notation", "status", "returns")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -413,18 +299,7 @@ class GameEvent(_message.Message):
     notation: str
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(
-        self,
-        event_id: str | None = ...,
-        kind: EventKind | str | None = ...,
-        version: int | None = ...,
-        seat: int | None = ...,
-        hidden: bool | None = ...,
-        action_id: int | None = ...,
-        notation: str | None = ...,
-        status: GameStatus | str | None = ...,
-        returns: _Iterable[float] | None = ...,
-    ) -> None: ...
+    def __init__(self, event_id: _Optional[str] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., seat: _Optional[int] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class GetRecordRequest(_message.Message):
     __slots__ = ("game_id", "token")
@@ -432,7 +307,7 @@ class GetRecordRequest(_message.Message):
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
-    def __init__(self, game_id: str | None = ..., token: str | None = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class RecordEntry(_message.Message):
     __slots__ = ("ply", "seat", "hidden", "action_id", "notation")
@@ -446,35 +321,17 @@ class RecordEntry(_message.Message):
     hidden: bool
     action_id: int
     notation: str
-    def __init__(
-        self,
-        ply: int | None = ...,
-        seat: int | None = ...,
-        hidden: bool | None = ...,
-        action_id: int | None = ...,
-        notation: str | None = ...,
-    ) -> None: ...
+    def __init__(self, ply: _Optional[int] = ..., seat: _Optional[int] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = (
-        "game_id",
-        "game_type",
-        "players",
-        "options",
-        "initial_state",
-        "entries",
-        "status",
-        "returns",
-        "version",
-    )
+    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "entries", "status", "returns", "version")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
         key: str
         value: str
-        def __init__(self, key: str | None = ..., value: str | None = ...) -> None: ...
-
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -493,15 +350,4 @@ class GameRecord(_message.Message):
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
     version: int
-    def __init__(
-        self,
-        game_id: str | None = ...,
-        game_type: str | None = ...,
-        players: int | None = ...,
-        options: _Mapping[str, str] | None = ...,
-        initial_state: bytes | None = ...,
-        entries: _Iterable[RecordEntry | _Mapping] | None = ...,
-        status: GameStatus | str | None = ...,
-        returns: _Iterable[float] | None = ...,
-        version: int | None = ...,
-    ) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,43 @@
+"""The command line, run as users run it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+SELFPLAY = [
+    sys.executable,
+    "-m",
+    "gamehost.cli",
+    "selfplay",
+    "cite",
+    "--players",
+    "4",
+    "--seed",
+    "7",
+]
+
+
+def run(args: list[str]) -> dict:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["game"] == "cite" and result["players"] == 4 and result["seed"] == 7
+    assert result["terminal"] is True and result["actions"] > 0
+    assert len(result["returns"]) == 4 and sum(result["returns"]) == 1.0
+    return result
+
+
+def test_selfplay_is_reproducible_in_memory():
+    assert run(SELFPLAY) == run(SELFPLAY)
+
+
+def test_selfplay_is_reproducible_on_redis_and_matches_memory(redis_url, redis_prefix):
+    on_redis_args = [*SELFPLAY, "--redis", redis_url, "--redis-prefix", redis_prefix]
+    on_redis = run(on_redis_args)
+    assert on_redis == run(on_redis_args)
+    assert on_redis == run(SELFPLAY)
+
+
+def test_selfplay_against_a_running_server(server):
+    assert run([*SELFPLAY, "--target", server.target]) == run(SELFPLAY)
