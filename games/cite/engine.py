@@ -675,8 +675,9 @@ class CiteState(State):
         state.deal_order = [_int(v, 0, n - 1) for v in _list(data["deal_order"])]
         state.resolve_order = [_int(v, 0, n - 1) for v in _list(data["resolve_order"])]
         state.spoils = [_int(v, 0, n - 1) for v in _list(data["spoils"])]
-        state.round = _int(data["round"], 1, 1_000_000)
-        state.round_limit = _int(data["round_limit"], 1, 1_000_000)
+        state.round_limit = _int(data["round_limit"], 1, R.MAX_ROUND_LIMIT)
+        # The round passes the limit by one when the limit ends the game.
+        state.round = _int(data["round"], 1, state.round_limit + 1)
         state.levied = bool(data["levied"])
         state.winners = [_int(v, 0, n - 1) for v in _list(data["winners"])]
         if state.card_total() != R.DECK_SIZE:
@@ -702,8 +703,8 @@ class Cite(Game):
     ) -> CiteState:
         cls.check_players(players)
         opts = cls.parse_options(options)
-        if opts["round_limit"] < 1:
-            raise OptionsError("round_limit must be at least 1")
+        if not 1 <= opts["round_limit"] <= R.MAX_ROUND_LIMIT:
+            raise OptionsError(f"round_limit must be between 1 and {R.MAX_ROUND_LIMIT}")
         state = CiteState(players, opts["round_limit"])
         state._start_turn()
         return state

@@ -85,6 +85,7 @@ ROLL, LEVY_STEP, STORE_STEP, DRAW, DEAL, RESOLVE, WAR_SPOILS, OVER = range(8)
 PHASE_NAMES = ("roll", "levy", "store", "draw", "deal", "resolve", "war-spoils", "over")
 
 DEFAULT_ROUND_LIMIT = 60
+MAX_ROUND_LIMIT = 1_000_000  # the largest a stored state accepts
 
 
 def attack(seat: int) -> int:
