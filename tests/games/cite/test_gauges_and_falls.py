@@ -34,7 +34,8 @@ def test_every_gauge_of_every_city_starts_at_5(players: int) -> None:
     assert state.current_player() == CHANCE
 
 
-def test_player_count_is_2_to_6() -> None:
+def test_game_id_is_cite_for_2_to_6_players() -> None:
+    assert (Cite.info.name, Cite.info.min_players, Cite.info.max_players) == ("cite", 2, 6)
     for players in (1, 7):
         with pytest.raises(OptionsError):
             Cite.new_game(players, seed=0)
