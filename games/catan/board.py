@@ -1,0 +1,328 @@
+"""Catan board geometry: 19 hexes, 54 intersections, 72 paths, 9 harbors.
+
+Every table is computed once at import from one coordinate model and is
+immutable (tuples), so states share them freely.
+
+Coordinates: pointy-top hexes in rows of 3-4-5-4-3, numbered 0..18 row by row
+(top row left to right first). A hex in row ``r`` at column ``c`` has its centre
+at ``x = 2c + (5 - len(row))``, ``y = 3r``; its corners are at offsets
+N (0,-2), NE (1,-1), SE (1,1), S (0,2), SW (-1,1), NW (-1,-1). Intersections
+(nodes) are numbered by position, top to bottom then left to right; paths
+(edges) by their midpoint in the same order. ``render_map`` prints them all.
+"""
+
+from __future__ import annotations
+
+from games.catan import rules as R
+
+ROW_LENGTHS = (3, 4, 5, 4, 3)
+NUM_HEXES = 19
+NUM_NODES = 54
+NUM_EDGES = 72
+NUM_HARBORS = 9
+
+_CORNERS = ((0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1))
+
+
+def _hex_centres() -> tuple[tuple[int, int], ...]:
+    centres = []
+    for row, length in enumerate(ROW_LENGTHS):
+        for col in range(length):
+            centres.append((2 * col + (5 - length), 3 * row))
+    return tuple(centres)
+
+
+HEX_CENTRE = _hex_centres()
+HEX_ROWCOL = tuple((r, c) for r, n in enumerate(ROW_LENGTHS) for c in range(n))
+
+
+def _build():
+    points: set[tuple[int, int]] = set()
+    for cx, cy in HEX_CENTRE:
+        for dx, dy in _CORNERS:
+            points.add((cx + dx, cy + dy))
+    node_xy = sorted(points, key=lambda p: (p[1], p[0]))
+    node_id = {p: i for i, p in enumerate(node_xy)}
+    hex_nodes = tuple(
+        tuple(node_id[(cx + dx, cy + dy)] for dx, dy in _CORNERS) for cx, cy in HEX_CENTRE
+    )
+    pairs: set[tuple[int, int]] = set()
+    for nodes in hex_nodes:
+        for k in range(6):
+            a, b = nodes[k], nodes[(k + 1) % 6]
+            pairs.add((min(a, b), max(a, b)))
+
+    def midpoint(pair: tuple[int, int]) -> tuple[int, int]:
+        (ax, ay), (bx, by) = node_xy[pair[0]], node_xy[pair[1]]
+        return (ay + by, ax + bx)
+
+    edge_nodes = tuple(sorted(pairs, key=midpoint))
+    return tuple(node_xy), hex_nodes, edge_nodes
+
+
+NODE_XY, HEX_NODES, EDGE_NODES = _build()
+assert len(NODE_XY) == NUM_NODES and len(EDGE_NODES) == NUM_EDGES
+
+EDGE_ID = {pair: e for e, pair in enumerate(EDGE_NODES)}
+NODE_HEXES = tuple(
+    tuple(h for h in range(NUM_HEXES) if v in HEX_NODES[h]) for v in range(NUM_NODES)
+)
+NODE_EDGES = tuple(
+    tuple(e for e, (a, b) in enumerate(EDGE_NODES) if v in (a, b)) for v in range(NUM_NODES)
+)
+NODE_NEIGHBORS = tuple(
+    tuple(b if a == v else a for a, b in (EDGE_NODES[e] for e in NODE_EDGES[v]))
+    for v in range(NUM_NODES)
+)
+# (edge bit, other node) for each path leaving a node: the longest-road walk.
+NODE_ADJ = tuple(
+    tuple((1 << e, b if a == v else a) for e in NODE_EDGES[v] for a, b in (EDGE_NODES[e],))
+    for v in range(NUM_NODES)
+)
+NODE_EDGE_MASK = tuple(sum(1 << e for e in NODE_EDGES[v]) for v in range(NUM_NODES))
+# A settlement on v blocks v and its neighbours (the distance rule).
+NODE_BLOCK_MASK = tuple((1 << v) | sum(1 << w for w in NODE_NEIGHBORS[v]) for v in range(NUM_NODES))
+EDGE_NODE_MASK = tuple((1 << a) | (1 << b) for a, b in EDGE_NODES)
+ALL_NODES = (1 << NUM_NODES) - 1
+ALL_EDGES = (1 << NUM_EDGES) - 1
+COAST_NODES = tuple(v for v in range(NUM_NODES) if len(NODE_HEXES[v]) < 3)
+COAST_EDGES = tuple(
+    e for e, (a, b) in enumerate(EDGE_NODES) if len(set(NODE_HEXES[a]) & set(NODE_HEXES[b])) == 1
+)
+HEX_NEIGHBORS = tuple(
+    tuple(g for g in range(NUM_HEXES) if g != h and len(set(HEX_NODES[h]) & set(HEX_NODES[g])) == 2)
+    for h in range(NUM_HEXES)
+)
+
+# Rings for the token spiral: the outer ring clockwise from the top-left corner
+# hex, the inner ring clockwise from its top-left hex, then the centre.
+OUTER_RING = (0, 1, 2, 6, 11, 15, 18, 17, 16, 12, 7, 3)
+INNER_RING = (4, 5, 10, 14, 13, 8)
+CENTRE = 9
+OUTER_CORNERS = (0, 2, 4, 6, 8, 10)  # indices into OUTER_RING of the 6 corner hexes
+
+
+def spiral_order(corner: int, clockwise: bool) -> tuple[int, ...]:
+    """The 19 hexes along the inward spiral that starts at outer corner ``corner``
+    (0..5, clockwise from the top-left) and turns in the given direction.
+
+    The inner ring starts at the inner hex next to the starting corner (the
+    facts file's check: any other start can put red tokens side by side)."""
+    step = 1 if clockwise else -1
+    start = OUTER_CORNERS[corner]
+    outer = tuple(OUTER_RING[(start + step * k) % 12] for k in range(12))
+    first_inner = next(h for h in INNER_RING if h in HEX_NEIGHBORS[outer[0]])
+    i = INNER_RING.index(first_inner)
+    inner = tuple(INNER_RING[(i + step * k) % 6] for k in range(6))
+    return (*outer, *inner, CENTRE)
+
+
+def _harbor_nodes() -> tuple[tuple[int, int], ...]:
+    """The 9 fixed harbor spots of the frame (each a coastal path and its two
+    intersections), clockwise from the top-left of the island.
+
+    Positions are the standard frame ones, as catanatron's base map template
+    places them: sea hex (cube coordinates) and the direction of the land hex it
+    faces."""
+    # (sea hex in cube coordinates x, y, z) -> cube direction towards the land
+    sea = (
+        ((-1, -2, 3), (0, 1, -1)),
+        ((1, -3, 2), (0, 1, -1)),
+        ((3, -3, 0), (-1, 1, 0)),
+        ((2, 1, -3), (-1, 0, 1)),
+        ((3, -1, -2), (-1, 0, 1)),
+        ((0, 3, -3), (0, -1, 1)),
+        ((-2, 3, -1), (1, -1, 0)),
+        ((-3, 2, 1), (1, -1, 0)),
+        ((-3, 0, 3), (1, 0, -1)),
+    )
+    spots = []
+    for (x, _y, z), (dx, _dy, dz) in sea:
+        sea_xy = (2 * x + z + 4, 3 * z + 6)
+        land_xy = (2 * (x + dx) + (z + dz) + 4, 3 * (z + dz) + 6)
+        assert land_xy in HEX_CENTRE
+        land_corners = {(land_xy[0] + ox, land_xy[1] + oy) for ox, oy in _CORNERS}
+        shared = sorted(
+            (sea_xy[0] + ox, sea_xy[1] + oy)
+            for ox, oy in _CORNERS
+            if (sea_xy[0] + ox, sea_xy[1] + oy) in land_corners
+        )
+        assert len(shared) == 2
+        a, b = (NODE_XY.index(p) for p in shared)
+        spots.append((min(a, b), max(a, b)))
+    # Clockwise from the top-left: sort by angle around the island centre (8, 6).
+    import math
+
+    def angle(spot: tuple[int, int]) -> float:
+        (ax, ay), (bx, by) = NODE_XY[spot[0]], NODE_XY[spot[1]]
+        mx, my = (ax + bx) / 2 - 8, ((ay + by) / 2 - 6) * 1.15
+        return (math.atan2(my, mx) + math.pi * 0.8) % (2 * math.pi)
+
+    return tuple(sorted(spots, key=angle))
+
+
+HARBOR_NODES = _harbor_nodes()
+HARBOR_EDGES = tuple(EDGE_ID[spot] for spot in HARBOR_NODES)
+assert len(set(v for spot in HARBOR_NODES for v in spot)) == 18
+
+
+# --------------------------------------------------------------------- longest road
+def longest_road(roads: int, blocked: int) -> int:
+    """Length of the longest trail in the road set ``roads`` (edge bitmask).
+
+    A trail uses each path at most once and may revisit intersections (loops
+    count), but never passes through an intersection in ``blocked`` (node
+    bitmask: the opponents' buildings); it may end there.
+    """
+    if not roads:
+        return 0
+    degree: dict[int, int] = {}
+    m = roads
+    count = 0
+    while m:
+        low = m & -m
+        a, b = EDGE_NODES[low.bit_length() - 1]
+        degree[a] = degree.get(a, 0) + 1
+        degree[b] = degree.get(b, 0) + 1
+        m ^= low
+        count += 1
+    if count == 1:
+        return 1
+    # A longest trail starts at a dead end, a fork or a blocked node, unless
+    # its whole component is a plain cycle (then anywhere on it will do).
+    starts = [v for v, d in degree.items() if d != 2 or (blocked >> v) & 1]
+    if count >= 6:
+        reached = 0
+        stack = list(starts)
+        seen_nodes = 0
+        for v in starts:
+            seen_nodes |= 1 << v
+        while stack:
+            v = stack.pop()
+            for bit, w in NODE_ADJ[v]:
+                if roads & bit and not reached & bit:
+                    reached |= bit
+                    if not (blocked >> w) & 1 and not (seen_nodes >> w) & 1:
+                        seen_nodes |= 1 << w
+                        stack.append(w)
+        left = roads & ~reached
+        while left:
+            # A plain cycle no start reached: walk it once from one of its nodes.
+            v = EDGE_NODES[(left & -left).bit_length() - 1][0]
+            starts.append(v)
+            stack = [v]
+            while stack:
+                u = stack.pop()
+                for bit, w in NODE_ADJ[u]:
+                    if left & bit:
+                        left ^= bit
+                        stack.append(w)
+    best = 0
+    for v in starts:
+        length = _trail(v, 0, roads, blocked)
+        if length > best:
+            best = length
+            if best == count:
+                break
+    return best
+
+
+def _trail(v: int, used: int, roads: int, blocked: int) -> int:
+    best = 0
+    for bit, w in NODE_ADJ[v]:
+        if roads & bit and not used & bit:
+            length = 1 if blocked >> w & 1 else 1 + _trail(w, used | bit, roads, blocked)
+            if length > best:
+                best = length
+    return best
+
+
+# --------------------------------------------------------------------- map printing
+_SX = 4  # characters per x unit
+
+
+def _row_of_y() -> dict[int, int]:
+    """Text row of each node level: levels alternate slope and vertical gaps."""
+    ys = sorted({y for _, y in NODE_XY})
+    rows: dict[int, int] = {}
+    row = 0
+    for i, y in enumerate(ys):
+        rows[y] = row
+        if i + 1 < len(ys):
+            row += 2 if ys[i + 1] - y == 1 else 4
+    return rows
+
+
+_NODE_ROW = _row_of_y()
+
+
+def render_map(state=None) -> str:
+    """The board as ASCII art with hex (H), intersection and path ids.
+
+    Intersection ids are bare numbers at the hex corners, path ids sit on the
+    ``/ \\ |`` strokes between them in square brackets, and each hex shows
+    ``H<id>``, its terrain and its number token. Harbors are listed below the
+    map. With a state, its board is shown (terrain, tokens, robber, harbor
+    types) and the pieces are listed per seat; without one, only the ids.
+    """
+    width = 11 * _SX + 8
+    height = max(_NODE_ROW.values()) + 1
+    grid = [[" "] * width for _ in range(height)]
+
+    def put(row: int, col: int, text: str) -> None:
+        for i, ch in enumerate(text):
+            if 0 <= col + i < width:
+                grid[row][col + i] = ch
+
+    def col_of(x: float) -> int:
+        return int(round((x + 1) * _SX)) + 3
+
+    for e, (a, b) in enumerate(EDGE_NODES):
+        (ax, ay), (bx, by) = NODE_XY[a], NODE_XY[b]
+        ra, rb = _NODE_ROW[ay], _NODE_ROW[by]
+        if ax == bx:  # vertical path
+            mid = (ra + rb) // 2
+            put(mid - 1, col_of(ax), "|")
+            put(mid, col_of(ax) - 1, f"[{e}]")
+            put(mid + 1, col_of(ax), "|")
+        else:
+            mid = (ra + rb) // 2
+            stroke = "/" if (bx - ax) * (by - ay) < 0 else "\\"
+            label = f"{stroke}{e}"
+            put(mid, col_of((ax + bx) / 2) - len(label) // 2, label)
+    for v, (x, y) in enumerate(NODE_XY):
+        put(_NODE_ROW[y], col_of(x) - (1 if v >= 10 else 0), str(v))
+    for h, (cx, cy) in enumerate(HEX_CENTRE):
+        row = (_NODE_ROW[cy - 1] + _NODE_ROW[cy + 1]) // 2
+        put(row - 1, col_of(cx) - 1, f"H{h}")
+        if state is not None:
+            terrain = R.TERRAIN_SHORT[state.hex_terrain[h]]
+            number = state.hex_number[h]
+            put(row, col_of(cx) - 2, f"{terrain}{number if number else ''}")
+            if state.robber == h:
+                put(row + 1, col_of(cx) - 2, "robr")
+    lines = ["".join(r).rstrip() for r in grid]
+    lines.append("")
+    lines.append("Harbors (path: intersections):")
+    for k, (a, b) in enumerate(HARBOR_NODES):
+        kind = ""
+        if state is not None:
+            kind = " " + R.HARBOR_NAMES[state.harbor_type[k]]
+        lines.append(f"  harbor {k}: path {HARBOR_EDGES[k]} ({a}, {b}){kind}")
+    if state is not None:
+        lines.append("")
+        lines.append("Terrain: " + ", ".join(f"{s}={n}" for s, n in R.TERRAIN_LEGEND))
+        for seat in range(state.num_players):
+            settlements = [v for v in range(NUM_NODES) if state.node_owner[v] == seat]
+            cities = [v for v in settlements if state.node_city[v]]
+            settlements = [v for v in settlements if not state.node_city[v]]
+            roads = [e for e in range(NUM_EDGES) if state.edge_owner[e] == seat]
+            lines.append(
+                f"  seat {seat}: settlements {_ids(settlements)}; cities {_ids(cities)}; "
+                f"roads {_ids(roads)}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _ids(values: list[int]) -> str:
+    return " ".join(map(str, values)) if values else "-"

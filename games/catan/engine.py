@@ -1,0 +1,1628 @@
+"""Catan (base game, 3-4 players): the rules engine (shared/rules/catan-facts.md).
+
+Seats 0..n-1 sit clockwise; play passes to seat + 1. Resources are brick,
+lumber, wool, grain, ore (aliases wood, sheep, wheat are read too). Hexes,
+intersections and paths are numbered as ``games.catan.board.render_map()``
+prints them (``gamehost board catan``).
+
+Notation (one line per action id; ids in ``rules.py``):
+
+    settle <node>                   settlement (set-up or bought), e.g. ``settle 12``
+    road <path>                     road (set-up, bought, or free from road building)
+    city <node>                     upgrade one's settlement
+    roll                            roll the dice (offered only to a player holding
+                                    development cards; otherwise the dice come at once)
+    end                             end the turn
+    buy dev                         buy a development card
+    play knight                     then ``robber ...``
+    play road-building              then up to 2 ``road <path>``; ``stop`` after the first
+    stop                            end road building after the first free road (§19a.3)
+    play year-of-plenty <r> [<r>]   two cards (one only when the bank holds one card)
+    play monopoly <r>
+    discard <r>                     one card of a 7 discard; repeated until half is gone
+    robber <hex> [rob <seat>]       move the robber, naming the victim when anyone
+                                    next to the hex holds cards (a victim must then be named)
+    bank <n> <r> for <r2>           maritime trade at the player's rate n (4, 3 or 2)
+    give <k> <r> [<k> <r>] get <k> <r> [<k> <r>]
+                                    domestic offer, 1-2 cards each side, e.g.
+                                    ``give 2 wool get 1 ore``, ``give 1 brick 1 wool get 2 ore``
+    accept | decline                a seat's answer to the offer, in seat order
+    trade with <seat> | cancel      the offerer closes the offer
+    dice <sum>                      chance: the dice total, 2..12
+    draw <card>                     chance: the development card bought (buyer only;
+                                    others see ``draw ?``); cards are knight,
+                                    road-building, year-of-plenty, monopoly, victory-point
+    steal <r> from <seat>           chance: the stolen card (thief and victim only;
+                                    others see ``steal ? from <seat>``)
+
+Decisions for the open points (§19a is fixed; these are the engine's own):
+- Discards on a 7 are one card per action, seats in turn order from the roller;
+  each discarding seat is ``current_player()`` while it discards.
+- When a player holds no development card the turn goes straight to the dice
+  (that count is public); after a development card played before the roll,
+  the dice come at once, since rolling is then the only thing left to do.
+- A robber move names a victim only among adjacent opponents holding cards;
+  if there is one, a victim must be named (§11.4, E11).
+- Year of plenty (§19a.1): a pair when the bank holds 2+ cards; a single card
+  only when the bank holds exactly 1; not playable with an empty bank.
+- Domestic trade (§19a.4): an offer that every other seat declined may not be
+  repeated that turn; when nobody accepts the offer closes by itself.
+- Turn cap (§19a.5): ``turn_limit`` counts normal turns; when that many have
+  ended the game ends and the seats with the most VP (cards included) share.
+- Hidden information: development cards in hand, the deck and a stolen
+  card's identity are private; counts are public. Resource hands are public
+  record except for stolen cards: each seat's hand is shown as known counts
+  plus a number of unknown cards (the stolen cards, and after being robbed the
+  victim's cards that may be the stolen one). Spending, discarding, offering
+  or accepting reveals cards from that unknown part as far as they must have
+  come from it. ``determinize`` deals the unknown cards and others'
+  development cards again from the unseen pools.
+- At the end (terminal) every hand is shown.
+
+The dev deck is held as counts per type (draws are chance nodes), so the
+initial state is fully public.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from games.base import (
+    CHANCE,
+    TERMINAL,
+    CorruptStateError,
+    Game,
+    GameInfo,
+    IllegalActionError,
+    NotationError,
+    OptionsError,
+    State,
+)
+from games.catan import board as B
+from games.catan import rules as R
+
+INFO = GameInfo(
+    name="catan",
+    title="Catan",
+    min_players=3,
+    max_players=4,
+    summary="Settle an island: roll for resources, trade, build roads, settlements and "
+    "cities; first to 10 victory points on their own turn wins.",
+    default_options={"turn_limit": R.DEFAULT_TURN_LIMIT, "board": "random", "tokens": "spiral"},
+)
+
+# Beginner layout (§6), rows top to bottom: (terrain, number).
+_BEGINNER = (
+    (R.MOUNTAINS, 10), (R.PASTURE, 2), (R.FOREST, 9),
+    (R.FIELDS, 12), (R.HILLS, 6), (R.PASTURE, 4), (R.HILLS, 10),
+    (R.FIELDS, 9), (R.FOREST, 11), (R.DESERT, 0), (R.FOREST, 3), (R.MOUNTAINS, 8),
+    (R.FOREST, 8), (R.MOUNTAINS, 3), (R.FIELDS, 4), (R.PASTURE, 5),
+    (R.HILLS, 5), (R.FIELDS, 6), (R.PASTURE, 11),
+)  # fmt: skip
+# Harbor types of the beginner board at the 9 standard spots, clockwise from the
+# top-left. The facts file has not transcribed them from the illustration, so
+# this is a fixed assignment of the project's own (documented in the README).
+BEGINNER_HARBORS = (
+    R.GENERIC,
+    R.WOOL,
+    R.GENERIC,
+    R.GENERIC,
+    R.BRICK,
+    R.LUMBER,
+    R.GENERIC,
+    R.GRAIN,
+    R.ORE,
+)
+
+_RANGE5 = range(5)
+_NODE_HEXES = B.NODE_HEXES
+_HEX_NODES = B.HEX_NODES
+_EDGE_NODES = B.EDGE_NODES
+_NODE_EDGES = B.NODE_EDGES
+_NODE_EDGE_MASK = B.NODE_EDGE_MASK
+_NODE_BLOCK_MASK = B.NODE_BLOCK_MASK
+_EDGE_NODE_MASK = B.EDGE_NODE_MASK
+_longest_road = B.longest_road
+
+_VP = R.VICTORY_POINT
+_ROAD_BASE = R.ROAD_BASE
+_SETTLE_BASE = R.SETTLE_BASE
+_CITY_BASE = R.CITY_BASE
+_ROBBER_BASE = R.ROBBER_BASE
+_DISCARD_BASE = R.DISCARD_BASE
+_MARITIME_BASE = R.MARITIME_BASE
+_OFFER_BASE = R.OFFER_BASE
+_DICE_BASE = R.DICE_BASE
+_DRAW_BASE = R.DRAW_BASE
+_STEAL_BASE = R.STEAL_BASE
+_MAIN = R.MAIN
+
+# Bits of a mask in ascending order, for masks of up to 16 bits at a time.
+_BITS16 = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
+
+
+def _bits(mask: int) -> list[int]:
+    out: list[int] = []
+    base = 0
+    while mask:
+        chunk = mask & 0xFFFF
+        if chunk:
+            if base:
+                out.extend([base + i for i in _BITS16[chunk]])
+            else:
+                out.extend(_BITS16[chunk])
+        mask >>= 16
+        base += 16
+    return out
+
+
+def _offer_lists() -> tuple[tuple[int, ...], ...]:
+    """Offer ids a hand can make, by the hand capped at 2 per resource (base 3)."""
+    lists = []
+    for key in range(3**5):
+        cap = [(key // 3**r) % 3 for r in _RANGE5]
+        lists.append(
+            tuple(
+                R.OFFER_BASE + i
+                for i, (give, _get) in enumerate(R.OFFERS)
+                if all(give[r] <= cap[r] for r in _RANGE5)
+            )
+        )
+    return tuple(lists)
+
+
+_OFFERS_BY_CAP = _offer_lists()
+_CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
+
+
+class CatanState(State):
+    info: ClassVar[GameInfo] = INFO
+
+    __slots__ = (
+        # board (immutable tuples, shared between clones)
+        "hex_terrain",
+        "hex_number",
+        "harbor_type",
+        "num_hexes",
+        "node_harbor",
+        "board_kind",
+        "tokens_kind",
+        # players and flow
+        "n",
+        "turn",
+        "actor",
+        "phase",
+        "start_seat",
+        "turn_no",
+        "turn_limit",
+        # cards
+        "hand",
+        "hidden",
+        "dev",
+        "dev_new",
+        "dev_count",
+        "bank",
+        "deck",
+        "played",
+        # pieces
+        "node_owner",
+        "node_city",
+        "edge_owner",
+        "settle_mask",
+        "city_mask",
+        "road_mask",
+        "road_nodes",
+        "road_cand",
+        "occupied",
+        "free_nodes",
+        "edges_used",
+        "roads_left",
+        "settles_left",
+        "cities_left",
+        "rates",
+        # scores
+        "vp",
+        "road_len",
+        "knights",
+        "lr_holder",
+        "la_holder",
+        # turn details
+        "robber",
+        "dice",
+        "rolled",
+        "dev_played",
+        "free_roads",
+        "free_placed",
+        "discard_queue",
+        "discard_left",
+        "steal_victim",
+        "setup_index",
+        "setup_node",
+        "offers_made",
+        "declined",
+        "offer",
+        "answers",
+        "winners",
+    )
+
+    # ------------------------------------------------------------------ construction
+    def __init__(
+        self,
+        players: int,
+        hex_terrain: tuple[int, ...],
+        hex_number: tuple[int, ...],
+        harbor_type: tuple[int, ...],
+        start_seat: int = 0,
+        turn_limit: int = R.DEFAULT_TURN_LIMIT,
+        board_kind: str = "random",
+        tokens_kind: str = "spiral",
+    ) -> None:
+        n = players
+        self.n = n
+        self._set_board(hex_terrain, hex_number, harbor_type)
+        self.board_kind = board_kind
+        self.tokens_kind = tokens_kind
+        self.start_seat = start_seat
+        self.turn = start_seat
+        self.actor = start_seat
+        self.phase = R.SETUP_SETTLE
+        self.turn_no = 0
+        self.turn_limit = turn_limit
+        self.hand = [0] * (5 * n)
+        self.hidden = [0] * (5 * n)  # the unknown part of each hand, by true type
+        self.dev = [0] * (5 * n)
+        self.dev_new = [0] * (5 * n)  # bought this turn (subset of dev)
+        self.dev_count = [0] * n
+        self.bank = [R.RESOURCE_COUNT] * 5
+        self.deck = list(R.DEV_DECK)
+        self.played = [0] * 5  # played development cards, by type
+        self.node_owner = [-1] * B.NUM_NODES
+        self.node_city = [0] * B.NUM_NODES
+        self.edge_owner = [-1] * B.NUM_EDGES
+        self.settle_mask = [0] * n
+        self.city_mask = [0] * n
+        self.road_mask = [0] * n
+        self.road_nodes = [0] * n  # intersections touched by the seat's roads
+        self.road_cand = [0] * n  # paths next to where the seat may extend (used ones too)
+        self.occupied = 0
+        self.free_nodes = B.ALL_NODES  # intersections the distance rule allows
+        self.edges_used = 0
+        self.roads_left = [R.ROADS] * n
+        self.settles_left = [R.SETTLEMENTS] * n
+        self.cities_left = [R.CITIES] * n
+        self.rates = [4] * (5 * n)
+        self.vp = [0] * n  # public VP: buildings and special cards
+        self.road_len = [0] * n
+        self.knights = [0] * n
+        self.lr_holder = R.NO_ONE
+        self.la_holder = R.NO_ONE
+        self.robber = hex_terrain.index(R.DESERT)
+        self.dice = 0
+        self.rolled = False
+        self.dev_played = False
+        self.free_roads = 0
+        self.free_placed = 0
+        self.discard_queue: list[int] = []
+        self.discard_left = 0
+        self.steal_victim = R.NO_ONE
+        self.setup_index = 0
+        self.setup_node = -1
+        self.offers_made = 0
+        self.declined: list[int] = []
+        self.offer = -1
+        self.answers: list[int] = []  # per seat during an offer: 0 waiting, 1 accept, 2 decline
+        self.winners: list[int] = []
+
+    def _set_board(self, terrain: tuple, number: tuple, harbors: tuple) -> None:
+        self.hex_terrain = tuple(terrain)
+        self.hex_number = tuple(number)
+        self.harbor_type = tuple(harbors)
+        by_sum: list[list[int]] = [[] for _ in range(13)]
+        for h, num in enumerate(self.hex_number):
+            if num:
+                by_sum[num].append(h)
+        self.num_hexes = tuple(tuple(hs) for hs in by_sum)
+        node_harbor = [-1] * B.NUM_NODES
+        for k, (a, b) in enumerate(B.HARBOR_NODES):
+            node_harbor[a] = node_harbor[b] = self.harbor_type[k]
+        self.node_harbor = tuple(node_harbor)
+
+    # ------------------------------------------------------------------ turn flow
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def current_player(self) -> int:
+        return self.actor
+
+    def setup_seat(self, index: int) -> int:
+        """The seat placing at set-up step ``index`` (snake order)."""
+        n = self.n
+        k = index if index < n else 2 * n - 1 - index
+        return (self.start_seat + k) % n
+
+    def actual_vp(self, seat: int) -> int:
+        return self.vp[seat] + self.dev[5 * seat + _VP]
+
+    def _start_turn(self) -> None:
+        p = self.turn
+        if self.vp[p] + self.dev[5 * p + _VP] >= R.WIN_VP:
+            self._end_game([p])
+            return
+        if self.dev_count[p]:
+            self.phase = R.PRE_ROLL
+            self.actor = p
+        else:
+            self.phase = R.ROLL_DICE
+            self.actor = CHANCE
+
+    def _end_turn(self) -> None:
+        p = self.turn
+        if self.turn_no >= self.turn_limit:
+            vps = [self.actual_vp(s) for s in range(self.n)]
+            top = max(vps)
+            self._end_game([s for s in range(self.n) if vps[s] == top])
+            return
+        b = 5 * p
+        self.dev_new[b : b + 5] = [0, 0, 0, 0, 0]
+        self.rolled = False
+        self.dev_played = False
+        if self.offers_made:
+            self.offers_made = 0
+            self.declined = []
+        self.turn = (p + 1) % self.n
+        self.turn_no += 1
+        self._start_turn()
+
+    def _continue_turn(self) -> None:
+        """Back to the turn after a robber, steal or card: the main phase, or the
+        dice when they are not rolled yet (nothing else is left to do then)."""
+        if self.rolled:
+            self.phase = _MAIN
+            self.actor = self.turn
+        else:
+            self.phase = R.ROLL_DICE
+            self.actor = CHANCE
+
+    def _end_game(self, winners: list[int]) -> None:
+        self.winners = winners
+        self.phase = R.OVER
+        self.actor = TERMINAL
+
+    def _check_win(self, p: int) -> bool:
+        """A win counts only on the player's own turn (§16, E7)."""
+        if p == self.turn and self.vp[p] + self.dev[5 * p + _VP] >= R.WIN_VP:
+            self._end_game([p])
+            return True
+        return False
+
+    # ------------------------------------------------------------------ pieces
+    def _place_settlement(self, p: int, v: int) -> None:
+        bit = 1 << v
+        self.node_owner[v] = p
+        self.settle_mask[p] |= bit
+        self.occupied |= bit
+        self.free_nodes &= ~_NODE_BLOCK_MASK[v]
+        self.settles_left[p] -= 1
+        self.vp[p] += 1
+        self.road_cand[p] |= _NODE_EDGE_MASK[v]
+        kind = self.node_harbor[v]
+        if kind >= 0:
+            rates = self.rates
+            b = 5 * p
+            if kind == R.GENERIC:
+                for r in _RANGE5:
+                    if rates[b + r] > 3:
+                        rates[b + r] = 3
+            else:
+                rates[b + kind] = 2
+        # An opponent's road through v is cut here (§13, E5).
+        broken = False
+        for q in range(self.n):
+            if q != p and self.road_nodes[q] & bit:
+                self._prune_candidates(q, v)
+                if (self.road_mask[q] & _NODE_EDGE_MASK[v]).bit_count() >= 2:
+                    length = _longest_road(self.road_mask[q], self.occupied & ~self._own(q))
+                    if length != self.road_len[q]:
+                        self.road_len[q] = length
+                        broken = True
+        if broken:
+            self._update_longest_road()
+
+    def _own(self, q: int) -> int:
+        return self.settle_mask[q] | self.city_mask[q]
+
+    def _prune_candidates(self, q: int, v: int) -> None:
+        """Seat q may no longer extend from v (an opponent built there)."""
+        own = self._own(q)
+        cand = self.road_cand[q]
+        owner = self.node_owner
+        for e in _NODE_EDGES[v]:
+            if cand >> e & 1:
+                a, b = _EDGE_NODES[e]
+                w = b if a == v else a
+                if not (own >> w & 1 or (self.road_nodes[q] >> w & 1 and owner[w] < 0)):
+                    cand &= ~(1 << e)
+        self.road_cand[q] = cand
+
+    def _place_road(self, p: int, e: int) -> None:
+        bit = 1 << e
+        self.edge_owner[e] = p
+        roads = self.road_mask[p] | bit
+        self.road_mask[p] = roads
+        self.edges_used |= bit
+        self.roads_left[p] -= 1
+        self.road_nodes[p] |= _EDGE_NODE_MASK[e]
+        owner = self.node_owner
+        a, b = _EDGE_NODES[e]
+        cand = self.road_cand[p]
+        o = owner[a]
+        if o < 0 or o == p:
+            cand |= _NODE_EDGE_MASK[a]
+        o = owner[b]
+        if o < 0 or o == p:
+            cand |= _NODE_EDGE_MASK[b]
+        self.road_cand[p] = cand
+        length = _longest_road(roads, self.occupied & ~(self.settle_mask[p] | self.city_mask[p]))
+        if length != self.road_len[p]:
+            self.road_len[p] = length
+            if length >= R.LONGEST_ROAD_MIN:
+                self._update_longest_road()
+
+    def _update_longest_road(self) -> None:
+        """Apply §15's holder rules to the current road lengths (E5, E6).
+
+        The holder keeps the card while their road is among the longest (ties
+        included) and at least 5 long; otherwise it goes to the one player
+        with the strictly longest road of 5+, or is set aside."""
+        lens = self.road_len
+        top = max(lens)
+        holder = self.lr_holder
+        if holder >= 0 and lens[holder] == top and top >= R.LONGEST_ROAD_MIN:
+            return
+        new = lens.index(top) if top >= R.LONGEST_ROAD_MIN and lens.count(top) == 1 else R.NO_ONE
+        if new != holder:
+            if holder >= 0:
+                self.vp[holder] -= 2
+            if new >= 0:
+                self.vp[new] += 2
+            self.lr_holder = new
+
+    def _update_largest_army(self, p: int) -> None:
+        k = self.knights[p]
+        holder = self.la_holder
+        if k >= R.LARGEST_ARMY_MIN and holder != p and (holder < 0 or k > self.knights[holder]):
+            if holder >= 0:
+                self.vp[holder] -= 2
+            self.vp[p] += 2
+            self.la_holder = p
+
+    # ------------------------------------------------------------------ actions
+    def legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == _MAIN:
+            return self._main_actions()
+        if phase == R.PRE_ROLL:
+            acts = [R.ROLL]
+            if not self.dev_played:
+                self._dev_actions(self.turn, acts)
+            return acts
+        if phase == R.DISCARD:
+            b = 5 * self.actor
+            h = self.hand
+            return [_DISCARD_BASE + r for r in _RANGE5 if h[b + r]]
+        if phase == R.ROBBER:
+            return self._robber_actions()
+        if phase == R.FREE_ROADS:
+            acts = [R.STOP_ROADS] if self.free_placed else []
+            p = self.turn
+            acts.extend([_ROAD_BASE + e for e in _bits(self.road_cand[p] & ~self.edges_used)])
+            return acts
+        if phase == R.SETUP_SETTLE:
+            return [_SETTLE_BASE + v for v in _bits(self.free_nodes)]
+        if phase == R.SETUP_ROAD:
+            return [_ROAD_BASE + e for e in _NODE_EDGES[self.setup_node] if self.edge_owner[e] < 0]
+        if phase == R.TRADE_ANSWER:
+            _give, get = R.OFFERS[self.offer]
+            b = 5 * self.actor
+            h = self.hand
+            if all(h[b + r] >= get[r] for r in _RANGE5):
+                return [R.ACCEPT, R.DECLINE]
+            return [R.DECLINE]
+        if phase == R.TRADE_CONFIRM:
+            return [R.CANCEL_TRADE] + [
+                R.CONFIRM_BASE + s for s in range(self.n) if self.answers[s] == 1
+            ]
+        return []
+
+    def _main_actions(self) -> list[int]:
+        p = self.turn
+        b = 5 * p
+        h = self.hand
+        brick, lumber, wool, grain, ore = h[b], h[b + 1], h[b + 2], h[b + 3], h[b + 4]
+        acts = [R.END_TURN]
+        if wool and grain and ore and (self.deck[0] or sum(self.deck)):
+            acts.append(R.BUY_DEV)
+        if self.dev_count[p] and not self.dev_played:
+            self._dev_actions(p, acts)
+        if brick and lumber:
+            if self.roads_left[p]:
+                cand = self.road_cand[p] & ~self.edges_used
+                if cand:
+                    acts.extend([_ROAD_BASE + e for e in _bits(cand)])
+            if wool and grain and self.settles_left[p]:
+                spots = self.road_nodes[p] & self.free_nodes
+                if spots:
+                    acts.extend([_SETTLE_BASE + v for v in _bits(spots)])
+        if ore >= 3 and grain >= 2 and self.cities_left[p] and self.settle_mask[p]:
+            acts.extend([_CITY_BASE + v for v in _bits(self.settle_mask[p])])
+        rates = self.rates
+        bank = self.bank
+        for give in _RANGE5:
+            if h[b + give] >= rates[b + give]:
+                base = _MARITIME_BASE + 5 * give
+                for get in _RANGE5:
+                    if get != give and bank[get]:
+                        acts.append(base + get)
+        if self.offers_made < R.MAX_OFFERS_PER_TURN:
+            offers = _OFFERS_BY_CAP[
+                _CAP3[brick]
+                + 3 * _CAP3[lumber]
+                + 9 * _CAP3[wool]
+                + 27 * _CAP3[grain]
+                + 81 * _CAP3[ore]
+            ]
+            if self.declined:
+                declined = self.declined
+                acts.extend([a for a in offers if a - _OFFER_BASE not in declined])
+            else:
+                acts.extend(offers)
+        return acts
+
+    def _dev_actions(self, p: int, acts: list[int]) -> None:
+        """Development cards seat p may play now (held since before this turn, E8)."""
+        b = 5 * p
+        dev = self.dev
+        new = self.dev_new
+        if dev[b] > new[b]:
+            acts.append(R.PLAY_KNIGHT)
+        if dev[b + 1] > new[b + 1] and self.roads_left[p] and self.road_cand[p] & ~self.edges_used:
+            acts.append(R.PLAY_ROAD_BUILDING)
+        if dev[b + 2] > new[b + 2]:
+            bank = self.bank
+            total = sum(bank)
+            if total >= 2:
+                for i, (x, y) in enumerate(R.YOP_PAIRS):
+                    if bank[x] >= 2 if x == y else bank[x] and bank[y]:
+                        acts.append(R.YOP_BASE + i)
+            elif total == 1:
+                acts.append(R.YOP_BASE + len(R.YOP_PAIRS) + bank.index(1))
+        if dev[b + 3] > new[b + 3]:
+            acts.extend(range(R.MONOPOLY_BASE, R.MONOPOLY_BASE + 5))
+
+    def _victims(self, hx: int) -> list[int]:
+        p = self.turn
+        h = self.hand
+        owner = self.node_owner
+        found = []
+        for v in _HEX_NODES[hx]:
+            o = owner[v]
+            if o >= 0 and o != p and o not in found:
+                b = 5 * o
+                if h[b] or h[b + 1] or h[b + 2] or h[b + 3] or h[b + 4]:
+                    found.append(o)
+        found.sort()
+        return found
+
+    def _robber_actions(self) -> list[int]:
+        acts = []
+        for hx in range(B.NUM_HEXES):
+            if hx == self.robber:
+                continue
+            base = _ROBBER_BASE + 5 * hx
+            victims = self._victims(hx)
+            if victims:
+                acts.extend([base + 1 + v for v in victims])
+            else:
+                acts.append(base)
+        return acts
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        phase = self.phase
+        if phase == R.ROLL_DICE:
+            return list(R.DICE_OUTCOMES)
+        if phase == R.DRAW_DEV:
+            total = sum(self.deck)
+            return [(_DRAW_BASE + t, c / total) for t, c in enumerate(self.deck) if c]
+        if phase == R.STEAL:
+            b = 5 * self.steal_victim
+            cards = self.hand[b : b + 5]
+            total = sum(cards)
+            return [(_STEAL_BASE + r, c / total) for r, c in enumerate(cards) if c]
+        return []
+
+    def sample_chance(self, rng: random.Random) -> int:
+        phase = self.phase
+        if phase == R.ROLL_DICE:
+            rnd = rng.random
+            return _DICE_BASE - 2 + int(rnd() * 6) + int(rnd() * 6) + 2
+        if phase == R.DRAW_DEV:
+            counts = self.deck
+            base = _DRAW_BASE
+        elif phase == R.STEAL:
+            b = 5 * self.steal_victim
+            counts = self.hand[b : b + 5]
+            base = _STEAL_BASE
+        else:
+            return super().sample_chance(rng)
+        x = int(rng.random() * sum(counts))
+        for t in _RANGE5:
+            x -= counts[t]
+            if x < 0:
+                return base + t
+        return base + max(t for t in _RANGE5 if counts[t])
+
+    def apply_action(self, action: int) -> None:
+        if type(action) is not int:
+            raise IllegalActionError(f"action ids are integers, not {action!r}")
+        super().apply_action(action)
+
+    def apply_unchecked(self, action: int) -> None:
+        phase = self.phase
+        if phase == _MAIN:
+            if action >= _ROAD_BASE:
+                if action < _SETTLE_BASE:
+                    self._pay(self.turn, 1, 1, 0, 0, 0)
+                    self._place_road(self.turn, action - _ROAD_BASE)
+                    self._check_win(self.turn)
+                elif action < _CITY_BASE:
+                    p = self.turn
+                    self._pay(p, 1, 1, 1, 1, 0)
+                    self._place_settlement(p, action - _SETTLE_BASE)
+                    self._check_win(p)
+                elif action < _ROBBER_BASE:
+                    self._build_city(action - _CITY_BASE)
+                elif action >= _OFFER_BASE:
+                    self._make_offer(action - _OFFER_BASE)
+                else:
+                    self._maritime(action - _MARITIME_BASE)
+            elif action == R.END_TURN:
+                self._end_turn()
+            elif action == R.BUY_DEV:
+                self._pay(self.turn, 0, 0, 1, 1, 1)
+                self.phase = R.DRAW_DEV
+                self.actor = CHANCE
+            else:
+                self._play_dev(action)
+        elif phase == R.ROLL_DICE:
+            self._roll(action - _DICE_BASE + 2)
+        elif phase == R.PRE_ROLL:
+            if action == R.ROLL:
+                self.phase = R.ROLL_DICE
+                self.actor = CHANCE
+            else:
+                self._play_dev(action)
+        elif phase == R.ROBBER:
+            hx, victim = divmod(action - _ROBBER_BASE, 5)
+            self.robber = hx
+            if victim:
+                self.steal_victim = victim - 1
+                self.phase = R.STEAL
+                self.actor = CHANCE
+            else:
+                self._continue_turn()
+        elif phase == R.STEAL:
+            self._steal(action - _STEAL_BASE)
+        elif phase == R.DISCARD:
+            self._discard(action - _DISCARD_BASE)
+        elif phase == R.DRAW_DEV:
+            self._draw(action - _DRAW_BASE)
+        elif phase == R.FREE_ROADS:
+            self._free_road(action)
+        elif phase == R.SETUP_SETTLE:
+            self._setup_settle(action - _SETTLE_BASE)
+        elif phase == R.SETUP_ROAD:
+            self._setup_road(action - _ROAD_BASE)
+        elif phase == R.TRADE_ANSWER:
+            self._answer(action == R.ACCEPT)
+        elif phase == R.TRADE_CONFIRM:
+            self._close_offer(action)
+        else:
+            raise IllegalActionError("the game is over")
+
+    # ------------------------------------------------------------------ effects
+    def _pay(self, p: int, brick: int, lumber: int, wool: int, grain: int, ore: int) -> None:
+        b = 5 * p
+        h = self.hand
+        bank = self.bank
+        hid = self.hidden
+        for r, k in ((0, brick), (1, lumber), (2, wool), (3, grain), (4, ore)):
+            if k:
+                left = h[b + r] - k
+                h[b + r] = left
+                bank[r] += k
+                if hid[b + r] > left:
+                    hid[b + r] = left  # the card paid must have come from the unknown part
+
+    def _lose(self, p: int, r: int, k: int) -> None:
+        """Seat p gives up k of resource r in public (not to the bank)."""
+        i = 5 * p + r
+        left = self.hand[i] - k
+        self.hand[i] = left
+        if self.hidden[i] > left:
+            self.hidden[i] = left
+
+    def _reveal(self, p: int, counts: tuple[int, ...]) -> None:
+        """Seat p shows it holds ``counts`` (an offer or an acceptance)."""
+        b = 5 * p
+        h = self.hand
+        hid = self.hidden
+        for r in _RANGE5:
+            if counts[r]:
+                most = h[b + r] - counts[r]
+                if hid[b + r] > most:
+                    hid[b + r] = most
+
+    def _build_city(self, v: int) -> None:
+        p = self.turn
+        self._pay(p, 0, 0, 0, 2, 3)
+        bit = 1 << v
+        self.settle_mask[p] &= ~bit
+        self.city_mask[p] |= bit
+        self.node_city[v] = 1
+        self.settles_left[p] += 1
+        self.cities_left[p] -= 1
+        self.vp[p] += 1
+        self._check_win(p)
+
+    def _maritime(self, k: int) -> None:
+        give, get = divmod(k, 5)
+        p = self.turn
+        b = 5 * p
+        rate = self.rates[b + give]
+        h = self.hand
+        left = h[b + give] - rate
+        h[b + give] = left
+        if self.hidden[b + give] > left:
+            self.hidden[b + give] = left
+        self.bank[give] += rate
+        h[b + get] += 1
+        self.bank[get] -= 1
+
+    def _roll(self, total: int) -> None:
+        self.dice = total
+        self.rolled = True
+        p = self.turn
+        if total == 7:
+            n = self.n
+            h = self.hand
+            queue = []
+            for k in range(n):
+                s = (p + k) % n
+                b = 5 * s
+                if h[b] + h[b + 1] + h[b + 2] + h[b + 3] + h[b + 4] > R.DISCARD_LIMIT:
+                    queue.append(s)
+            if queue:
+                self.discard_queue = queue
+                first = 5 * queue[0]
+                self.discard_left = sum(h[first : first + 5]) // 2
+                self.phase = R.DISCARD
+                self.actor = queue[0]
+            else:
+                self.phase = R.ROBBER
+                self.actor = p
+            return
+        self._produce(total)
+        self.phase = _MAIN
+        self.actor = p
+
+    def _produce(self, total: int) -> None:
+        """§10 with the bank-shortage rule per resource type (E1)."""
+        owner = self.node_owner
+        city = self.node_city
+        terrain = self.hex_terrain
+        robber = self.robber
+        gains: list[tuple[int, int, int]] = []
+        for hx in self.num_hexes[total]:
+            if hx == robber:
+                continue
+            r = terrain[hx]
+            for v in _HEX_NODES[hx]:
+                o = owner[v]
+                if o >= 0:
+                    gains.append((o, r, 1 + city[v]))
+        if not gains:
+            return
+        bank = self.bank
+        h = self.hand
+        if len(gains) == 1:
+            o, r, k = gains[0]
+            k = min(k, bank[r])  # the only one entitled takes what is left
+            h[5 * o + r] += k
+            bank[r] -= k
+            return
+        need = [0, 0, 0, 0, 0]
+        for _o, r, k in gains:
+            need[r] += k
+        for r in _RANGE5:
+            want = need[r]
+            if not want:
+                continue
+            if want <= bank[r]:
+                for o, rr, k in gains:
+                    if rr == r:
+                        h[5 * o + r] += k
+                bank[r] -= want
+            else:
+                takers = {o for o, rr, _k in gains if rr == r}
+                if len(takers) == 1:
+                    (o,) = takers
+                    h[5 * o + r] += bank[r]
+                    bank[r] = 0
+                # several entitled and too few cards: nobody gets this type
+
+    def _discard(self, r: int) -> None:
+        p = self.actor
+        self._lose(p, r, 1)
+        self.bank[r] += 1
+        self.discard_left -= 1
+        if self.discard_left == 0:
+            queue = self.discard_queue
+            queue.pop(0)
+            if queue:
+                b = 5 * queue[0]
+                self.discard_left = sum(self.hand[b : b + 5]) // 2
+                self.actor = queue[0]
+            else:
+                self.phase = R.ROBBER
+                self.actor = self.turn
+
+    def _steal(self, r: int) -> None:
+        thief = self.turn
+        victim = self.steal_victim
+        h = self.hand
+        hid = self.hidden
+        vb = 5 * victim
+        # The public no longer knows which of the victim's cards went: each
+        # type's known count drops by one where it could have been that type.
+        for t in _RANGE5:
+            known = h[vb + t] - hid[vb + t]
+            after = h[vb + t] - (1 if t == r else 0)
+            hid[vb + t] = after - (known - 1 if known > 0 else 0)
+        h[vb + r] -= 1
+        h[5 * thief + r] += 1
+        hid[5 * thief + r] += 1
+        self.steal_victim = R.NO_ONE
+        self._continue_turn()
+
+    def _draw(self, t: int) -> None:
+        p = self.turn
+        self.deck[t] -= 1
+        i = 5 * p + t
+        self.dev[i] += 1
+        self.dev_new[i] += 1
+        self.dev_count[p] += 1
+        self.phase = _MAIN
+        self.actor = p
+        if t == _VP:
+            self._check_win(p)
+
+    def _play_dev(self, action: int) -> None:
+        p = self.turn
+        b = 5 * p
+        self.dev_played = True
+        if action == R.PLAY_KNIGHT:
+            card = R.KNIGHT
+        elif action == R.PLAY_ROAD_BUILDING:
+            card = R.ROAD_BUILDING
+        elif action < R.MONOPOLY_BASE:
+            card = R.YEAR_OF_PLENTY
+        else:
+            card = R.MONOPOLY
+        self.dev[b + card] -= 1
+        self.dev_count[p] -= 1
+        self.played[card] += 1
+        if card == R.KNIGHT:
+            self.knights[p] += 1
+            self._update_largest_army(p)
+            if self._check_win(p):
+                return
+            self.phase = R.ROBBER
+            self.actor = p
+        elif card == R.ROAD_BUILDING:
+            self.free_roads = min(2, self.roads_left[p])
+            self.free_placed = 0
+            self.phase = R.FREE_ROADS
+            self.actor = p
+        elif card == R.YEAR_OF_PLENTY:
+            for r in R.YOP_CHOICES[action - R.YOP_BASE]:
+                self.hand[b + r] += 1
+                self.bank[r] -= 1
+            self._continue_turn()
+        else:
+            r = action - R.MONOPOLY_BASE
+            taken = 0
+            for q in range(self.n):
+                if q != p:
+                    k = self.hand[5 * q + r]
+                    if k:
+                        self._lose(q, r, k)
+                        taken += k
+            self.hand[b + r] += taken
+            self._continue_turn()
+
+    def _free_road(self, action: int) -> None:
+        p = self.turn
+        if action == R.STOP_ROADS:
+            self.free_roads = 0
+            self.free_placed = 0
+            self._continue_turn()
+            return
+        self._place_road(p, action - _ROAD_BASE)
+        if self._check_win(p):
+            return
+        self.free_roads -= 1
+        self.free_placed += 1
+        if (
+            not self.free_roads
+            or not self.roads_left[p]
+            or not self.road_cand[p] & ~self.edges_used
+        ):
+            self.free_roads = 0
+            self.free_placed = 0
+            self._continue_turn()
+
+    def _setup_settle(self, v: int) -> None:
+        p = self.actor
+        self._place_settlement(p, v)
+        if self.setup_index >= self.n:  # the second settlement yields (§8.6)
+            terrain = self.hex_terrain
+            for hx in _NODE_HEXES[v]:
+                r = terrain[hx]
+                if r != R.DESERT:
+                    self.hand[5 * p + r] += 1
+                    self.bank[r] -= 1
+        self.setup_node = v
+        self.phase = R.SETUP_ROAD
+
+    def _setup_road(self, e: int) -> None:
+        self._place_road(self.actor, e)
+        self.setup_node = -1
+        self.setup_index += 1
+        if self.setup_index == 2 * self.n:
+            self.turn = self.start_seat
+            self.turn_no = 1
+            self._start_turn()
+        else:
+            self.actor = self.setup_seat(self.setup_index)
+            self.phase = R.SETUP_SETTLE
+
+    def _make_offer(self, index: int) -> None:
+        p = self.turn
+        self.offers_made += 1
+        self.offer = index
+        self._reveal(p, R.OFFERS[index][0])
+        self.answers = [0] * self.n
+        self.phase = R.TRADE_ANSWER
+        self.actor = (p + 1) % self.n
+
+    def _answer(self, accept: bool) -> None:
+        s = self.actor
+        if accept:
+            self._reveal(s, R.OFFERS[self.offer][1])
+        self.answers[s] = 1 if accept else 2
+        nxt = (s + 1) % self.n
+        if nxt != self.turn:
+            self.actor = nxt
+        elif 1 in self.answers:
+            self.phase = R.TRADE_CONFIRM
+            self.actor = self.turn
+        else:
+            self.declined.append(self.offer)
+            self._close_trade()
+
+    def _close_offer(self, action: int) -> None:
+        if action != R.CANCEL_TRADE:
+            s = action - R.CONFIRM_BASE
+            p = self.turn
+            give, get = R.OFFERS[self.offer]
+            h = self.hand
+            for r in _RANGE5:
+                if give[r]:
+                    self._lose(p, r, give[r])
+                    h[5 * s + r] += give[r]
+                if get[r]:
+                    self._lose(s, r, get[r])
+                    h[5 * p + r] += get[r]
+        self._close_trade()
+
+    def _close_trade(self) -> None:
+        self.offer = -1
+        self.answers = []
+        self.phase = _MAIN
+        self.actor = self.turn
+
+    # ------------------------------------------------------------------ notation
+    def action_to_string(self, action: int) -> str:
+        if type(action) is not int or not 0 <= action < R.NUM_ACTIONS:
+            raise NotationError(f"{action!r} is not a Catan action id (0..{R.NUM_ACTIONS - 1})")
+        names = R.RESOURCE_NAMES
+        if action in _SIMPLE:
+            return _SIMPLE[action]
+        if action < R.MONOPOLY_BASE:
+            choice = R.YOP_CHOICES[action - R.YOP_BASE]
+            return "play year-of-plenty " + " ".join(names[r] for r in choice)
+        if action < R.ACCEPT:
+            return f"play monopoly {names[action - R.MONOPOLY_BASE]}"
+        if action < _ROAD_BASE:
+            return f"trade with {action - R.CONFIRM_BASE}"
+        if action < _SETTLE_BASE:
+            return f"road {action - _ROAD_BASE}"
+        if action < _CITY_BASE:
+            return f"settle {action - _SETTLE_BASE}"
+        if action < _ROBBER_BASE:
+            return f"city {action - _CITY_BASE}"
+        if action < _DISCARD_BASE:
+            hx, victim = divmod(action - _ROBBER_BASE, 5)
+            return f"robber {hx}" + (f" rob {victim - 1}" if victim else "")
+        if action < _MARITIME_BASE:
+            return f"discard {names[action - _DISCARD_BASE]}"
+        if action < _OFFER_BASE:
+            give, get = divmod(action - _MARITIME_BASE, 5)
+            if give == get:
+                raise NotationError(f"{action} is not a Catan action id (unused maritime slot)")
+            return f"bank {self.rates[5 * self.turn + give]} {names[give]} for {names[get]}"
+        if action < _DICE_BASE:
+            return R.offer_text(action - _OFFER_BASE)
+        if action < _DRAW_BASE:
+            return f"dice {action - _DICE_BASE + 2}"
+        if action < _STEAL_BASE:
+            return f"draw {R.DEV_NAMES[action - _DRAW_BASE]}"
+        text = f"steal {names[action - _STEAL_BASE]}"
+        if self.steal_victim >= 0:
+            text += f" from {self.steal_victim}"
+        return text
+
+    def string_to_action(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise NotationError(f"notation must be text, not {text!r}")
+        joined = " ".join(text.strip().lower().split())
+        for long, short in _PHRASES:
+            joined = joined.replace(long, short)
+        words = joined.split()
+        if joined in _SIMPLE_BY_TEXT:
+            return _SIMPLE_BY_TEXT[joined]
+        try:
+            return self._parse(words)
+        except (ValueError, IndexError, KeyError):
+            pass
+        raise NotationError(
+            f"cannot read {text!r} as a Catan action; examples: 'settle 12', 'road 40', "
+            "'city 12', 'buy dev', 'play knight', 'robber 7 rob 2', 'discard ore', "
+            "'bank 4 brick for ore', 'give 2 wool get 1 ore', 'accept', 'trade with 2', 'end'"
+        )
+
+    def _parse(self, words: list[str]) -> int:
+        head = words[0]
+        if head in ("settle", "settlement", "road", "city") and len(words) == 2:
+            k = int(words[1])
+            if head == "road":
+                return _ROAD_BASE + _index(k, B.NUM_EDGES)
+            base = _CITY_BASE if head == "city" else _SETTLE_BASE
+            return base + _index(k, B.NUM_NODES)
+        if head == "robber":
+            hx = _index(int(words[1]), B.NUM_HEXES)
+            if len(words) == 2:
+                return _ROBBER_BASE + 5 * hx
+            if len(words) == 4 and words[2] == "rob":
+                return _ROBBER_BASE + 5 * hx + 1 + _index(int(words[3]), self.n)
+        elif head == "discard" and len(words) == 2:
+            return _DISCARD_BASE + _resource(words[1])
+        elif head == "play" and len(words) >= 2:
+            if words[1] == "monopoly" and len(words) == 3:
+                return R.MONOPOLY_BASE + _resource(words[2])
+            if words[1] == "year-of-plenty" and len(words) in (3, 4):
+                choice = tuple(sorted(_resource(w) for w in words[2:]))
+                return R.YOP_BASE + R.YOP_CHOICES.index(choice)
+        elif head == "bank":
+            # bank [<n>] <give> for <get>
+            rest = words[1:]
+            rate = None
+            if rest and rest[0].isdigit():
+                rate = int(rest[0])
+                rest = rest[1:]
+            if len(rest) == 3 and rest[1] == "for":
+                give, get = _resource(rest[0]), _resource(rest[2])
+                if give == get:
+                    raise NotationError("a maritime trade must get a different resource")
+                have = self.rates[5 * self.turn + give]
+                if rate is not None and rate != have:
+                    raise NotationError(
+                        f"seat {self.turn} trades {R.RESOURCE_NAMES[give]} at {have}:1, not {rate}:1"
+                    )
+                return _MARITIME_BASE + 5 * give + get
+        elif head == "give" and "get" in words:
+            cut = words.index("get")
+            give, get = _side(words[1:cut]), _side(words[cut + 1 :])
+            index = R.OFFER_INDEX.get((give, get))
+            if index is None:
+                raise NotationError(
+                    "offers give and get 1-2 cards each, with no resource on both sides"
+                )
+            return _OFFER_BASE + index
+        elif head == "trade" and len(words) == 3 and words[1] == "with":
+            return R.CONFIRM_BASE + _index(int(words[2]), self.n)
+        elif head == "dice" and len(words) == 2:
+            total = int(words[1])
+            if 2 <= total <= 12:
+                return _DICE_BASE + total - 2
+        elif head == "draw" and len(words) == 2:
+            return _DRAW_BASE + R.DEV_NAMES.index(words[1])
+        elif head == "steal" and len(words) in (2, 4):
+            if len(words) == 4 and words[2] != "from":
+                raise ValueError(words[2])
+            return _STEAL_BASE + _resource(words[1])
+        raise ValueError(words)
+
+    # ------------------------------------------------------------------ hidden information
+    def action_audience(self, action: int) -> frozenset[int] | None:
+        if _DRAW_BASE <= action < _STEAL_BASE:
+            return frozenset((self.turn,))
+        if _STEAL_BASE <= action < R.NUM_ACTIONS:
+            return frozenset((self.turn, self.steal_victim))
+        return None
+
+    def redacted_action_string(self, action: int) -> str:
+        if _DRAW_BASE <= action < _STEAL_BASE:
+            return "draw ?"
+        if _STEAL_BASE <= action < R.NUM_ACTIONS:
+            return f"steal ? from {self.steal_victim}"
+        return self.action_to_string(action)
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        over = self.phase == R.OVER
+        seats = []
+        for s in range(self.n):
+            b = 5 * s
+            mine = over or seat == s
+            hand = self.hand[b : b + 5]
+            hid = self.hidden[b : b + 5]
+            dev = self.dev[b : b + 5]
+            seats.append(
+                {
+                    "resource_count": sum(hand),
+                    "resources_known": [hand[r] - hid[r] for r in _RANGE5],
+                    "resources_unknown": sum(hid),
+                    "resources": hand if mine else None,
+                    "dev_count": self.dev_count[s],
+                    "dev_new_count": sum(self.dev_new[b : b + 5]),
+                    "dev_cards": dev if mine else None,
+                    "dev_new": self.dev_new[b : b + 5] if mine else None,
+                    "knights": self.knights[s],
+                    "public_vp": self.vp[s],
+                    "vp": self.actual_vp(s) if mine else None,
+                    "road_length": self.road_len[s],
+                    "roads_left": self.roads_left[s],
+                    "settlements_left": self.settles_left[s],
+                    "cities_left": self.cities_left[s],
+                    "rates": self.rates[b : b + 5],
+                }
+            )
+        offer = None
+        if self.offer >= 0:
+            give, get = R.OFFERS[self.offer]
+            offer = {"give": list(give), "get": list(get)}
+        return {
+            "players": self.n,
+            "viewer": seat,
+            "board": self.board_kind,
+            "tokens": self.tokens_kind,
+            "hex_terrain": list(self.hex_terrain),
+            "hex_number": list(self.hex_number),
+            "harbor_type": list(self.harbor_type),
+            "phase": R.PHASE_NAMES[self.phase],
+            "turn": self.turn,
+            "actor": self.actor,
+            "start_seat": self.start_seat,
+            "turn_no": self.turn_no,
+            "turn_limit": self.turn_limit,
+            "robber": self.robber,
+            "dice": self.dice,
+            "bank": list(self.bank),
+            "deck_count": sum(self.deck),
+            "deck": list(self.deck) if over else None,
+            "played": list(self.played),
+            "node_owner": list(self.node_owner),
+            "node_city": list(self.node_city),
+            "edge_owner": list(self.edge_owner),
+            "longest_road": self.lr_holder,
+            "largest_army": self.la_holder,
+            "rolled": self.rolled,
+            "dev_played": self.dev_played,
+            "free_roads": self.free_roads,
+            "free_placed": self.free_placed,
+            "discard_queue": list(self.discard_queue),
+            "discard_left": self.discard_left,
+            "steal_victim": self.steal_victim,
+            "setup_index": self.setup_index,
+            "setup_node": self.setup_node,
+            "offers_made": self.offers_made,
+            "declined": list(self.declined),
+            "offer": offer,
+            "offer_id": self.offer,
+            "answers": list(self.answers),
+            "winners": list(self.winners),
+            "seats": seats,
+        }
+
+    def view(self, seat: int | None) -> Any:
+        from games.catan.view import build_view
+
+        return build_view(self.observation(seat))
+
+    def determinize(self, seat: int, rng: random.Random) -> CatanState:
+        """Deal again what ``seat`` cannot see: the unknown part of the other
+        hands and the other seats' development cards (with the deck)."""
+        state = self.clone()
+        if self.phase == R.OVER:
+            return state
+        others = [s for s in range(self.n) if s != seat]
+        hand, hid = state.hand, state.hidden
+        pool = [0] * 5
+        for s in others:
+            for r in _RANGE5:
+                pool[r] += hid[5 * s + r]
+        cards = [r for r in _RANGE5 for _ in range(pool[r])]
+        rng.shuffle(cards)
+        for s in others:
+            b = 5 * s
+            count = sum(hid[b : b + 5])
+            dealt, cards = cards[:count], cards[count:]
+            for r in _RANGE5:
+                hand[b + r] -= hid[b + r]
+                hid[b + r] = 0
+            for r in dealt:
+                hand[b + r] += 1
+                hid[b + r] += 1
+        dev, new = state.dev, state.dev_new
+        devpool = list(state.deck)
+        for s in others:
+            for t in _RANGE5:
+                devpool[t] += dev[5 * s + t]
+        cards = [t for t in _RANGE5 for _ in range(devpool[t])]
+        rng.shuffle(cards)
+        for s in others:
+            b = 5 * s
+            count = state.dev_count[s]
+            fresh = sum(new[b : b + 5])
+            dealt, cards = cards[:count], cards[count:]
+            dev[b : b + 5] = [0] * 5
+            new[b : b + 5] = [0] * 5
+            for i, t in enumerate(dealt):
+                dev[b + t] += 1
+                if i < fresh:
+                    new[b + t] += 1
+        state.deck = [cards.count(t) for t in _RANGE5]
+        return state
+
+    # ------------------------------------------------------------------ outcome
+    def returns(self) -> list[float]:
+        if self.phase != R.OVER:
+            return [0.0] * self.n
+        share = 1.0 / len(self.winners)
+        return [share if s in self.winners else 0.0 for s in range(self.n)]
+
+    # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> CatanState:
+        new = _new_state()
+        new.hex_terrain = self.hex_terrain
+        new.hex_number = self.hex_number
+        new.harbor_type = self.harbor_type
+        new.num_hexes = self.num_hexes
+        new.node_harbor = self.node_harbor
+        new.board_kind = self.board_kind
+        new.tokens_kind = self.tokens_kind
+        new.n = self.n
+        new.turn = self.turn
+        new.actor = self.actor
+        new.phase = self.phase
+        new.start_seat = self.start_seat
+        new.turn_no = self.turn_no
+        new.turn_limit = self.turn_limit
+        new.hand = self.hand[:]
+        new.hidden = self.hidden[:]
+        new.dev = self.dev[:]
+        new.dev_new = self.dev_new[:]
+        new.dev_count = self.dev_count[:]
+        new.bank = self.bank[:]
+        new.deck = self.deck[:]
+        new.played = self.played[:]
+        new.node_owner = self.node_owner[:]
+        new.node_city = self.node_city[:]
+        new.edge_owner = self.edge_owner[:]
+        new.settle_mask = self.settle_mask[:]
+        new.city_mask = self.city_mask[:]
+        new.road_mask = self.road_mask[:]
+        new.road_nodes = self.road_nodes[:]
+        new.road_cand = self.road_cand[:]
+        new.occupied = self.occupied
+        new.free_nodes = self.free_nodes
+        new.edges_used = self.edges_used
+        new.roads_left = self.roads_left[:]
+        new.settles_left = self.settles_left[:]
+        new.cities_left = self.cities_left[:]
+        new.rates = self.rates[:]
+        new.vp = self.vp[:]
+        new.road_len = self.road_len[:]
+        new.knights = self.knights[:]
+        new.lr_holder = self.lr_holder
+        new.la_holder = self.la_holder
+        new.robber = self.robber
+        new.dice = self.dice
+        new.rolled = self.rolled
+        new.dev_played = self.dev_played
+        new.free_roads = self.free_roads
+        new.free_placed = self.free_placed
+        new.discard_queue = self.discard_queue[:]
+        new.discard_left = self.discard_left
+        new.steal_victim = self.steal_victim
+        new.setup_index = self.setup_index
+        new.setup_node = self.setup_node
+        new.offers_made = self.offers_made
+        new.declined = self.declined[:]
+        new.offer = self.offer
+        new.answers = self.answers[:]
+        new.winners = self.winners[:]
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "board": self.board_kind,
+            "tokens": self.tokens_kind,
+            "hex_terrain": list(self.hex_terrain),
+            "hex_number": list(self.hex_number),
+            "harbor_type": list(self.harbor_type),
+            "start_seat": self.start_seat,
+            "turn_limit": self.turn_limit,
+            "phase": self.phase,
+            "turn": self.turn,
+            "turn_no": self.turn_no,
+            "hand": self.hand,
+            "hidden": self.hidden,
+            "dev": self.dev,
+            "dev_new": self.dev_new,
+            "bank": self.bank,
+            "deck": self.deck,
+            "played": self.played,
+            "node_owner": self.node_owner,
+            "node_city": self.node_city,
+            "edge_owner": self.edge_owner,
+            "knights": self.knights,
+            "lr_holder": self.lr_holder,
+            "la_holder": self.la_holder,
+            "robber": self.robber,
+            "dice": self.dice,
+            "rolled": self.rolled,
+            "dev_played": self.dev_played,
+            "free_roads": self.free_roads,
+            "free_placed": self.free_placed,
+            "discard_queue": self.discard_queue,
+            "discard_left": self.discard_left,
+            "steal_victim": self.steal_victim,
+            "setup_index": self.setup_index,
+            "setup_node": self.setup_node,
+            "offers_made": self.offers_made,
+            "declined": self.declined,
+            "offer": self.offer,
+            "answers": self.answers,
+            "winners": self.winners,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CatanState:
+        from games.catan.serial import load_state
+
+        return load_state(cls, data)
+
+    # ------------------------------------------------------------------ derived data
+    def rebuild_derived(self) -> None:
+        """Recompute every field that follows from the serialized ones."""
+        n = self.n
+        self.dev_count = [sum(self.dev[5 * s : 5 * s + 5]) for s in range(n)]
+        self.settle_mask = [0] * n
+        self.city_mask = [0] * n
+        self.road_mask = [0] * n
+        self.road_nodes = [0] * n
+        self.occupied = 0
+        self.free_nodes = B.ALL_NODES
+        self.edges_used = 0
+        self.rates = [4] * (5 * n)
+        for v, o in enumerate(self.node_owner):
+            if o < 0:
+                continue
+            bit = 1 << v
+            self.occupied |= bit
+            self.free_nodes &= ~_NODE_BLOCK_MASK[v]
+            if self.node_city[v]:
+                self.city_mask[o] |= bit
+            else:
+                self.settle_mask[o] |= bit
+            kind = self.node_harbor[v]
+            if kind == R.GENERIC:
+                for r in _RANGE5:
+                    self.rates[5 * o + r] = min(self.rates[5 * o + r], 3)
+            elif kind >= 0:
+                self.rates[5 * o + kind] = 2
+        for e, o in enumerate(self.edge_owner):
+            if o >= 0:
+                self.road_mask[o] |= 1 << e
+                self.road_nodes[o] |= _EDGE_NODE_MASK[e]
+                self.edges_used |= 1 << e
+        self.roads_left = [R.ROADS - self.road_mask[s].bit_count() for s in range(n)]
+        self.settles_left = [R.SETTLEMENTS - self.settle_mask[s].bit_count() for s in range(n)]
+        self.cities_left = [R.CITIES - self.city_mask[s].bit_count() for s in range(n)]
+        self.road_cand = [0] * n
+        self.road_len = [0] * n
+        self.vp = [0] * n
+        for s in range(n):
+            own = self._own(s)
+            ext = own | (self.road_nodes[s] & ~self.occupied)
+            cand = 0
+            for v in _bits(ext):
+                cand |= _NODE_EDGE_MASK[v]
+            self.road_cand[s] = cand
+            self.road_len[s] = _longest_road(self.road_mask[s], self.occupied & ~own)
+            self.vp[s] = self.settle_mask[s].bit_count() + 2 * self.city_mask[s].bit_count()
+        if self.lr_holder >= 0:
+            self.vp[self.lr_holder] += 2
+        if self.la_holder >= 0:
+            self.vp[self.la_holder] += 2
+        self.actor = self._derive_actor()
+
+    def _derive_actor(self) -> int:
+        phase = self.phase
+        if phase == R.OVER:
+            return TERMINAL
+        if phase in (R.ROLL_DICE, R.STEAL, R.DRAW_DEV):
+            return CHANCE
+        if phase in (R.SETUP_SETTLE, R.SETUP_ROAD):
+            return self.setup_seat(self.setup_index)
+        if phase == R.DISCARD:
+            return self.discard_queue[0]
+        if phase == R.TRADE_ANSWER:
+            for k in range(1, self.n):
+                s = (self.turn + k) % self.n
+                if self.answers[s] == 0:
+                    return s
+            raise CorruptStateError("an offer with every answer in is still waiting")
+        return self.turn
+
+
+def _new_state() -> CatanState:
+    return CatanState.__new__(CatanState)
+
+
+_SIMPLE = {
+    R.END_TURN: "end",
+    R.ROLL: "roll",
+    R.STOP_ROADS: "stop",
+    R.BUY_DEV: "buy dev",
+    R.PLAY_KNIGHT: "play knight",
+    R.PLAY_ROAD_BUILDING: "play road-building",
+    R.ACCEPT: "accept",
+    R.DECLINE: "decline",
+    R.CANCEL_TRADE: "cancel",
+}
+_SIMPLE_BY_TEXT = {text: action for action, text in _SIMPLE.items()}
+_SIMPLE_BY_TEXT.update({"end turn": R.END_TURN, "buy development card": R.BUY_DEV})
+_PHRASES = (
+    ("road building", "road-building"),
+    ("year of plenty", "year-of-plenty"),
+    ("victory point", "victory-point"),
+)
+
+
+def _index(value: int, size: int) -> int:
+    if not 0 <= value < size:
+        raise ValueError(value)
+    return value
+
+
+def _resource(word: str) -> int:
+    if word in R.RESOURCE_ALIASES:
+        return R.RESOURCE_ALIASES[word]
+    return R.RESOURCE_NAMES.index(word)
+
+
+def _side(words: list[str]) -> tuple[int, ...]:
+    """``2 wool 1 ore`` (a bare resource counts 1) -> counts."""
+    counts = [0] * 5
+    i = 0
+    if not words:
+        raise ValueError("empty side")
+    while i < len(words):
+        k = 1
+        if words[i].isdigit():
+            k = int(words[i])
+            i += 1
+        counts[_resource(words[i])] += k
+        i += 1
+    return tuple(counts)
+
+
+class Catan(Game):
+    info: ClassVar[GameInfo] = INFO
+    state_class: ClassVar[type[State]] = CatanState
+
+    @classmethod
+    def new_game(
+        cls, players: int, seed: int, options: Mapping[str, Any] | None = None
+    ) -> CatanState:
+        cls.check_players(players)
+        opts = cls.parse_options(options)
+        if opts["turn_limit"] < 1:
+            raise OptionsError("turn_limit must be at least 1")
+        if opts["board"] not in ("random", "beginner"):
+            raise OptionsError("board must be 'random' or 'beginner'")
+        if opts["tokens"] not in ("spiral", "shuffled"):
+            raise OptionsError("tokens must be 'spiral' or 'shuffled'")
+        rng = random.Random(seed)
+        terrain, numbers, harbors = make_board(rng, opts["board"], opts["tokens"])
+        start = rng.randrange(players)  # §19a.6
+        return CatanState(
+            players,
+            terrain,
+            numbers,
+            harbors,
+            start_seat=start,
+            turn_limit=opts["turn_limit"],
+            board_kind=opts["board"],
+            tokens_kind=opts["tokens"] if opts["board"] == "random" else "fixed",
+        )
+
+
+def make_board(
+    rng: random.Random, kind: str = "random", tokens: str = "spiral"
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(terrain per hex, token per hex (0 = desert), harbor type per spot)."""
+    if kind == "beginner":
+        terrain = tuple(t for t, _ in _BEGINNER)
+        numbers = tuple(k for _, k in _BEGINNER)
+        return terrain, numbers, BEGINNER_HARBORS
+    tiles = [t for t, count in enumerate(R.TERRAIN_COUNTS) for _ in range(count)]
+    rng.shuffle(tiles)
+    harbors = list(R.HARBOR_TYPES)
+    rng.shuffle(harbors)
+    numbers = [0] * B.NUM_HEXES
+    if tokens == "spiral":
+        order = B.spiral_order(rng.randrange(6), rng.random() < 0.5)
+        letters = iter(R.TOKEN_LETTER_ORDER)
+        for hx in order:
+            if tiles[hx] != R.DESERT:
+                numbers[hx] = next(letters)
+    else:
+        land = [hx for hx in range(B.NUM_HEXES) if tiles[hx] != R.DESERT]
+        while True:
+            values = list(R.TOKEN_LETTER_ORDER)
+            rng.shuffle(values)
+            numbers = [0] * B.NUM_HEXES
+            for hx, value in zip(land, values, strict=True):
+                numbers[hx] = value
+            if not red_neighbours(numbers):
+                break
+    if red_neighbours(numbers):  # §4.1(b): checked whatever the method
+        raise AssertionError("board generation put red tokens side by side")
+    return tuple(tiles), tuple(numbers), tuple(harbors)
+
+
+def red_neighbours(numbers: list[int] | tuple[int, ...]) -> bool:
+    """True when two hexes with a 6 or an 8 touch."""
+    for h, value in enumerate(numbers):
+        if value in (6, 8):
+            for g in B.HEX_NEIGHBORS[h]:
+                if numbers[g] in (6, 8):
+                    return True
+    return False

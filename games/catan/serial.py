@@ -1,0 +1,202 @@
+"""Loading a Catan state from untrusted plain data (``CatanState.from_dict``).
+
+Everything is type- and range-checked and cross-checked (card conservation,
+piece supply, the distance rule, what each phase needs) so that a loaded
+state can never crash the engine later; anything wrong is a CorruptStateError.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from games.base import CorruptStateError
+from games.catan import board as B
+from games.catan import rules as R
+
+
+def _int(value: Any, low: int, high: int, what: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise CorruptStateError(f"{what}: expected an integer in {low}..{high}, got {value!r}")
+    return value
+
+
+def _bool(value: Any, what: str) -> bool:
+    if type(value) is not bool:
+        raise CorruptStateError(f"{what}: expected true/false, got {value!r}")
+    return value
+
+
+def _ints(value: Any, length: int | None, low: int, high: int, what: str) -> list[int]:
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        raise CorruptStateError(f"{what}: expected a list of {length or 'some'} integers")
+    return [_int(v, low, high, what) for v in value]
+
+
+def _str(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed or not isinstance(value, str):
+        raise CorruptStateError(f"{what}: expected one of {allowed}, got {value!r}")
+    return value
+
+
+def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat checklist
+    if not isinstance(data, Mapping):
+        raise CorruptStateError("Catan state data must be an object")
+    try:
+        n = _int(data["n"], 3, R.MAX_PLAYERS, "n")
+        terrain = _ints(data["hex_terrain"], B.NUM_HEXES, 0, R.DESERT, "hex_terrain")
+        numbers = _ints(data["hex_number"], B.NUM_HEXES, 0, 12, "hex_number")
+        harbors = _ints(data["harbor_type"], B.NUM_HARBORS, 0, R.GENERIC, "harbor_type")
+        state = cls(
+            n,
+            tuple(terrain),
+            tuple(numbers),
+            tuple(harbors),
+            start_seat=_int(data["start_seat"], 0, n - 1, "start_seat"),
+            turn_limit=_int(data["turn_limit"], 1, 10**9, "turn_limit"),
+            board_kind=_str(data["board"], ("random", "beginner"), "board"),
+            tokens_kind=_str(data["tokens"], ("spiral", "shuffled", "fixed"), "tokens"),
+        )
+        _load_fields(state, data, n)
+    except KeyError as exc:
+        raise CorruptStateError(f"Catan state lacks field {exc}") from exc
+    _check_board(terrain, numbers, harbors)
+    _check_cards(state, n)
+    _check_pieces(state, n)
+    _check_phase(state, n)
+    state.rebuild_derived()
+    return state
+
+
+def _load_fields(state: Any, data: Mapping[str, Any], n: int) -> None:
+    seat = n - 1
+    state.phase = _int(data["phase"], 0, R.OVER, "phase")
+    state.turn = _int(data["turn"], 0, seat, "turn")
+    state.turn_no = _int(data["turn_no"], 0, state.turn_limit, "turn_no")
+    state.hand = _ints(data["hand"], 5 * n, 0, R.RESOURCE_COUNT, "hand")
+    state.hidden = _ints(data["hidden"], 5 * n, 0, R.RESOURCE_COUNT, "hidden")
+    state.dev = _ints(data["dev"], 5 * n, 0, R.DEV_TOTAL, "dev")
+    state.dev_new = _ints(data["dev_new"], 5 * n, 0, R.DEV_TOTAL, "dev_new")
+    state.bank = _ints(data["bank"], 5, 0, R.RESOURCE_COUNT, "bank")
+    state.deck = _ints(data["deck"], 5, 0, R.DEV_TOTAL, "deck")
+    state.played = _ints(data["played"], 5, 0, R.DEV_TOTAL, "played")
+    state.node_owner = _ints(data["node_owner"], B.NUM_NODES, -1, seat, "node_owner")
+    state.node_city = _ints(data["node_city"], B.NUM_NODES, 0, 1, "node_city")
+    state.edge_owner = _ints(data["edge_owner"], B.NUM_EDGES, -1, seat, "edge_owner")
+    state.knights = _ints(data["knights"], n, 0, R.DEV_DECK[R.KNIGHT], "knights")
+    state.lr_holder = _int(data["lr_holder"], -1, seat, "lr_holder")
+    state.la_holder = _int(data["la_holder"], -1, seat, "la_holder")
+    state.robber = _int(data["robber"], 0, B.NUM_HEXES - 1, "robber")
+    state.dice = _int(data["dice"], 0, 12, "dice")
+    state.rolled = _bool(data["rolled"], "rolled")
+    state.dev_played = _bool(data["dev_played"], "dev_played")
+    state.free_roads = _int(data["free_roads"], 0, 2, "free_roads")
+    state.free_placed = _int(data["free_placed"], 0, 1, "free_placed")
+    state.discard_queue = _ints(data["discard_queue"], None, 0, seat, "discard_queue")
+    state.discard_left = _int(data["discard_left"], 0, 5 * R.RESOURCE_COUNT, "discard_left")
+    state.steal_victim = _int(data["steal_victim"], -1, seat, "steal_victim")
+    state.setup_index = _int(data["setup_index"], 0, 2 * n, "setup_index")
+    state.setup_node = _int(data["setup_node"], -1, B.NUM_NODES - 1, "setup_node")
+    state.offers_made = _int(data["offers_made"], 0, R.MAX_OFFERS_PER_TURN, "offers_made")
+    state.declined = _ints(data["declined"], None, 0, R.NUM_OFFERS - 1, "declined")
+    state.offer = _int(data["offer"], -1, R.NUM_OFFERS - 1, "offer")
+    state.answers = _ints(data["answers"], None, 0, 2, "answers")
+    state.winners = _ints(data["winners"], None, 0, seat, "winners")
+
+
+def _check_board(terrain: list[int], numbers: list[int], harbors: list[int]) -> None:
+    if tuple(Counter(terrain)[t] for t in range(6)) != R.TERRAIN_COUNTS:
+        raise CorruptStateError("the board does not hold the 19 standard terrain hexes")
+    if any((t == R.DESERT) != (k == 0) for t, k in zip(terrain, numbers, strict=True)):
+        raise CorruptStateError("number tokens must lie on every hex but the desert")
+    if sorted(k for k in numbers if k) != sorted(R.TOKEN_LETTER_ORDER):
+        raise CorruptStateError("the board does not hold the 18 standard number tokens")
+    if sorted(harbors) != sorted(R.HARBOR_TYPES):
+        raise CorruptStateError("the board does not hold the 9 standard harbors")
+
+
+def _check_cards(state: Any, n: int) -> None:
+    for r in range(5):
+        held = sum(state.hand[5 * s + r] for s in range(n))
+        if held + state.bank[r] != R.RESOURCE_COUNT:
+            raise CorruptStateError(f"{R.RESOURCE_NAMES[r]} cards do not add up to 19")
+    for i in range(5 * n):
+        if state.hidden[i] > state.hand[i] or state.dev_new[i] > state.dev[i]:
+            raise CorruptStateError("hidden or new cards exceed the cards held")
+    for t in range(5):
+        held = sum(state.dev[5 * s + t] for s in range(n))
+        if held + state.deck[t] + state.played[t] != R.DEV_DECK[t]:
+            raise CorruptStateError(f"{R.DEV_NAMES[t]} cards do not add up")
+    if sum(state.knights) != state.played[R.KNIGHT] or state.played[R.VICTORY_POINT]:
+        raise CorruptStateError("played development cards do not match the knights")
+    if any(sum(state.dev_new[5 * s : 5 * s + 5]) for s in range(n) if s != state.turn):
+        raise CorruptStateError("only the seat to move can hold cards bought this turn")
+    la = state.la_holder
+    if la >= 0 and state.knights[la] < R.LARGEST_ARMY_MIN:
+        raise CorruptStateError("the largest army holder has too few knights")
+
+
+def _check_pieces(state: Any, n: int) -> None:
+    owner = state.node_owner
+    for v in range(B.NUM_NODES):
+        if owner[v] < 0:
+            if state.node_city[v]:
+                raise CorruptStateError("a city without an owner")
+            continue
+        if any(owner[w] >= 0 for w in B.NODE_NEIGHBORS[v]):
+            raise CorruptStateError("two buildings break the distance rule")
+    for s in range(n):
+        buildings = [v for v in range(B.NUM_NODES) if owner[v] == s]
+        cities = sum(state.node_city[v] for v in buildings)
+        if cities > R.CITIES or len(buildings) - cities > R.SETTLEMENTS:
+            raise CorruptStateError("a seat has more buildings than its supply")
+        if state.edge_owner.count(s) > R.ROADS:
+            raise CorruptStateError("a seat has more roads than its supply")
+
+
+def _check_phase(state: Any, n: int) -> None:
+    phase = state.phase
+    hand = state.hand
+
+    def count(s: int) -> int:
+        return sum(hand[5 * s : 5 * s + 5])
+
+    if phase in (R.SETUP_SETTLE, R.SETUP_ROAD):
+        if state.setup_index >= 2 * n:
+            raise CorruptStateError("set-up is already over")
+        if phase == R.SETUP_ROAD:
+            v = state.setup_node
+            if v < 0 or state.node_owner[v] != state.setup_seat(state.setup_index):
+                raise CorruptStateError("the set-up road has no settlement to touch")
+            if all(state.edge_owner[e] >= 0 for e in B.NODE_EDGES[v]):
+                raise CorruptStateError("the set-up settlement has no free path")
+    elif state.setup_index != 2 * n:
+        raise CorruptStateError("set-up is not finished")
+    if phase == R.DISCARD:
+        queue = state.discard_queue
+        if not queue or len(set(queue)) != len(queue):
+            raise CorruptStateError("a discard phase needs a queue of seats")
+        if not 1 <= state.discard_left <= count(queue[0]):
+            raise CorruptStateError("the discarding seat cannot discard that many")
+    if phase == R.STEAL:
+        victim = state.steal_victim
+        if victim < 0 or victim == state.turn or count(victim) == 0:
+            raise CorruptStateError("a steal needs a victim holding cards")
+    if phase == R.DRAW_DEV and sum(state.deck) == 0:
+        raise CorruptStateError("a draw from an empty deck")
+    if phase == R.FREE_ROADS and state.free_roads < 1:
+        raise CorruptStateError("road building with no road to place")
+    if phase in (R.TRADE_ANSWER, R.TRADE_CONFIRM):
+        if state.offer < 0 or len(state.answers) != n or state.answers[state.turn] != 0:
+            raise CorruptStateError("a trade phase without an open offer")
+        if phase == R.TRADE_CONFIRM and 1 not in state.answers:
+            raise CorruptStateError("nobody accepted the offer to confirm")
+    elif state.offer >= 0 or state.answers:
+        raise CorruptStateError("an offer is open outside a trade phase")
+    if phase == R.OVER and not state.winners:
+        raise CorruptStateError("a finished game without winners")
+    if phase in (R.ROLL_DICE, R.PRE_ROLL) and state.rolled:
+        raise CorruptStateError("the dice are already rolled")
+    if phase in (R.MAIN, R.TRADE_ANSWER, R.TRADE_CONFIRM, R.DRAW_DEV) and not state.rolled:
+        raise CorruptStateError("the main phase comes after the roll")
