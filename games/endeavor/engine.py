@@ -305,12 +305,17 @@ class EndeavorState(State):
                 self.phase = R.DISCARD
                 self.cur = s
                 return
-        if self.round >= D.ROUNDS:
+        if self.round >= D.ROUNDS or self._spaces_full():
             self._end_game()
             return
         self.round += 1
         self.crown = (self.crown + 1) % n
         self._start_round()
+
+    def _spaces_full(self) -> bool:
+        """Some player filled the 8th building space this round: it was the last."""
+        owned = self.owned
+        return any(sum(owned[s * NB : s * NB + NB]) >= D.BUILDING_SPACES for s in range(self.n))
 
     def _end_game(self) -> None:
         from games.endeavor.scoring import final_scores
