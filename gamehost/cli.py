@@ -81,10 +81,9 @@ def _connect(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import asyncio
     import logging
 
-    from services.server import ServerConfig, serve
+    from services.server import ServerConfig, run, serve
 
     logging.basicConfig(level=logging.INFO)
     config = ServerConfig(
@@ -95,7 +94,7 @@ def _serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         metrics_port=args.metrics_port,
     )
-    asyncio.run(serve(config))
+    run(serve(config))
     return 0
 
 

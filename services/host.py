@@ -8,11 +8,13 @@ a failed call changes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import re
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,12 +31,14 @@ from services.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ServiceError,
     Unauthenticated,
 )
 from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _MAX_REQUEST_ID = 128
+_RECENT_GAMES = 4096
 SPECTATOR = None
 HUMAN, BOT = "human", "bot"
 
@@ -78,6 +82,23 @@ class Record:
     returns: list[float]
 
 
+@dataclass(frozen=True)
+class _Attempt:
+    """What a SubmitAction asks for."""
+
+    token: str
+    expected_version: int | None
+    action: int | None
+    notation: str | None
+    request_key: str | None
+    seat: int | None
+
+
+class _Stale(Exception):
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -86,6 +107,8 @@ class GameHost:
     def __init__(self, store: GameStore, runner: BotRunner) -> None:
         self.store = store
         self.runner = runner
+        # game id -> (snapshot, state) this replica committed last (LRU).
+        self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
 
     # ------------------------------------------------------------------ catalogue
     @staticmethod
@@ -147,8 +170,8 @@ class GameHost:
             NewGame(game_id, meta, state.to_bytes(), version, play.status_of(state), log)
         )
         metrics.GAMES_CREATED.labels(game_type).inc()
-        self.runner.kick(game_id)
         snapshot = await self._load(game_id)
+        self._kick_bots(snapshot, state)
         return GameView(snapshot, play.load_state(snapshot), SPECTATOR)
 
     async def join_game(self, game_id: str, seat: int | None, name: str) -> tuple[int, str]:
@@ -172,6 +195,11 @@ class GameHost:
         if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
+
+    def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
+        actor = state.current_player()
+        if actor >= 0 and snapshot.meta["seats"][actor]["kind"] == BOT:
+            self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading
     async def _load(self, game_id: str, request_key: str | None = None) -> Snapshot:
@@ -222,39 +250,72 @@ class GameHost:
         started = time.perf_counter()
         # Keyed by the credential, so it is known before the game is loaded: one read.
         request_key = f"{hash_token(token)[:32]}:{request_id}" if token and request_id else None
+        attempt = _Attempt(token, expected_version, action, notation, request_key, seat)
+        recent = self._recent.pop(game_id, None)
+        if recent is not None and recent[0].version == expected_version:
+            # Fast path: this replica wrote the version the client acts on, so skip the
+            # read. The commit still compares versions; anything unexpected is redone
+            # on a fresh read.
+            try:
+                return await self._try(attempt, *recent, started)
+            except (ServiceError, _Stale):
+                pass
         while True:
             snapshot = await self._load(game_id, request_key)
-            viewer = self._viewer(snapshot, token, required=True)
-            if seat is not None and seat != viewer:
-                raise PermissionDenied(f"your token is for seat {viewer}, not seat {seat}")
-            if snapshot.request_result is not None:
-                return Submitted(**snapshot.request_result, duplicate=True)
-            if expected_version is not None and expected_version != snapshot.version:
-                raise Aborted(
-                    f"stale version: you sent {expected_version} but the game is at "
-                    f"{snapshot.version}; fetch the state and decide again"
-                )
-            state = play.load_state(snapshot)
-            chosen = self._parse(state, viewer, action, notation)
-            text = state.action_to_string(chosen)
-            step = play.play(state, chosen, snapshot.meta["seed"], snapshot.version)
-            result = {"version": step.version, "action": chosen, "notation": text}
-            committed = await play.commit_step(self.store, snapshot, step, request_key, result)
-            if committed.outcome is CommitOutcome.APPLIED:
-                metrics.ACTIONS.labels(snapshot.meta["game_type"]).inc()
-                metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
-                self.runner.kick(game_id)
-                return Submitted(**result, duplicate=False)
-            if committed.outcome is CommitOutcome.DUPLICATE:
-                return Submitted(**committed.request_result, duplicate=True)
-            if committed.outcome is CommitOutcome.NOT_FOUND:
-                raise NotFound(f"no game {game_id}")
-            if expected_version is not None:
-                raise Aborted(
-                    f"stale version: the game moved from {expected_version} to "
-                    f"{committed.version} while your action was applied; decide again"
-                )
-            # No version pinned: the caller asked for "now", so try again on the new state.
+            try:
+                return await self._try(attempt, snapshot, play.load_state(snapshot), started)
+            except _Stale as stale:
+                if expected_version is not None:
+                    raise Aborted(
+                        f"stale version: the game moved from {expected_version} to "
+                        f"{stale.version} while your action was applied; decide again"
+                    ) from None
+                # No version pinned: the caller asked for "now", so try on the new state.
+
+    async def _try(
+        self, attempt: _Attempt, snapshot: Snapshot, state: State, started: float
+    ) -> Submitted:
+        viewer = self._viewer(snapshot, attempt.token, required=True)
+        if attempt.seat is not None and attempt.seat != viewer:
+            raise PermissionDenied(f"your token is for seat {viewer}, not seat {attempt.seat}")
+        if snapshot.request_result is not None:
+            return Submitted(**snapshot.request_result, duplicate=True)
+        expected = attempt.expected_version
+        if expected is not None and expected != snapshot.version:
+            raise Aborted(
+                f"stale version: you sent {expected} but the game is at "
+                f"{snapshot.version}; fetch the state and decide again"
+            )
+        chosen = self._parse(state, viewer, attempt.action, attempt.notation)
+        text = state.action_to_string(chosen)
+        step = play.play(state, chosen, snapshot.meta["seed"], snapshot.version)
+        result = {"version": step.version, "action": chosen, "notation": text}
+        committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
+        if committed.outcome is CommitOutcome.APPLIED:
+            metrics.ACTIONS.labels(snapshot.meta["game_type"]).inc()
+            metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
+            self._remember(snapshot, step, committed.event_ids[-1])
+            self._kick_bots(snapshot, step.state)
+            return Submitted(**result, duplicate=False)
+        if committed.outcome is CommitOutcome.DUPLICATE:
+            return Submitted(**committed.request_result, duplicate=True)
+        if committed.outcome is CommitOutcome.NOT_FOUND:
+            raise NotFound(f"no game {snapshot.game_id}")
+        raise _Stale(committed.version)
+
+    def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: str) -> None:
+        """Keep what this replica just wrote, for the next submission's fast path."""
+        written = dataclasses.replace(
+            snapshot,
+            state=b"",  # the State object below is the state; bytes are not needed
+            version=step.version,
+            status=play.status_of(step.state),
+            request_result=None,
+            last_event_id=last_event_id,
+        )
+        self._recent[snapshot.game_id] = (written, step.state)
+        while len(self._recent) > _RECENT_GAMES:
+            self._recent.popitem(last=False)
 
     @staticmethod
     def _parse(state: State, seat: int, action: int | None, notation: str | None) -> int:

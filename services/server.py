@@ -21,6 +21,23 @@ from services.host import GameHost
 from services.stores import GameStore, open_store
 
 log = logging.getLogger(__name__)
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where available: it cuts the per-request overhead of every await."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
+def run(coro) -> None:
+    """asyncio.run on the fastest loop available."""
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(coro)
+
+
 SERVICE_NAME = gamehost_pb2.DESCRIPTOR.services_by_name["GameHost"].full_name
 
 
@@ -98,7 +115,7 @@ class ServerThread:
     def __init__(self, config: ServerConfig, executor: BotExecutor | None = None) -> None:
         self._config = config
         self._executor = executor
-        self._loop = asyncio.new_event_loop()
+        self._loop = new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self.running: RunningServer | None = None
 

@@ -54,6 +54,19 @@ return true
 """
 
 
+# One atomic read of everything a request needs, in one round trip.
+_LOAD = """
+local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status')
+if not game[1] then return false end
+local previous = false
+if ARGV[1] ~= '' then previous = redis.call('HGET', KEYS[3], ARGV[1]) end
+local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
+local last_id = ''
+if #last > 0 then last_id = last[1][1] end
+return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous, last_id}
+"""
+
+
 def _dumps(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
@@ -64,6 +77,7 @@ class RedisStore(GameStore):
         self._prefix = prefix
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
+        self._load = client.register_script(_LOAD)
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "gamehost") -> RedisStore:
@@ -90,26 +104,22 @@ class RedisStore(GameStore):
         return [r.decode() for r in results[2:]]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.hgetall(self._key(game_id, "game"))
-        pipe.hgetall(self._key(game_id, "tokens"))
-        pipe.xrevrange(self._key(game_id, "events"), count=1)
-        if request_key:
-            pipe.hget(self._key(game_id, "requests"), request_key)
-        results = await pipe.execute()
-        game, tokens, last = results[0], results[1], results[2]
-        if not game or b"meta" not in game:
+        reply = await self._load(
+            keys=[self._key(game_id, part) for part in ("game", "tokens", "requests", "events")],
+            args=[request_key or ""],
+        )
+        if not reply:
             return None
-        previous = results[3] if request_key else None
+        meta, state, version, status, tokens, previous, last_id = reply
         return Snapshot(
             game_id=game_id,
-            meta=json.loads(game[b"meta"]),
-            state=game[b"state"],
-            version=int(game[b"version"]),
-            status=game[b"status"].decode(),
-            tokens={int(seat): digest.decode() for seat, digest in tokens.items()},
+            meta=json.loads(meta),
+            state=state,
+            version=int(version),
+            status=status.decode(),
+            tokens={int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)},
             request_result=json.loads(previous) if previous else None,
-            last_event_id=last[0][0].decode() if last else "",
+            last_event_id=last_id.decode(),
         )
 
     async def commit(

@@ -1,0 +1,261 @@
+"""SubmitAction latency and throughput on Redis, beside a bare gRPC echo and a bare
+Redis compare-and-set measured in the same run.
+
+    python benchmarks/service_bench.py [--redis URL] [--seconds S] [--clients N]
+
+The service and the echo server each run in their own process (as in production);
+the clients run here. Submissions follow scripts computed offline from each
+game's seed, so the timed loops send only SubmitAction calls. Prints one table and a JSON line with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+import grpc
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from gamehost import Client  # noqa: E402
+from games import get_game  # noqa: E402
+from services import play  # noqa: E402
+
+_CAS = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3])
+return 1
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------- echo server
+async def _echo_server(port: int) -> None:
+    async def echo(request: bytes, context) -> bytes:
+        return request
+
+    server = grpc.aio.server()
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
+    )
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
+
+
+def start_process(args: list[str], port: int) -> subprocess.Popen:
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        grpc.channel_ready_future(channel).result(timeout=60)
+    return proc
+
+
+# ---------------------------------------------------------------------- measurements
+def latencies(call: Callable[[], object], seconds: float) -> list[float]:
+    out = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        start = time.perf_counter()
+        call()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def throughput(
+    make_worker: Callable[[], Callable[[], object]], clients: int, seconds: float
+) -> float:
+    workers = [make_worker() for _ in range(clients)]
+    counts = [0] * clients
+    barrier = threading.Barrier(clients + 1)
+    stop = threading.Event()
+
+    def run(i: int) -> None:
+        barrier.wait()
+        while not stop.is_set():
+            workers[i]()
+            counts[i] += 1
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    started = time.perf_counter()
+    time.sleep(seconds)  # the measurement window itself, not synchronisation
+    stop.set()
+    for t in threads:
+        t.join()
+    return sum(counts) / (time.perf_counter() - started)
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] * 1000 if len(values) > 1 else 0.0
+
+
+def script(seed: int) -> list[tuple[int, int, int]]:
+    """The (seat, action, version) sequence of a 2-player Cité game with this seed,
+    computed offline exactly as the service will (same seed-derived chance), so the
+    timed loop sends nothing but SubmitAction calls."""
+    state = get_game("cite").new_game(2, seed)
+    version = play.resolve_chance(state, seed, 0, [])
+    moves = []
+    while not state.is_terminal():
+        seat, action = state.current_player(), state.legal_actions()[0]
+        moves.append((seat, action, version))
+        version = play.play(state, action, seed, version).version
+    return moves
+
+
+class ScriptedGames:
+    """A client playing both seats of 2-player Cité games from precomputed scripts."""
+
+    def __init__(self, target: str, seed: int, games: int) -> None:
+        self.client = Client(target)
+        self.games = [self._create(seed + i) for i in range(games)]
+        self._seed = seed + games
+
+    def _create(self, seed: int):
+        game_id = self.client.create_game("cite", ["human", "human"], seed=seed).game_id
+        tokens = [self.client.join(game_id).token for _ in range(2)]
+        return game_id, tokens, iter(script(seed))
+
+    def submit(self) -> None:
+        game_id, tokens, moves = self.games[0]
+        move = next(moves, None)
+        if move is None:  # game over: next one (made ahead of time where possible)
+            self.games.pop(0)
+            if not self.games:
+                self.games.append(self._create(self._seed))
+                self._seed += 1
+            self.submit()
+            return
+        seat, action, version = move
+        self.client.submit(game_id, tokens[seat], action, expected_version=version)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server:
+        asyncio.run(_echo_server(args.echo_server))
+        return
+
+    prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
+    echo_port, service_port = free_port(), free_port()
+    echo = start_process([sys.executable, __file__, "--echo-server", str(echo_port)], echo_port)
+    service = start_process(
+        [
+            sys.executable,
+            "-m",
+            "gamehost.cli",
+            "serve",
+            "--port",
+            str(service_port),
+            "--redis",
+            args.redis,
+            "--redis-prefix",
+            prefix,
+            "--bot-workers",
+            "1",
+        ],
+        service_port,
+    )
+    r = redis.Redis.from_url(args.redis)
+    try:
+        payload = b"x" * 600  # about a Cité state blob
+        channel = grpc.insecure_channel(f"127.0.0.1:{echo_port}")
+        echo_call = channel.unary_unary("/bench.Echo/Echo")
+        echo_lat = latencies(lambda: echo_call(payload), args.seconds)
+
+        cas = r.register_script(_CAS)
+        key = f"{prefix}:{{cas}}:game"
+        r.hset(key, mapping={"version": 0, "state": payload})
+        version = [0]
+
+        def cas_once() -> None:
+            assert cas(keys=[key], args=[version[0], version[0] + 1, payload]) == 1
+            version[0] += 1
+
+        cas_lat = latencies(cas_once, args.seconds)
+
+        player = ScriptedGames(f"127.0.0.1:{service_port}", seed=1, games=10)
+        submit_lat = latencies(player.submit, args.seconds)
+
+        def echo_worker():
+            ch = grpc.insecure_channel(f"127.0.0.1:{echo_port}")
+            call = ch.unary_unary("/bench.Echo/Echo")
+            return lambda: call(payload)
+
+        seeds = iter(range(1000, 10**9, 1000))
+
+        def submit_worker():
+            return ScriptedGames(f"127.0.0.1:{service_port}", next(seeds), games=6).submit
+
+        echo_tp = throughput(echo_worker, args.clients, args.seconds)
+        submit_tp = throughput(submit_worker, args.clients, args.seconds)
+    finally:
+        for proc in (echo, service):
+            proc.terminate()
+            proc.wait(10)
+        for k in r.scan_iter(match=f"{prefix}:*", count=500):
+            r.delete(k)
+
+    figures = {
+        "echo_p50_ms": pct(echo_lat, 50),
+        "echo_p99_ms": pct(echo_lat, 99),
+        "cas_p50_ms": pct(cas_lat, 50),
+        "cas_p99_ms": pct(cas_lat, 99),
+        "submit_p50_ms": pct(submit_lat, 50),
+        "submit_p99_ms": pct(submit_lat, 99),
+        "echo_throughput_per_s": echo_tp,
+        "submit_throughput_per_s": submit_tp,
+        "clients": args.clients,
+    }
+    budget = 2 * (figures["echo_p50_ms"] + figures["cas_p50_ms"])
+    figures["submit_p50_budget_ms"] = budget
+    figures["submit_p50_within_budget"] = figures["submit_p50_ms"] <= budget
+    figures["throughput_ratio"] = submit_tp / echo_tp
+    print(f"{'measure':34} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{'bare gRPC echo':34} {figures['echo_p50_ms']:8.3f} {figures['echo_p99_ms']:8.3f}")
+    print(
+        f"{'bare Redis compare-and-set (Lua)':34} {figures['cas_p50_ms']:8.3f} {figures['cas_p99_ms']:8.3f}"
+    )
+    print(
+        f"{'SubmitAction (Cité, Redis)':34} {figures['submit_p50_ms']:8.3f} {figures['submit_p99_ms']:8.3f}"
+    )
+    print(
+        f"SubmitAction p50 budget 2x(echo+CAS) = {budget:.3f} ms: "
+        f"{'met' if figures['submit_p50_within_budget'] else 'NOT met'}"
+    )
+    print(
+        f"throughput with {args.clients} clients: echo {echo_tp:,.0f}/s, "
+        f"SubmitAction {submit_tp:,.0f}/s -> ratio {figures['throughput_ratio']:.2f}"
+    )
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

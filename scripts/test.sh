@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install what is missing, start what the tests need, run lint and the whole test suite.
+# Usage: scripts/test.sh [pytest args]     (the same thing as `make test` and .ci/run)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+python=${PYTHON:-python3}
+if [[ ! -x .venv/bin/python ]]; then
+  "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+
+# A Redis for the tests: the machine's on 127.0.0.1:6379 if it answers, else one of our own.
+redis_answers() {
+  .venv/bin/python - "$1" <<'PY'
+import sys, redis
+try:
+    redis.Redis.from_url(sys.argv[1], socket_connect_timeout=1).ping()
+except Exception:
+    sys.exit(1)
+PY
+}
+if [[ -z "${GAMEHOST_TEST_REDIS_URL:-}" ]]; then
+  if redis_answers redis://127.0.0.1:6379/0; then
+    export GAMEHOST_TEST_REDIS_URL=redis://127.0.0.1:6379/0
+  else
+    command -v redis-server >/dev/null || { echo "no Redis answers and redis-server is not installed" >&2; exit 1; }
+    port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    mkdir -p .ci-redis
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+      --dir "$root/.ci-redis" --daemonize yes --pidfile "$root/.ci-redis/redis.pid" \
+      --logfile "$root/.ci-redis/redis.log"
+    trap 'kill "$(cat "$root/.ci-redis/redis.pid")" 2>/dev/null || true' EXIT
+    export GAMEHOST_TEST_REDIS_URL="redis://127.0.0.1:$port/0"
+    for _ in $(seq 50); do redis_answers "$GAMEHOST_TEST_REDIS_URL" && break; sleep 0.1; done
+    redis_answers "$GAMEHOST_TEST_REDIS_URL" || { echo "our Redis did not start" >&2; exit 1; }
+  fi
+fi
+echo "tests use Redis at $GAMEHOST_TEST_REDIS_URL"
+
+.venv/bin/ruff check .
+.venv/bin/pytest "$@"

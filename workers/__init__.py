@@ -1,0 +1,1 @@
+"""Celery app and tasks that run bot searches on worker machines."""
