@@ -1,0 +1,146 @@
+"""The text notation (every id round-trips, parsing is lenient about case and spaces) and
+serialization (untrusted bytes are validated: bad data is a CorruptStateError)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from games.base import CorruptStateError, NotationError
+from games.endeavor import rules as R
+from games.endeavor.engine import Endeavor, EndeavorState
+from tests.games.endeavor.helpers import (
+    BUILDING,
+    CITY,
+    act,
+    give_building,
+    give_token,
+    harbor,
+    make,
+)
+
+
+def test_every_action_id_has_notation_that_parses_back() -> None:
+    st = make(3)
+    st.phase = R.BUILD  # outside the Action phase: no context-dependent shortcuts
+    texts = set()
+    for action in range(R.NUM_ACTIONS):
+        text = st.action_to_string(action)
+        assert st.string_to_action(text) == action, text
+        texts.add(text)
+    assert len(texts) == R.NUM_ACTIONS
+
+
+def test_examples_from_the_issue() -> None:
+    st = make(3)
+    st.phase = R.BUILD
+    assert st.string_to_action("build Docks") == R.build(BUILDING["Docks"])
+    assert st.string_to_action("ship africa") == R.second(R.ship(1))
+    assert st.string_to_action("occupy caribbean-2") == R.second(R.occupy(CITY["caribbean-2"]))
+    assert st.string_to_action("attack india-1") == R.second(R.attack(CITY["india-1"]))
+    assert st.string_to_action("draw far-east") == R.second(R.draw(6))
+    assert st.string_to_action("pass") == R.PASS
+    assert st.string_to_action("discard africa-3") == R.discard(1 * 6 + 3)
+
+
+def test_parsing_is_case_insensitive_and_takes_spaces_or_facts_codes() -> None:
+    st = make(3)
+    st.phase = R.BUILD
+    assert st.string_to_action("BUILD docks") == st.string_to_action("build Docks")
+    assert st.string_to_action("build guild hall") == R.build(BUILDING["Guild-Hall"])
+    assert st.string_to_action("  Build   Trade Office ") == R.build(BUILDING["Trade-Office"])
+    assert st.string_to_action("occupy CA2") == st.string_to_action("occupy caribbean-2")
+    assert st.string_to_action("ship far east with ship-draw token") == R.use(
+        R.token_source(4), R.ship(6)
+    )
+    assert st.string_to_action("Pay Colonial House with Exchange") == R.use(
+        BUILDING["Exchange"], R.pay(0)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "fly to the moon", "build", "build castle", "ship europa", "occupy europe-10",
+     "draw atlantis", "ship africa with", "ship africa with castle", "discard africa-6",
+     "pass now", "attack caribbean-3 with Barracks"],
+)  # fmt: skip
+def test_bad_text_is_a_notation_error(text: str) -> None:
+    with pytest.raises(NotationError):
+        make(3).string_to_action(text)
+
+
+def test_ids_outside_the_space_are_notation_errors() -> None:
+    st = make(3)
+    for bad in (-1, R.NUM_ACTIONS, 10**9):
+        with pytest.raises(NotationError):
+            st.action_to_string(bad)
+
+
+def test_a_bare_sub_action_names_the_only_source_in_the_action_phase() -> None:
+    st = make(3)
+    harbor(st, 0, 3)
+    give_building(st, 0, "Shipyard")
+    assert st.string_to_action("ship africa") == st.string_to_action("ship africa with Shipyard")
+    give_token(st, 0, "ship-draw")
+    with pytest.raises(NotationError, match="ambiguous"):
+        st.string_to_action("ship africa")
+    act(st, "ship africa with Shipyard")
+    assert st.current_player() == 1
+
+
+# ---------------------------------------------------------------- bytes
+
+
+def midgame(seed: int = 3) -> EndeavorState:
+    rng = random.Random(seed)
+    st = Endeavor.new_game(4, seed)
+    for _ in range(120):
+        st.apply_unchecked(rng.choice(st.legal_actions()))
+    return st
+
+
+def test_bytes_round_trip_mid_game() -> None:
+    st = midgame()
+    again = EndeavorState.from_bytes(st.to_bytes())
+    assert again == st and again.to_bytes() == st.to_bytes()
+    assert again.legal_actions() == st.legal_actions()
+    assert again.presence == st.presence and again.deck_mask == st.deck_mask
+
+
+def tampered(change) -> bytes:
+    data = midgame().to_dict()
+    change(data)
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.pop("trk"),
+        lambda d: d.update(n=2),
+        lambda d: d.update(n=True),
+        lambda d: d.update(round=8),
+        lambda d: d.update(round_down="no"),
+        lambda d: d["supply"].__setitem__(0, d["supply"][0] + 1),  # a 31st marker
+        lambda d: d["space_tok"].__setitem__(d["space_tok"].index(-1), 0),  # a 96th token
+        lambda d: d["trk"].__setitem__(0, d["trk"][0] + 1),  # a track without its icon
+        lambda d: d["card_loc"].__setitem__(0, 3 if d["card_loc"][0] != 3 else 2),
+        lambda d: d["bsupply"].__setitem__(1, 5) if d["bsupply"][1] != 5 else d.update(cur=9),
+        lambda d: d.update(phase=5),  # over, without scores
+        lambda d: d.update(city="x"),
+        lambda d: d["passed"].__setitem__(0, 1),
+        lambda d: d.update(track=[0] + d["track"][1:] if d["track"][0] < 0 else [-1] * 40),
+        lambda d: d.update(scores={"a": 1}),
+    ],
+)
+def test_corrupt_states_are_rejected(change) -> None:
+    with pytest.raises(CorruptStateError):
+        EndeavorState.from_bytes(tampered(change))
+
+
+def test_from_dict_rejects_non_mappings() -> None:
+    for junk in ([], "x", 3, None):
+        with pytest.raises(CorruptStateError):
+            EndeavorState.from_dict(junk)  # type: ignore[arg-type]
