@@ -154,8 +154,12 @@ def _check(st: EndeavorState) -> None:
             _fail("only Governors and Slavery cards leave the game")
         if n <= where < R.LOC_FACE_DOWN:
             _fail("a card is held by a seat that does not exist")
-        if st.abolished and D.CARD_IS_SLAVERY[c] and 0 <= where < n:
-            _fail("a Slavery card is held after Abolition")
+        if D.CARD_IS_SLAVERY[c] and st.abolished and (0 <= where < n or where == R.LOC_DECK):
+            _fail("a Slavery card is held or in its deck after Abolition")
+        if D.CARD_IS_SLAVERY[c] and not st.abolished and where == R.LOC_REMOVED:
+            _fail("the Slavery deck left the game without Abolition")
+    if st.card_loc[D.ABOLITION] != R.LOC_DECK and not st.abolished:
+        _fail("the Abolition card was drawn but Slavery was not abolished")
     # Tracks equal the icons of buildings, brown tokens and held cards.
     for s in range(n):
         for k in range(4):
@@ -172,11 +176,17 @@ def _check_phase(st: EndeavorState) -> None:
     if (phase == R.OVER) != (st.cur == TERMINAL):
         _fail("only a finished game has no player to move")
     if phase == R.OVER:
-        if len(st.scores) != n or not st.winners:
-            _fail("a finished game lists its scores and winners")
+        from games.endeavor.scoring import final_scores
+
+        scores = final_scores(st)
+        best = max(scores)
+        if st.scores != scores or st.winners != [s for s in range(n) if scores[s] == best]:
+            _fail("a finished game's scores or winners do not match its position")
         return
     if st.scores or st.winners:
         _fail("scores before the end")
+    if phase in (R.BUILD, R.SALARY) and (st.step >= n or st.cur != (st.crown + st.step) % n):
+        _fail("the player to build or be paid is out of turn order")
     if phase == R.BUILD and not st.build_options(st.cur):
         _fail("a builder with nothing to build")
     if phase == R.SALARY:

@@ -93,10 +93,12 @@ def test_a_bare_sub_action_names_the_only_source_in_the_action_phase() -> None:
 # ---------------------------------------------------------------- bytes
 
 
-def midgame(seed: int = 3) -> EndeavorState:
+def midgame(seed: int = 1) -> EndeavorState:
     rng = random.Random(seed)
-    st = Endeavor.new_game(4, seed)
-    for _ in range(120):
+    st = Endeavor.new_game(3 + seed % 3, seed)
+    for _ in range(rng.randrange(40, 200)):
+        if st.is_terminal():
+            break
         st.apply_unchecked(rng.choice(st.legal_actions()))
     return st
 
@@ -110,7 +112,9 @@ def test_bytes_round_trip_mid_game() -> None:
 
 
 def tampered(change) -> bytes:
-    data = midgame().to_dict()
+    st = midgame()
+    assert not st.is_terminal()
+    data = st.to_dict()
     change(data)
     return json.dumps(data).encode()
 
@@ -144,3 +148,37 @@ def test_from_dict_rejects_non_mappings() -> None:
     for junk in ([], "x", 3, None):
         with pytest.raises(CorruptStateError):
             EndeavorState.from_dict(junk)  # type: ignore[arg-type]
+
+
+def _mutate(data: dict, rng: random.Random) -> None:
+    key = rng.choice(sorted(data))
+    value = data[key]
+    junk = [None, "x", 1.5, True, -3, 10**6, [], {}, [1, 2]]
+    if isinstance(value, list) and value and rng.random() < 0.7:
+        i = rng.randrange(len(value))
+        value[i] = rng.choice([*junk, value[i] + 1 if type(value[i]) is int else 0, -1, 0, 1])
+    elif rng.random() < 0.5:
+        data[key] = rng.choice(junk)
+    else:
+        data[key] = value + 1 if type(value) is int else rng.choice(junk)
+
+
+def test_fuzzed_states_raise_corrupt_state_error_or_play_on() -> None:
+    """Random damage to stored states: either rejected cleanly, or a state that still works."""
+    rng = random.Random(17)
+    accepted = 0
+    for round_ in range(1500):
+        st = midgame(round_ % 25)
+        data = json.loads(st.to_bytes())
+        for _ in range(1 + round_ % 3):
+            _mutate(data, rng)
+        blob = json.dumps(data).encode()
+        try:
+            loaded = EndeavorState.from_bytes(blob)
+        except CorruptStateError:
+            continue
+        accepted += 1
+        loaded.view(None)
+        while not loaded.is_terminal():
+            loaded.apply_action(rng.choice(loaded.legal_actions()))
+    assert accepted < 1500
