@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import queue
 import sys
 import threading
@@ -25,6 +26,22 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
     serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    serve.add_argument(
+        "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
+    )
+    serve.add_argument(
+        "--celery-broker",
+        metavar="URL",
+        help="Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)",
+    )
+
+    worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
+    worker.add_argument(
+        "--broker", metavar="URL", help="Celery broker (default: $GAMEHOST_CELERY_BROKER)"
+    )
+    worker.add_argument("--concurrency", type=int, help="worker processes (default: CPUs)")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.add_argument("--hostname", help="worker node name (default: celery@HOST)")
 
     play = commands.add_parser("play", help="play one seat in the terminal against bots")
     play.add_argument("game")
@@ -49,9 +66,14 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        return {"serve": _serve, "play": _play, "selfplay": _selfplay, "games": _games}[
-            args.command
-        ](args)
+        handlers = {
+            "serve": _serve,
+            "worker": _worker,
+            "play": _play,
+            "selfplay": _selfplay,
+            "games": _games,
+        }
+        return handlers[args.command](args)
     except GameError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
@@ -83,6 +105,13 @@ def _connect(
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
+    if args.celery:
+        if not args.redis:
+            print("gamehost: --celery needs --redis URL", file=sys.stderr)
+            return 2
+        # The Celery app reads its broker when first imported.
+        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or args.redis
+        os.environ["GAMEHOST_CELERY_BROKER"] = broker
     from services.server import ServerConfig, run, serve
 
     logging.basicConfig(level=logging.INFO)
@@ -93,8 +122,23 @@ def _serve(args: argparse.Namespace) -> int:
         redis_prefix=args.redis_prefix,
         bot_workers=args.bot_workers,
         metrics_port=args.metrics_port,
+        celery=args.celery,
     )
     run(serve(config))
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    if args.broker:
+        os.environ["GAMEHOST_CELERY_BROKER"] = args.broker
+    from workers.app import QUEUE, app
+
+    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
+    if args.concurrency:
+        argv.append(f"--concurrency={args.concurrency}")
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
+    app.worker_main(argv)
     return 0
 
 

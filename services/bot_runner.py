@@ -1,7 +1,8 @@
 """Plays bot seats: whenever a game may have reached a bot's turn, the runner
-loads it, gives the bot a determinization of that seat's observation (never the
-true state), and commits the bot's choice through the same compare-and-set path
-as any client, with the version it searched from.
+prepares the bot's job (see ``bot_turns``) and hands it to an executor.
+
+Two executors: the embedded local process pool (the runner commits the result)
+and Celery (``workers``: the worker commits, then starts the next bot turn).
 """
 
 from __future__ import annotations
@@ -10,66 +11,82 @@ import asyncio
 import logging
 import multiprocessing
 import os
-from abc import ABC, abstractmethod
+import time
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 
 import bots
 from games import get_game
-from services import play
-from services.stores import GameStore
+from services import bot_turns, metrics
+from services.bot_turns import BotJob
+from services.stores import CommitOutcome, GameStore
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class BotRequest:
-    game_type: str
-    state: bytes  # a determinization for ``seat``, not the true state
-    seat: int
-    level: str
-    seed: int
+def search_tree(job: BotJob, tree: int) -> dict:
+    """One root-parallel search tree for ``job`` (runs in a pool process)."""
+    return bots.search_tree(job.game_type, job.state, job.seat, job.level, job.seed, tree)
 
 
-def decide(request: BotRequest) -> int:
-    """Run one bot decision (in whatever process the executor chose)."""
-    state = get_game(request.game_type).state_class.from_bytes(request.state)
-    return bots.choose_action(state, request.seat, request.level, request.seed)
+def decide_without_search(job: BotJob) -> int:
+    state = get_game(job.game_type).state_class.from_bytes(job.state)
+    return bots.choose_action(state, job.seat, job.level, job.seed)
 
 
-class BotExecutor(ABC):
-    @abstractmethod
-    async def decide(self, request: BotRequest) -> int: ...
+def trees_of(level: str) -> int:
+    return getattr(bots.LEVELS[level], "trees", 0)
+
+
+class BotExecutor:
+    """Where bot decisions are computed: implement ``decide`` (the runner commits the
+    returned action) or set ``commits_itself`` and implement ``dispatch``."""
+
+    # True when the executor commits the move itself (Celery) instead of returning it.
+    commits_itself = False
+
+    async def decide(self, job: BotJob) -> int:
+        raise NotImplementedError
+
+    async def dispatch(self, job: BotJob) -> None:
+        raise NotImplementedError
 
     async def close(self) -> None:
         return None
 
 
 class LocalPoolExecutor(BotExecutor):
-    """The embedded default: bot searches in a local pool of processes."""
+    """The embedded default: a level's root-parallel trees run in a local process pool."""
 
     def __init__(self, workers: int | None = None) -> None:
         # forkserver: safe to start from a process that already runs threads (gRPC).
         context = multiprocessing.get_context("forkserver")
         self._pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context)
 
-    async def decide(self, request: BotRequest) -> int:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, decide, request)
+    async def decide(self, job: BotJob) -> int:
+        loop = asyncio.get_running_loop()
+        trees = trees_of(job.level)
+        if not trees:
+            return await loop.run_in_executor(self._pool, decide_without_search, job)
+        results = await asyncio.gather(
+            *(loop.run_in_executor(self._pool, search_tree, job, t) for t in range(trees))
+        )
+        return bots.best_action(bots.merge_root_stats(list(results)))
 
     async def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def bot_seed(seed: int, version: int, seat: int) -> int:
-    return play.bot_rng(seed, version, seat).getrandbits(63)
-
-
 class BotRunner:
+    # How long this replica leaves a dispatched turn alone before looking at it again.
+    REDISPATCH_SECONDS = 60.0
+
     def __init__(self, store: GameStore, executor: BotExecutor) -> None:
         self._store = store
         self._executor = executor
         self._tasks: dict[str, asyncio.Task] = {}
         self._dirty: set[str] = set()
+        self._dispatched: OrderedDict[tuple[str, int], float] = OrderedDict()
 
     def kick(self, game_id: str) -> None:
         """The game changed: make sure its bots (if any are to move) get to play."""
@@ -91,28 +108,33 @@ class BotRunner:
                 del self._tasks[game_id]
 
     async def _play_one(self, game_id: str) -> bool:
-        """One bot move if a bot is to move; False when none is."""
-        snap = await self._store.load(game_id)
-        if snap is None:
+        """Handle one bot turn if a bot is to move; False when there is nothing more to do."""
+        snapshot = await self._store.load(game_id)
+        job = bot_turns.prepare(snapshot) if snapshot is not None else None
+        if job is None:
             return False
-        state = play.load_state(snap)
-        seat = state.current_player()
-        if seat < 0 or snap.meta["seats"][seat]["kind"] != "bot":
+        if self._executor.commits_itself:
+            self._dispatch_once(job)
             return False
-        seed = snap.meta["seed"]
-        view = state.determinize(seat, play.bot_rng(seed, snap.version, seat))
-        request = BotRequest(
-            snap.meta["game_type"],
-            view.to_bytes(),
-            seat,
-            snap.meta["seats"][seat]["level"],
-            bot_seed(seed, snap.version, seat),
-        )
-        action = await self._executor.decide(request)
-        step = play.play(state, action, seed, snap.version)
-        # A stale result just means the game moved on: loop and look again.
-        await play.commit_step(self._store, snap, step, request_key=f"bot:{snap.version}")
+        started = time.perf_counter()
+        action = await self._executor.decide(job)
+        metrics.BOT_SECONDS.labels(job.level).observe(time.perf_counter() - started)
+        result = await bot_turns.commit(self._store, job, action)
+        if result.outcome is CommitOutcome.APPLIED:
+            metrics.BOT_DECISIONS.labels(job.game_type, job.level).inc()
+        # Stale or duplicate just means the game moved on: look again.
         return True
+
+    def _dispatch_once(self, job: BotJob) -> None:
+        key = (job.game_id, job.version)
+        now = time.monotonic()
+        sent = self._dispatched.get(key)
+        if sent is not None and now - sent < self.REDISPATCH_SECONDS:
+            return
+        self._dispatched[key] = now
+        while len(self._dispatched) > 10_000:
+            self._dispatched.popitem(last=False)
+        asyncio.get_running_loop().create_task(self._executor.dispatch(job))
 
     async def idle(self) -> None:
         """Wait until no bot task is running (tests, shutdown)."""

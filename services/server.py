@@ -49,6 +49,7 @@ class ServerConfig:
     redis_prefix: str = "gamehost"  # key prefix, so several deployments can share a Redis
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
+    celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
 
 
 @dataclass
@@ -73,7 +74,16 @@ class RunningServer:
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
     store = open_store(config.redis_url, config.redis_prefix)
-    runner = BotRunner(store, executor or LocalPoolExecutor(config.bot_workers))
+    if executor is None:
+        if config.celery:
+            if not config.redis_url:
+                raise ValueError("--celery needs --redis: workers read and write games in Redis")
+            from services.celery_executor import CeleryExecutor
+
+            executor = CeleryExecutor(config.redis_url, config.redis_prefix)
+        else:
+            executor = LocalPoolExecutor(config.bot_workers)
+    runner = BotRunner(store, executor)
     host = GameHost(store, runner)
     server = grpc.aio.server()
     gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
@@ -113,7 +123,7 @@ class ServerThread:
     """An embedded server on its own event loop thread (CLI ``play``/``selfplay``, tests)."""
 
     def __init__(self, config: ServerConfig, executor: BotExecutor | None = None) -> None:
-        self._config = config
+        self.config = config
         self._executor = executor
         self._loop = new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -122,7 +132,7 @@ class ServerThread:
     def __enter__(self) -> ServerThread:
         self._thread.start()
         future = asyncio.run_coroutine_threadsafe(
-            start_server(self._config, self._executor), self._loop
+            start_server(self.config, self._executor), self._loop
         )
         self.running = future.result(timeout=60)
         return self

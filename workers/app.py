@@ -1,0 +1,45 @@
+"""The Celery app: bot searches on worker machines, Redis as broker and result backend.
+
+Start a worker with ``gamehost worker`` (or ``celery -A workers.app worker``).
+Configuration comes from the environment:
+
+    GAMEHOST_CELERY_BROKER   broker URL   (default redis://127.0.0.1:6379/1)
+    GAMEHOST_CELERY_BACKEND  result URL   (default: the broker URL)
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+BROKER = os.environ.get("GAMEHOST_CELERY_BROKER", "redis://127.0.0.1:6379/1")
+BACKEND = os.environ.get("GAMEHOST_CELERY_BACKEND", BROKER)
+QUEUE = os.environ.get("GAMEHOST_CELERY_QUEUE", "gamehost-bots")
+
+# The longest search a level may run, with room for a slow machine: every limit
+# below derives from it so that none can cut a legitimate search short.
+MAX_SEARCH_SECONDS = 60
+
+app = Celery("gamehost", broker=BROKER, backend=BACKEND, include=["workers.tasks"])
+app.conf.update(
+    # CPU-bound searches: one process per core, and a worker takes one task at a time
+    # so that a long search never holds back tasks another worker could run.
+    worker_pool="prefork",
+    worker_prefetch_multiplier=1,
+    # A search lost with its worker is run again elsewhere, not silently dropped;
+    # running it twice is harmless (the commit is a compare-and-set).
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    task_soft_time_limit=MAX_SEARCH_SECONDS,
+    task_time_limit=MAX_SEARCH_SECONDS + 30,
+    # Redelivery only after any search could have finished.
+    broker_transport_options={"visibility_timeout": 10 * MAX_SEARCH_SECONDS},
+    result_expires=3600,
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_default_queue=QUEUE,
+    worker_hijack_root_logger=False,
+    broker_connection_retry_on_startup=True,
+)
