@@ -259,9 +259,10 @@ _NODE_ROW = _row_of_y()
 def render_map(state=None) -> str:
     """The board as ASCII art with hex (H), intersection and path ids.
 
-    Intersection ids are bare numbers at the hex corners, path ids sit on the
-    ``/ \\ |`` strokes between them in square brackets, and each hex shows
-    ``H<id>``, its terrain and its number token. Harbors are listed below the
+    Intersection ids are bare numbers at the hex corners; path ids follow the
+    ``/`` and ``\\`` strokes or sit in square brackets between ``|`` strokes;
+    each hex shows ``H<id>`` (``R`` marks the robber), its terrain and its
+    number token. Harbors are listed below the
     map. With a state, its board is shown (terrain, tokens, robber, harbor
     types) and the pieces are listed per seat; without one, only the ids.
     """
@@ -294,13 +295,14 @@ def render_map(state=None) -> str:
         put(_NODE_ROW[y], col_of(x) - (1 if v >= 10 else 0), str(v))
     for h, (cx, cy) in enumerate(HEX_CENTRE):
         row = (_NODE_ROW[cy - 1] + _NODE_ROW[cy + 1]) // 2
-        put(row - 1, col_of(cx) - 1, f"H{h}")
+        label = f"H{h}"
         if state is not None:
             terrain = R.TERRAIN_SHORT[state.hex_terrain[h]]
             number = state.hex_number[h]
-            put(row, col_of(cx) - 2, f"{terrain}{number if number else ''}")
+            put(row + 1, col_of(cx) - 2, f"{terrain}{number if number else ''}")
             if state.robber == h:
-                put(row + 1, col_of(cx) - 2, "robr")
+                label += " R"
+        put(row - 1, col_of(cx) - 2, label)
     lines = ["".join(r).rstrip() for r in grid]
     lines.append("")
     lines.append("Harbors (path: intersections):")

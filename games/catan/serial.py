@@ -48,6 +48,7 @@ def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat che
         terrain = _ints(data["hex_terrain"], B.NUM_HEXES, 0, R.DESERT, "hex_terrain")
         numbers = _ints(data["hex_number"], B.NUM_HEXES, 0, 12, "hex_number")
         harbors = _ints(data["harbor_type"], B.NUM_HARBORS, 0, R.GENERIC, "harbor_type")
+        _check_board(terrain, numbers, harbors)
         state = cls(
             n,
             tuple(terrain),
@@ -61,7 +62,6 @@ def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat che
         _load_fields(state, data, n)
     except KeyError as exc:
         raise CorruptStateError(f"Catan state lacks field {exc}") from exc
-    _check_board(terrain, numbers, harbors)
     _check_cards(state, n)
     _check_pieces(state, n)
     _check_phase(state, n)
