@@ -226,7 +226,10 @@ class GameHost:
     async def get_state(self, game_id: str, token: str) -> GameView:
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
-        return GameView(snapshot, play.load_state(snapshot), viewer)
+        state = play.load_state(snapshot)
+        # A bot turn whose trigger was lost (say, a replica restarted) resumes on a read.
+        self._kick_bots(snapshot, state)
+        return GameView(snapshot, state, viewer)
 
     async def list_games(self, limit: int) -> list[Snapshot]:
         return await self.store.list_games(min(max(limit, 1), 1000) if limit else 100)

@@ -41,3 +41,20 @@ def test_selfplay_is_reproducible_on_redis_and_matches_memory(redis_url, redis_p
 
 def test_selfplay_against_a_running_server(server):
     assert run([*SELFPLAY, "--target", server.target]) == run(SELFPLAY)
+
+
+def test_play_in_the_terminal_against_bots():
+    """A person answers the prompts (always the first legal action) until the end."""
+    answers = "0\n" * 20_000
+    done = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "play", "cite", "--players", "3", "--seed", "4"],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "you are seat 0" in out
+    assert "your move" in out and "levy" in out
+    assert out.rstrip().splitlines()[-1] in ("you win!", "you lose", "shared win")
