@@ -44,6 +44,14 @@ Decisions made where the facts leave room (see also the facts file §13a):
   at scoring the Free Governor slot counts as empty when the held cards fit without it.
 * The card limit is checked when a player passes and again once everyone has passed (a
   Governor may be awarded to a player who has already passed).
+* A "+" action whose second half is impossible ends at once (no ``done`` to type); a
+  player who could take no tile at all would skip the Build (45 tiles make it unreachable).
+* Facts §13a: track glory pushes forward by default (option ``track_glory=round-down``);
+  tracks keep raw sums, level and glory use min(sum, 15) (D2); ties share the win (D3);
+  a Governor may sit in a regular slot (D4); with nothing at or below your building level
+  you take from the lowest level above that has tiles (D5); Payment may free any building
+  but itself (D6); Docks may be used only to Occupy, in Europe too (D7); no cap beside full
+  tracks (D8); a token gained in an action is spent on a later turn (D9).
 """
 
 from __future__ import annotations
@@ -550,7 +558,7 @@ class EndeavorState(State):
             kinds |= SOURCE_KINDS[src]
         occ: list[int] = []
         att: list[int] = []
-        if kinds & (OCCUPY | ATTACK) and h >= 2 or (h >= 1 and kinds & OCCUPY):
+        if kinds & (OCCUPY | ATTACK):  # sources without the markers are filtered below
             ok = self._ok_regions(s)
             city = self.city
             for c in range(NC):
