@@ -79,6 +79,7 @@ NODE_ADJ = tuple(
     tuple((1 << e, b if a == v else a) for e in NODE_EDGES[v] for a, b in (EDGE_NODES[e],))
     for v in range(NUM_NODES)
 )
+NODE_HEX_MASK = tuple(sum(1 << h for h in NODE_HEXES[v]) for v in range(NUM_NODES))
 NODE_EDGE_MASK = tuple(sum(1 << e for e in NODE_EDGES[v]) for v in range(NUM_NODES))
 # A settlement on v blocks v and its neighbours (the distance rule).
 NODE_BLOCK_MASK = tuple((1 << v) | sum(1 << w for w in NODE_NEIGHBORS[v]) for v in range(NUM_NODES))
@@ -265,6 +266,9 @@ def render_map(state=None) -> str:
     number token. Harbors are listed below the
     map. With a state, its board is shown (terrain, tokens, robber, harbor
     types) and the pieces are listed per seat; without one, only the ids.
+    ``state`` may be any object with the CatanState attributes used here
+    (hex_terrain, hex_number, harbor_type, robber, num_players, node_owner,
+    node_city, edge_owner).
     """
     width = 11 * _SX + 8
     height = max(_NODE_ROW.values()) + 1

@@ -3,7 +3,8 @@
 Seats 0..n-1 sit clockwise; play passes to seat + 1. Resources are brick,
 lumber, wool, grain, ore (aliases wood, sheep, wheat are read too). Hexes,
 intersections and paths are numbered as ``games.catan.board.render_map()``
-prints them (``gamehost board catan``).
+prints them (``gamehost board catan``); ``games.catan.view.render_view``
+draws a CatanView the same way with its pieces.
 
 Notation (one line per action id; ids in ``rules.py``):
 
@@ -58,6 +59,14 @@ Decisions for the open points (§19a is fixed; these are the engine's own):
   come from it. ``determinize`` deals the unknown cards and others'
   development cards again from the unseen pools.
 - At the end (terminal) every hand is shown.
+- Beginner board (option ``board=beginner``): the hex/number layout of §6;
+  harbors at the standard spots with a fixed type assignment of our own
+  (``BEGINNER_HARBORS``: the facts file has not transcribed the printed one);
+  no pre-placed pieces: the normal snake set-up, starting player from the seed.
+- Random boards: terrain and harbor types shuffled; tokens along the A-R
+  spiral from a random outer corner in a random direction (``tokens=spiral``)
+  or shuffled with re-draws until no 6/8 touch (``tokens=shuffled``); every
+  board is checked for touching reds either way.
 
 The dev deck is held as counts per type (draws are chance nodes), so the
 initial state is fully public.
@@ -123,6 +132,7 @@ _EDGE_NODES = B.EDGE_NODES
 _NODE_EDGES = B.NODE_EDGES
 _NODE_EDGE_MASK = B.NODE_EDGE_MASK
 _NODE_BLOCK_MASK = B.NODE_BLOCK_MASK
+_NODE_HEX_MASK = B.NODE_HEX_MASK
 _EDGE_NODE_MASK = B.EDGE_NODE_MASK
 _longest_road = B.longest_road
 
@@ -602,30 +612,31 @@ class CatanState(State):
         if dev[b + 3] > new[b + 3]:
             acts.extend(range(R.MONOPOLY_BASE, R.MONOPOLY_BASE + 5))
 
-    def _victims(self, hx: int) -> list[int]:
+    def _robber_actions(self) -> list[int]:
+        """Every other hex; with a victim named when an adjacent opponent holds cards."""
         p = self.turn
         h = self.hand
-        owner = self.node_owner
-        found = []
-        for v in _HEX_NODES[hx]:
-            o = owner[v]
-            if o >= 0 and o != p and o not in found:
-                b = 5 * o
-                if h[b] or h[b + 1] or h[b + 2] or h[b + 3] or h[b + 4]:
-                    found.append(o)
-        found.sort()
-        return found
-
-    def _robber_actions(self) -> list[int]:
+        targets = []  # (seat, hexes next to its buildings), seat order
+        for q in range(self.n):
+            b = 5 * q
+            if q != p and (h[b] or h[b + 1] or h[b + 2] or h[b + 3] or h[b + 4]):
+                hexes = 0
+                for v in _bits(self.settle_mask[q] | self.city_mask[q]):
+                    hexes |= _NODE_HEX_MASK[v]
+                if hexes:
+                    targets.append((q, hexes))
         acts = []
+        robber = self.robber
         for hx in range(B.NUM_HEXES):
-            if hx == self.robber:
+            if hx == robber:
                 continue
             base = _ROBBER_BASE + 5 * hx
-            victims = self._victims(hx)
-            if victims:
-                acts.extend([base + 1 + v for v in victims])
-            else:
+            named = False
+            for q, hexes in targets:
+                if hexes >> hx & 1:
+                    acts.append(base + 1 + q)
+                    named = True
+            if not named:
                 acts.append(base)
         return acts
 

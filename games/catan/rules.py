@@ -143,10 +143,6 @@ NUM_ACTIONS = STEAL_BASE + 5
 DICE_OUTCOMES = tuple((DICE_BASE + s - 2, DICE_WAYS[s] / 36) for s in range(2, 13))
 
 
-def yop_index(choice: tuple[int, ...]) -> int:
-    return YOP_CHOICES.index(choice)
-
-
 def offer_text(index: int) -> str:
     give, get = OFFERS[index]
     return f"give {side_text(give)} get {side_text(get)}"

@@ -66,6 +66,13 @@ def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat che
     _check_pieces(state, n)
     _check_phase(state, n)
     state.rebuild_derived()
+    try:
+        # Whatever loads must be playable: a decision node offers an action.
+        if state.actor >= 0 and not state.legal_actions():
+            raise CorruptStateError("nothing is legal in this state")
+        state.chance_outcomes()
+    except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError) as exc:
+        raise CorruptStateError(f"Catan state is inconsistent: {exc!r}") from exc
     return state
 
 

@@ -103,3 +103,59 @@ def build_view(obs: dict[str, Any]) -> catan_pb2.CatanView:
         view.offer.get.CopyFrom(_res(obs["offer"]["get"]))
         view.offer.answers.extend(obs["answers"])
     return view
+
+
+def render_view(view: catan_pb2.CatanView) -> str:
+    """A terminal rendering of a CatanView: the id map with the board and pieces,
+    then one line per seat (for ``gamehost play``)."""
+    from types import SimpleNamespace
+
+    owner = [-1] * B.NUM_NODES
+    city = [0] * B.NUM_NODES
+    for b in view.buildings:
+        owner[b.intersection] = b.seat
+        city[b.intersection] = int(b.city)
+    edges = [-1] * B.NUM_EDGES
+    for road in view.roads:
+        edges[road.path] = road.seat
+    harbors = [R.GENERIC if h.rate == 3 else h.resource - 1 for h in view.harbors]
+    board = SimpleNamespace(
+        hex_terrain=[h.terrain - 1 for h in view.hexes],
+        hex_number=[h.number for h in view.hexes],
+        harbor_type=harbors,
+        robber=view.robber_hex,
+        num_players=len(view.players),
+        node_owner=owner,
+        node_city=city,
+        edge_owner=edges,
+    )
+    lines = [B.render_map(board).rstrip("\n")]
+    phase = catan_pb2.CatanPhase.Name(view.phase).removeprefix("CATAN_").lower()
+    lines.append(
+        f"turn {view.turn_number}/{view.turn_limit}: seat {view.turn_seat}  phase: {phase}  "
+        f"dice: {view.dice or '-'}  bank: {_cards(view.bank)}  dev deck: {view.dev_deck_count}"
+    )
+    for p in view.players:
+        hand = _cards(p.resources) if p.resources_visible else f"{p.resource_count} cards"
+        dev = _devs(p.dev_cards) if p.dev_visible else f"{p.dev_count} dev"
+        vp = p.victory_points if p.victory_points >= 0 else p.public_victory_points
+        marks = (" LR" if p.longest_road else "") + (" LA" if p.largest_army else "")
+        lines.append(
+            f"  seat {p.seat}: {vp} VP{marks}  hand: {hand}  dev: {dev}  knights: "
+            f"{p.knights_played}  road: {p.road_length}"
+        )
+    if view.has_offer:
+        lines.append(f"  offer: give {_cards(view.offer.give)} get {_cards(view.offer.get)}")
+    return "\n".join(lines)
+
+
+def _cards(res: catan_pb2.CatanResources) -> str:
+    counts = (res.brick, res.lumber, res.wool, res.grain, res.ore)
+    text = " ".join(f"{k} {R.RESOURCE_NAMES[r]}" for r, k in enumerate(counts) if k)
+    return text or "-"
+
+
+def _devs(dev: catan_pb2.CatanDevCards) -> str:
+    counts = (dev.knight, dev.road_building, dev.year_of_plenty, dev.monopoly, dev.victory_point)
+    text = " ".join(f"{k} {R.DEV_NAMES[t]}" for t, k in enumerate(counts) if k)
+    return text or "-"

@@ -518,3 +518,18 @@ def test_s16_buying_the_tenth_point_wins():
     )
     act(s, "buy dev", "draw victory-point")
     assert s.is_terminal() and s.winners == [0]
+
+
+# ---------------------------------------------------------------- §18 variants stay off
+def test_s18_optional_variants_are_off():
+    # no friendly robber: a seat with 2 VP (one settlement... here 1) may be robbed
+    s = position(phase="robber", robber=4, settlements={0: [40], 1: [12]}, hands={1: {"ore": 1}})
+    assert s.vp[1] < 3 and "robber 0 rob 1" in legal(s)
+    # the robber may go back to the desert, and 7s count from the very first turn
+    assert "robber 9" in legal(s)
+    first = Catan.new_game(3, 0, {"board": "beginner"})
+    for v, e in [(12, 19), (18, 27), (30, 36), (40, 57), (1, 2), (25, 30)]:
+        act(first, f"settle {v}", f"road {e}")
+    assert first.turn_no == 1
+    roll(first, 7)
+    assert first.phase == R.ROBBER
