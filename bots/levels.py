@@ -1,16 +1,30 @@
-"""Bot levels a game creator picks per seat, and the one entry point to them.
+"""Bot levels a game creator picks per seat, and the one in-process entry point.
+
+| level         | how it decides                                   | budget (per decision)                       |
+|---------------|--------------------------------------------------|---------------------------------------------|
+| random        | uniformly among the legal actions                | none                                        |
+| greedy        | one-ply lookahead on the game's heuristic         | one evaluation per (action, chance outcome) |
+| mcts-fast     | UCT, root-parallel trees, cut-off playouts        | 2 trees x 100 iterations, playout depth 12  |
+| mcts-strong   | the same, more search                             | 4 trees x 300 iterations, playout depth 12  |
+
+Budgets are in iterations, so a decision is a pure function of (state, seat,
+level, seed) and replays exactly; ``seconds`` (per tree) can cap a level's time
+instead or as well, at the price of that determinism. Each tree searches its own
+determinization of the seat's observation (``bots.search``).
 
 A bot is only ever given a state that is already a determinization of its own
 seat's observation (``State.determinize(seat, rng)``), never the true state, so
-it cannot use what its seat may not see.
+it cannot use what its seat may not see; each tree determinizes it once more.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
+from bots.greedy import greedy_action
+from bots.heuristics import knowledge
 from games import State
 
 
@@ -18,15 +32,38 @@ from games import State
 class Level:
     name: str
     description: str
-    decide: Callable[[State, int, random.Random], int]
-
-
-def _random(state: State, seat: int, rng: random.Random) -> int:
-    return rng.choice(state.legal_actions())
+    kind: str  # "random", "greedy" or "mcts"
+    trees: int = 0  # root-parallel trees K (0: no search)
+    iterations: int | None = None  # per tree
+    seconds: float | None = None  # per tree
+    depth: int = 0  # playout plies before the heuristic scores the state
+    c: float = 0.0  # UCT exploration constant (returns are in [0, 1])
 
 
 LEVELS: dict[str, Level] = {
-    "random": Level("random", "picks uniformly among the legal actions", _random),
+    level.name: level
+    for level in (
+        Level("random", "picks uniformly among the legal actions", "random"),
+        Level("greedy", "one-ply lookahead on the game's heuristic evaluation", "greedy"),
+        Level(
+            "mcts-fast",
+            "Monte Carlo tree search, 2 trees x 100 iterations",
+            "mcts",
+            trees=2,
+            iterations=100,
+            depth=12,
+            c=0.7,
+        ),
+        Level(
+            "mcts-strong",
+            "Monte Carlo tree search, 4 trees x 300 iterations",
+            "mcts",
+            trees=4,
+            iterations=300,
+            depth=12,
+            c=0.7,
+        ),
+    )
 }
 
 
@@ -34,15 +71,54 @@ def level_names() -> list[str]:
     return list(LEVELS)
 
 
+def get_level(name: str) -> Level:
+    """A level by name, or an ad-hoc search level for benchmarks written
+    ``mcts:trees=2,iterations=500,depth=12,c=0.7`` (omitted fields: mcts-fast's)."""
+    level = LEVELS.get(name)
+    if level is not None:
+        return level
+    if name.startswith("mcts:"):
+        return _custom(name)
+    raise ValueError(f"unknown bot level {name!r}; known: {', '.join(LEVELS)}")
+
+
+_FIELDS = {"trees": int, "iterations": int, "seconds": float, "depth": int, "c": float}
+
+
+def _custom(spec: str) -> Level:
+    base = LEVELS["mcts-fast"]
+    values: dict[str, Any] = {}
+    for item in spec.removeprefix("mcts:").split(","):
+        key, _, text = item.partition("=")
+        key = key.strip()
+        if key not in _FIELDS or not text:
+            raise ValueError(f"bad search level {spec!r}: fields are {', '.join(_FIELDS)}")
+        values[key] = None if text.strip() == "none" else _FIELDS[key](text)
+    if "seconds" in values and "iterations" not in values:
+        values["iterations"] = None
+    level = replace(base, name=spec, description="custom search level", **values)
+    if level.trees < 1 or (level.iterations is None and level.seconds is None):
+        raise ValueError(f"bad search level {spec!r}: it needs trees >= 1 and a budget")
+    return level
+
+
 def choose_action(state: State, seat: int, level: str, seed: int) -> int:
     """The action ``level`` plays for ``seat`` in ``state`` (a determinized view).
 
-    Deterministic for a given (state, seat, level, seed).
+    Runs the level's trees one after another in this process and merges them, as
+    the service does across workers. Deterministic for a given (state, seat,
+    level, seed) when the level's budget is in iterations.
     """
     if state.current_player() != seat:
         raise ValueError(f"seat {seat} is not to move")
-    try:
-        bot = LEVELS[level]
-    except KeyError:
-        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}") from None
-    return bot.decide(state, seat, random.Random(seed))
+    spec = get_level(level)
+    rng = random.Random(seed)
+    if spec.kind == "random":
+        return rng.choice(state.legal_actions())
+    game = knowledge(state.info.name)
+    if spec.kind == "greedy":
+        return greedy_action(state, seat, game, rng)[0]
+    from bots.search import best_action, merge_root_stats, search_state
+
+    stats = [search_state(state, seat, spec, seed, tree) for tree in range(spec.trees)]
+    return best_action(merge_root_stats(stats))

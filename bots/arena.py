@@ -1,0 +1,58 @@
+"""Play whole games between bot levels, the way the service seats them (pure, no I/O).
+
+Each bot decision gets ``state.determinize(seat, rng)`` of the true state, as
+``services.bot_runner`` does, never the true state itself. Chance outcomes are
+drawn from their probabilities with an rng of the game's seed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.levels import choose_action
+from games import CHANCE, TERMINAL, get_game
+
+
+@dataclass
+class GameResult:
+    returns: list[float]
+    plies: int
+    decisions: list[int] = field(default_factory=list)  # per seat (searched or not)
+    think: list[float] = field(default_factory=list)  # seconds per seat, all decisions
+
+
+def play_game(
+    game_type: str,
+    levels: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    max_plies: int = 1_000_000,
+) -> GameResult:
+    """One game with ``levels[seat]`` at each seat; returns the outcome and thinking time."""
+    players = len(levels)
+    state = get_game(game_type).new_game(players, seed, options)
+    rng = random.Random(f"arena:{seed}")
+    decisions = [0] * players
+    think = [0.0] * players
+    plies = 0
+    while True:
+        player = state.current_player()
+        if player == TERMINAL:
+            break
+        if plies >= max_plies:
+            raise RuntimeError(f"{game_type} game {seed} did not end in {max_plies} plies")
+        if player == CHANCE:
+            action = state.sample_chance(rng)
+        else:
+            view = state.determinize(player, random.Random(f"{seed}:view:{plies}:{player}"))
+            start = time.perf_counter()
+            action = choose_action(view, player, levels[player], rng.getrandbits(63))
+            think[player] += time.perf_counter() - start
+            decisions[player] += 1
+        state.apply_action(action)
+        plies += 1
+    return GameResult(state.returns(), plies, decisions, think)

@@ -1,0 +1,97 @@
+"""Cité: gauge safety. A city's score is how far it stands from falling.
+
+A city falls when civilians reach 0 or 10 or army reaches 10, and upkeep moves
+civilians through health (health < 4 loses them, > 8 gains) and health through
+wheat, so the score multiplies a safety factor for each margin. A card still
+held counts as resolved the way its holder would prefer (played or discarded
+for 1 gold + 1 wheat), so one-ply lookahead sees what a dealt card will do.
+The last city standing wins: shares are safety normalized over standing cities.
+"""
+
+from __future__ import annotations
+
+from games.cite import rules as R
+from games.cite.engine import CiteState
+
+# Safety by distance to a fall (index = margin, capped at 5).
+_MARGIN = (0.1, 0.35, 0.7, 0.88, 0.96, 1.0)
+# Safety by health (upkeep: < 2 costs two civilians a turn, < 4 one).
+_HEALTH = (0.55, 0.6, 0.75, 0.85, 0.97, 1.0, 1.0, 1.0, 1.0, 0.97, 0.95)
+# Safety by wheat (upkeep: < 1 costs two health a turn, < 3 one).
+_WHEAT = (0.8, 0.88, 0.94, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+# Gold pays to discard bad cards and the Allegiance tax.
+_GOLD = (0.9, 0.95, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+_GOLD_I, _WHEAT_I, _HEALTH_I, _CIV_I, _ARMY_I = R.GOLD, R.WHEAT, R.HEALTH, R.CIVILIANS, R.ARMY
+
+
+def safety(gold: int, wheat: int, health: int, civ: int, army: int, structures: int) -> float:
+    """How safe a city with these gauges is, in [0, 1]."""
+    drift = (-2 if health < 2 else -1 if health < 4 else 0) + (1 if health > 8 else 0)
+    low = civ + (drift if drift < 0 else 0)  # civilians expected after the next upkeep
+    high = 10 - civ - (drift if drift > 0 else 0)
+    margin = low if low < high else high
+    if margin < 0:
+        margin = 0
+    army_margin = 10 - army
+    # An empty army turns every army loss (war, barbarians, civil war) into civilians.
+    weak = 0.92 if army == 0 else 0.97 if army == 1 else 1.0
+    value = (
+        _MARGIN[margin if margin < 5 else 5]
+        * _MARGIN[army_margin if army_margin < 5 else 5]
+        * _HEALTH[health]
+        * _WHEAT[wheat]
+        * _GOLD[gold]
+        * weak
+    )
+    return value * (1.0 + 0.03 * structures)
+
+
+def _card_options(card: int, g: list[int], neighbours: int) -> list[list[int]]:
+    """Gauges after the ways the holder may resolve ``card`` (approximate, own city only)."""
+    gold, wheat, health, civ, army = g
+    outcomes: list[list[int]] = []
+    if card == R.HOSPITAL:
+        outcomes.append([gold, wheat, min(health + 1, 10), civ, army])
+    elif card == R.FIRE:
+        outcomes.append([gold, max(wheat - 2, 0), health, civ, army])
+    elif card == R.BARBARIANS:
+        outcomes.append(
+            [gold, max(wheat - 1, 0), health, civ - (1 if army == 0 else 0), max(army - 1, 0)]
+        )
+    elif card == R.CIVIL_WAR:
+        outcomes.append([gold, wheat, health, civ - 1 - (1 if army == 0 else 0), max(army - 1, 0)])
+    elif card == R.ALLEGIANCE:
+        if gold >= 2:
+            return [[gold - 2, wheat, health, civ, army]]
+        return [[gold, wheat, health, civ - 1, army]]  # cannot be discarded
+    elif card == R.LAND_OF_WELCOME:
+        outcomes.append([gold, wheat, health, min(civ + neighbours, 10), army])
+    else:  # granary, outpost, good war: roughly neutral for the holder
+        outcomes.append(list(g))
+    if gold >= 1 and wheat >= 1:
+        outcomes.append([gold - 1, wheat - 1, health, civ, army])
+    return outcomes
+
+
+def evaluate(state: CiteState) -> list[float]:
+    n = state.n
+    standing = state.standing
+    scores = [0.0] * n
+    for s in range(n):
+        if not standing[s]:
+            continue
+        g = state.gauges[s]
+        structures = (state.granary[s] != R.NO_STRUCTURE) + (state.outpost[s] != R.NO_STRUCTURE)
+        card = state.hand[s]
+        if card == R.NO_CARD:
+            scores[s] = safety(g[0], g[1], g[2], g[3], g[4], structures)
+        else:
+            scores[s] = max(
+                safety(o[0], o[1], o[2], o[3], o[4], structures) if 0 < o[3] < 10 else 0.0
+                for o in _card_options(card, g, 2)
+            )
+    total = sum(scores)
+    if total <= 0.0:
+        alive = sum(standing)
+        return [1.0 / alive if standing[s] else 0.0 for s in range(n)] if alive else [1.0 / n] * n
+    return [v / total for v in scores]

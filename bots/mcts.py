@@ -1,0 +1,167 @@
+"""UCT for n players on one determinized state (pure: no I/O, no global randomness).
+
+Tree
+    A decision node belongs to the seat to move there. Each edge (child) keeps
+    its visit count and the sum of the returns of the seat that chose it: the
+    one component of the max^n value vector that seat's selection reads. Every
+    seat thus maximizes its own mean + c * sqrt(ln N / n) (max^n UCT).
+
+Chance
+    Explicit chance nodes with one child per outcome seen so far ("outcome
+    children", closed loop): each visit draws an outcome with the node's
+    probabilities (``sample_chance``), so visit counts follow them. Chance
+    nodes are passed through: the iteration goes on to expand a decision below.
+
+Leaf values
+    ``returns()`` at a terminal state; otherwise a random playout (over the
+    bots' action set) of at most ``depth`` plies, chance plies included, then
+    the game's heuristic ``evaluate`` (shares in [0, 1] that sum to 1).
+
+Budget
+    ``iterations`` and/or ``seconds``; whichever runs out first ends the search.
+    With ``seconds=None`` the search is a pure function of its inputs and ``rng``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from games import CHANCE, TERMINAL, State
+
+# How often (in iterations) a time-limited search reads the clock.
+_CLOCK_EVERY = 8
+
+
+class Node:
+    """One state reached in the tree: ``mover`` is its current_player()."""
+
+    __slots__ = ("mover", "visits", "value", "untried", "children", "outcomes")
+
+    def __init__(self, mover: int, untried: list[int] | None) -> None:
+        self.mover = mover
+        self.visits = 0
+        self.value = 0.0  # summed returns of the seat that moved into this node
+        self.untried = untried  # decision nodes: actions not expanded yet
+        self.children: list[tuple[int, Node]] = []
+        self.outcomes: dict[int, Node] | None = {} if mover == CHANCE else None
+
+
+@dataclass
+class SearchResult:
+    visits: dict[int, int]
+    values: dict[int, float]
+    iterations: int
+    seconds: float
+
+
+def new_node(state: State, actions: Callable[[State], list[int]], rng: random.Random) -> Node:
+    mover = state.current_player()
+    if mover < 0:
+        return Node(mover, None)
+    untried = actions(state)
+    rng.shuffle(untried)  # expansion order must not favour low action ids
+    return Node(mover, untried)
+
+
+def uct_search(
+    root_state: State,
+    evaluate: Callable[[State], list[float]],
+    actions: Callable[[State], list[int]],
+    rng: random.Random,
+    *,
+    iterations: int | None,
+    seconds: float | None,
+    depth: int,
+    c: float,
+) -> SearchResult:
+    """Search from ``root_state`` (a decision node) and return the root's edge statistics."""
+    if iterations is None and seconds is None:
+        raise ValueError("a search needs an iteration or a time budget")
+    start = time.perf_counter()
+    deadline = None if seconds is None else start + seconds
+    limit = iterations if iterations is not None else 1 << 62
+    root = new_node(root_state, actions, rng)
+    if root.mover < 0:
+        raise ValueError("the root of a search must be a decision node")
+    sqrt = math.sqrt
+    log = math.log
+    rand = rng.random
+    done = 0
+    while done < limit:
+        if deadline is not None and done % _CLOCK_EVERY == 0 and time.perf_counter() >= deadline:
+            break
+        state = root_state.clone()
+        node = root
+        path = [root]
+        # Selection and expansion.
+        while True:
+            mover = node.mover
+            if mover >= 0:
+                untried = node.untried
+                if untried:
+                    action = untried.pop()
+                    state.apply_unchecked(action)
+                    child = new_node(state, actions, rng)
+                    node.children.append((action, child))
+                    path.append(child)
+                    node = child
+                    if child.mover != CHANCE:
+                        break
+                    continue  # a chance node is passed through to a decision below
+                children = node.children
+                if len(children) == 1:
+                    action, node = children[0]
+                else:
+                    k = c * sqrt(log(node.visits))
+                    best = -1.0
+                    for edge in children:
+                        ch = edge[1]
+                        n = ch.visits
+                        score = ch.value / n + k / sqrt(n)
+                        if score > best:
+                            best = score
+                            action, node = edge
+                state.apply_unchecked(action)
+                path.append(node)
+            elif mover == CHANCE:
+                outcome = state.sample_chance(rng)
+                state.apply_unchecked(outcome)
+                child = node.outcomes.get(outcome)
+                if child is None:
+                    child = new_node(state, actions, rng)
+                    node.outcomes[outcome] = child
+                path.append(child)
+                node = child
+            else:  # terminal
+                break
+        # Leaf value: the result, or a cut-off random playout scored by the heuristic.
+        player = state.current_player()
+        steps = depth
+        while player != TERMINAL and steps > 0:
+            if player == CHANCE:
+                state.apply_unchecked(state.sample_chance(rng))
+            else:
+                legal = actions(state)
+                state.apply_unchecked(legal[int(rand() * len(legal))])
+            steps -= 1
+            player = state.current_player()
+        result = state.returns() if player == TERMINAL else evaluate(state)
+        # Backup: each node adds the return of the seat that moved into it.
+        parent_mover = root.mover
+        root.visits += 1
+        for nd in path[1:]:
+            nd.visits += 1
+            if parent_mover >= 0:
+                nd.value += result[parent_mover]
+            parent_mover = nd.mover
+        done += 1
+    return SearchResult(
+        visits={a: ch.visits for a, ch in root.children},
+        values={a: ch.value for a, ch in root.children},
+        iterations=done,
+        seconds=time.perf_counter() - start,
+    )
