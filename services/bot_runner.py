@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import bots
 from games import get_game
 from services import bot_turns, metrics
-from services.bot_turns import BotJob
+from services.bot_turns import BotJob, BotTurn
 from services.stores import CommitOutcome, GameStore
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,11 @@ def decide_without_search(job: BotJob) -> int:
     return bots.choose_action(state, job.seat, job.level, job.seed)
 
 
+def decide_inline(turn: BotTurn) -> int:
+    """Levels without search trees are cheap: decided in-process on the bot's view."""
+    return bots.choose_action(turn.view, turn.seat, turn.level, turn.seed)
+
+
 def trees_of(level: str) -> int:
     return getattr(bots.LEVELS[level], "trees", 0)
 
@@ -45,7 +50,7 @@ class BotExecutor:
     # True when the executor commits the move itself (Celery) instead of returning it.
     commits_itself = False
 
-    async def decide(self, job: BotJob) -> int:
+    async def decide(self, turn: BotTurn) -> int:
         raise NotImplementedError
 
     async def dispatch(self, job: BotJob) -> None:
@@ -63,11 +68,12 @@ class LocalPoolExecutor(BotExecutor):
         context = multiprocessing.get_context("forkserver")
         self._pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context)
 
-    async def decide(self, job: BotJob) -> int:
-        loop = asyncio.get_running_loop()
-        trees = trees_of(job.level)
+    async def decide(self, turn: BotTurn) -> int:
+        trees = trees_of(turn.level)
         if not trees:
-            return await loop.run_in_executor(self._pool, decide_without_search, job)
+            return decide_inline(turn)
+        loop = asyncio.get_running_loop()
+        job = turn.job()
         results = await asyncio.gather(
             *(loop.run_in_executor(self._pool, search_tree, job, t) for t in range(trees))
         )
@@ -110,18 +116,18 @@ class BotRunner:
     async def _play_one(self, game_id: str) -> bool:
         """Handle one bot turn if a bot is to move; False when there is nothing more to do."""
         snapshot = await self._store.load(game_id)
-        job = bot_turns.prepare(snapshot) if snapshot is not None else None
-        if job is None:
+        turn = bot_turns.prepare(snapshot) if snapshot is not None else None
+        if turn is None:
             return False
         if self._executor.commits_itself:
-            self._dispatch_once(job)
+            self._dispatch_once(turn.job())
             return False
         started = time.perf_counter()
-        action = await self._executor.decide(job)
-        metrics.BOT_SECONDS.labels(job.level).observe(time.perf_counter() - started)
-        result = await bot_turns.commit(self._store, job, action)
+        action = await self._executor.decide(turn)
+        metrics.BOT_SECONDS.labels(turn.level).observe(time.perf_counter() - started)
+        result = await bot_turns.commit_turn(self._store, turn, action)
         if result.outcome is CommitOutcome.APPLIED:
-            metrics.BOT_DECISIONS.labels(job.game_type, job.level).inc()
+            metrics.BOT_DECISIONS.labels(snapshot.meta["game_type"], turn.level).inc()
         # Stale or duplicate just means the game moved on: look again.
         return True
 

@@ -13,12 +13,15 @@ import base64
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from games import State
 from services import play
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
 
 @dataclass(frozen=True)
 class BotJob:
+    """A decision to make, as it travels to a pool process or a Celery worker."""
+
     game_id: str
     game_type: str
     version: int  # the version the bot searches from
@@ -37,40 +40,71 @@ class BotJob:
         return cls(**{**data, "state": base64.b64decode(data["state"])})
 
 
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot to move in a loaded game: the true state stays here, the bot gets ``view``."""
+
+    snapshot: Snapshot
+    state: State
+    seat: int
+    level: str
+    seed: int
+    view: State  # determinize(seat, rng): all the bot may see
+
+    @property
+    def request_key(self) -> str:
+        return f"bot:{self.snapshot.version}"
+
+    def job(self) -> BotJob:
+        return BotJob(
+            game_id=self.snapshot.game_id,
+            game_type=self.snapshot.meta["game_type"],
+            version=self.snapshot.version,
+            seat=self.seat,
+            level=self.level,
+            seed=self.seed,
+            state=self.view.to_bytes(),
+        )
+
+
 def bot_seed(seed: int, version: int, seat: int) -> int:
     return play.bot_rng(seed, version, seat).getrandbits(63)
 
 
-def prepare(snapshot: Snapshot) -> BotJob | None:
-    """The job for the bot to move in ``snapshot``, or None when no bot is to move."""
+def prepare(snapshot: Snapshot) -> BotTurn | None:
+    """The turn of the bot to move in ``snapshot``, or None when no bot is to move."""
     state = play.load_state(snapshot)
     seat = state.current_player()
     if seat < 0 or snapshot.meta["seats"][seat]["kind"] != "bot":
         return None
     seed = snapshot.meta["seed"]
-    view = state.determinize(seat, play.bot_rng(seed, snapshot.version, seat))
-    return BotJob(
-        game_id=snapshot.game_id,
-        game_type=snapshot.meta["game_type"],
-        version=snapshot.version,
+    return BotTurn(
+        snapshot=snapshot,
+        state=state,
         seat=seat,
         level=snapshot.meta["seats"][seat]["level"],
         seed=bot_seed(seed, snapshot.version, seat),
-        state=view.to_bytes(),
+        view=state.determinize(seat, play.bot_rng(seed, snapshot.version, seat)),
     )
 
 
+async def commit_turn(store: GameStore, turn: BotTurn, action: int) -> CommitResult:
+    """Commit ``action`` for a turn prepared in this process (compare-and-set)."""
+    step = play.play(turn.state, action, turn.snapshot.meta["seed"], turn.snapshot.version)
+    result = {"version": step.version, "action": action}
+    return await play.commit_step(store, turn.snapshot, step, turn.request_key, result)
+
+
 async def commit(store: GameStore, job: BotJob, action: int) -> CommitResult:
-    """Apply the bot's ``action`` to the true state at ``job.version``, if still there."""
-    request_key = f"bot:{job.version}"
-    snapshot = await store.load(job.game_id, request_key)
+    """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
+    snapshot = await store.load(job.game_id, f"bot:{job.version}")
     if snapshot is None:
         return CommitResult(CommitOutcome.NOT_FOUND)
     if snapshot.request_result is not None:
         return CommitResult(CommitOutcome.DUPLICATE, snapshot.version, [], snapshot.request_result)
     if snapshot.version != job.version:
         return CommitResult(CommitOutcome.STALE, snapshot.version)
-    state = play.load_state(snapshot)
-    step = play.play(state, action, snapshot.meta["seed"], snapshot.version)
-    result = {"version": step.version, "action": action}
-    return await play.commit_step(store, snapshot, step, request_key, result)
+    turn = prepare(snapshot)
+    if turn is None or turn.seat != job.seat:
+        return CommitResult(CommitOutcome.STALE, snapshot.version)
+    return await commit_turn(store, turn, action)

@@ -89,5 +89,5 @@ async def _commit_async(payload: dict[str, Any], action: int) -> str:
     finally:
         await store.close()
     if following is not None:
-        dispatch(following, payload["store_url"], payload["prefix"])
+        dispatch(following.job(), payload["store_url"], payload["prefix"])
     return result.outcome.value

@@ -61,7 +61,7 @@ class MemoryStore(GameStore):
     def _snapshot(self, game_id: str, game: _Game, request_key: str | None) -> Snapshot:
         return Snapshot(
             game_id=game_id,
-            meta=copy.deepcopy(game.meta),
+            meta=game.meta,  # read-only for callers; copied once when the game was stored
             state=game.state,
             version=game.version,
             status=game.status,

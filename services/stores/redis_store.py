@@ -79,9 +79,15 @@ class RedisStore(GameStore):
         self._claim = client.register_script(_CLAIM)
         self._load = client.register_script(_LOAD)
 
+    # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
+    MAX_BLOCK_SECONDS = 10.0
+
     @classmethod
     def from_url(cls, url: str, prefix: str = "gamehost") -> RedisStore:
-        return cls(aioredis.Redis.from_url(url, decode_responses=False), prefix)
+        client = aioredis.Redis.from_url(
+            url, decode_responses=False, socket_timeout=3 * cls.MAX_BLOCK_SECONDS
+        )
+        return cls(client, prefix)
 
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
@@ -184,7 +190,9 @@ class RedisStore(GameStore):
     async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
         key = self._key(game_id, "events")
         reply = await self._redis.xread(
-            {key: after or "0-0"}, count=1000, block=max(1, int(timeout * 1000))
+            {key: after or "0-0"},
+            count=1000,
+            block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
         )
         return self._decode(reply[0][1]) if reply else []
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from gamehost.v1 import gamehost_pb2 as pb
-from services import bot_turns
-from services.stores import CommitOutcome
-from services.stores.redis_store import RedisStore
 
 
 def finish(client, game_id: str) -> pb.GameRecord:
@@ -33,33 +28,3 @@ def test_celery_and_the_local_pool_play_the_same_game(celery_client, client):
     assert [(e.seat, e.action_id) for e in on_celery.entries] == [
         (e.seat, e.action_id) for e in local.entries
     ]
-
-
-def test_duplicate_and_late_deliveries_change_nothing(celery_client, celery_server):
-    from workers import tasks
-
-    created = celery_client.create_game("cite", ["human", "bot:random"], seed=3)
-    me = celery_client.join(created.game_id)
-    state = celery_client.state(created.game_id, me.token)
-    config = celery_server.config
-    snapshot = asyncio.run(_load(config, created.game_id))
-    # A commit task for seat 0 at the current version, delivered twice.
-    job = bot_turns.BotJob(created.game_id, "cite", snapshot.version, 0, "random", 1, b"{}")
-    payload = {"job": job.to_json(), "store_url": config.redis_url, "prefix": config.redis_prefix}
-    action = state.legal_actions[0].id
-    assert tasks.commit_after_search(payload, action) == CommitOutcome.APPLIED.value
-    after = celery_client.state(created.game_id)
-    assert after.version > state.version
-    assert tasks.commit_after_search(payload, action) == CommitOutcome.DUPLICATE.value
-    # A late search for a version the game has left is rejected too.
-    late = {**payload, "job": {**payload["job"], "version": state.version - 1}}
-    assert tasks.commit_after_search(late, action) == CommitOutcome.STALE.value
-    assert celery_client.state(created.game_id).version == after.version
-
-
-async def _load(config, game_id):
-    store = RedisStore.from_url(config.redis_url, config.redis_prefix)
-    try:
-        return await store.load(game_id)
-    finally:
-        await store.close()
