@@ -61,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--target", metavar="HOST:PORT", help="a running server")
     selfplay.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
 
+    board = commands.add_parser("board", help="print a board map with the ids notation uses")
+    board.add_argument("game", choices=["catan"])
+    board.add_argument(
+        "--seed", type=int, help="show the board this seed deals (default: ids only)"
+    )
+    board.add_argument("--beginner", action="store_true", help="the beginner layout")
+
     games = commands.add_parser("games", help="list the game types a server hosts")
     games.add_argument("--target", metavar="HOST:PORT")
 
@@ -72,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             "play": _play,
             "selfplay": _selfplay,
             "games": _games,
+            "board": _board,
         }
         return handlers[args.command](args)
     except GameError as exc:
@@ -148,6 +156,18 @@ def _games(args: argparse.Namespace) -> int:
         for game in reply.game_types:
             print(f"{game.name:10} {game.min_players}-{game.max_players} players  {game.summary}")
         print("bot levels:", ", ".join(reply.bot_levels))
+    return 0
+
+
+def _board(args: argparse.Namespace) -> int:
+    from games import get_game
+    from games.catan.board import render_map
+
+    state = None
+    if args.seed is not None or args.beginner:
+        options = {"board": "beginner"} if args.beginner else {}
+        state = get_game(args.game).new_game(4, args.seed or 0, options)
+    print(render_map(state), end="")
     return 0
 
 

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 SELFPLAY = [
     sys.executable,
     "-m",
@@ -58,3 +60,30 @@ def test_play_in_the_terminal_against_bots():
     assert "you are seat 0" in out
     assert "your move" in out and "levy" in out
     assert out.rstrip().splitlines()[-1] in ("you win!", "you lose", "shared win")
+
+
+@pytest.mark.parametrize("game", ["catan", "endeavor"])
+def test_selfplay_every_game_is_reproducible(game):
+    args = [sys.executable, "-m", "gamehost.cli", "selfplay", game, "--players", "4", "--seed", "3"]
+    first, second = (
+        json.loads(
+            subprocess.run(args, capture_output=True, text=True, timeout=300, check=True)
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        for _ in range(2)
+    )
+    assert first == second
+    assert first["terminal"] is True and first["game"] == game
+    assert sum(first["returns"]) == pytest.approx(1.0)
+
+
+def test_board_prints_the_catan_map_with_ids():
+    done = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "board", "catan", "--seed", "5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "H18" in done.stdout and "[65]" in done.stdout and "harbor 8" in done.stdout

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from gamehost import replay_record
 from gamehost.v1 import cite_pb2
 from gamehost.v1 import gamehost_pb2 as pb
@@ -26,16 +28,20 @@ def play_to_the_end(client, me, rng: random.Random) -> pb.GameState:
     return state
 
 
-def test_person_against_three_bots_and_record_replays(client):
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("cite", {}), ("catan", {"turn_limit": 40}), ("endeavor", {})],
+)
+def test_person_against_three_bots_and_record_replays(client, game, options):
     created = client.create_game(
-        "cite", ["human:me", "bot:random", "bot:random", "bot:random"], seed=1234
+        game, ["human:me", "bot:random", "bot:random", "bot:random"], options, seed=1234
     )
     me = client.join(created.game_id)
     assert me.seat == 0
     final = play_to_the_end(client, me, random.Random(5))
 
     assert final.to_move == pb.NOBODY
-    assert sum(final.returns) == 1.0
+    assert sum(final.returns) == pytest.approx(1.0)
     record = client.record(me.game_id, me.token)
     assert record.status == pb.FINISHED and list(record.returns) == list(final.returns)
     assert record.version == final.version == len(record.entries)
@@ -45,8 +51,8 @@ def test_person_against_three_bots_and_record_replays(client):
     replayed = replay_record(record)
     assert replayed.is_terminal()
     assert replayed.returns() == list(final.returns)
-    assert replayed.view(me.seat) == final.cite
-    assert replayed.view(None) == client.state(me.game_id).cite
+    assert replayed.view(me.seat) == getattr(final, game)
+    assert replayed.view(None) == getattr(client.state(me.game_id), game)
 
 
 def _deal_phase(client, game_id, token) -> pb.GameState:
