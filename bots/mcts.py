@@ -56,6 +56,7 @@ class SearchResult:
     values: dict[int, float]
     iterations: int
     seconds: float
+    root: Node  # the whole tree, for tests and inspection
 
 
 def new_node(state: State, actions: Callable[[State], list[int]], rng: random.Random) -> Node:
@@ -164,4 +165,5 @@ def uct_search(
         values={a: ch.value for a, ch in root.children},
         iterations=done,
         seconds=time.perf_counter() - start,
+        root=root,
     )

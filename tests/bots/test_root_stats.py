@@ -1,0 +1,76 @@
+"""Root statistics: one tree's shape, budgets, JSON round trips, merging, the final pick."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bots import best_action, merge_root_stats, search_tree, search_tree_budget
+from games.cite import rules as CR
+from tests.bots.positions import cite_resolve
+
+
+def _state_bytes() -> bytes:
+    return cite_resolve(CR.CIVIL_WAR, [5, 5, 5, 3, 5], [5, 5, 5, 5, 5]).to_bytes()
+
+
+def test_one_tree_reports_json_able_root_statistics_within_its_budget():
+    stats = search_tree_budget("cite", _state_bytes(), 0, "mcts-fast", 1, 0, iterations=50)
+    assert json.loads(json.dumps(stats)) == stats
+    assert stats["iterations"] == 50
+    assert sum(stats["visits"].values()) == 50
+    assert set(stats["visits"]) == {str(CR.PLAY), str(CR.DISCARD)}
+    assert stats["seconds"] >= 0
+    for key, n in stats["visits"].items():
+        assert 0.0 <= stats["values"][key] <= n
+
+
+def test_search_tree_uses_the_levels_budget_and_is_reproducible():
+    a = search_tree("cite", _state_bytes(), 0, "mcts-fast", 5, 1)
+    b = search_tree("cite", _state_bytes(), 0, "mcts-fast", 5, 1)
+    from bots import LEVELS
+
+    assert a["iterations"] == LEVELS["mcts-fast"].iterations
+    assert (a["visits"], a["values"]) == (b["visits"], b["values"])
+
+
+def test_search_tree_refuses_levels_without_search():
+    with pytest.raises(ValueError):
+        search_tree("cite", _state_bytes(), 0, "greedy", 1, 0)
+
+
+def test_a_forced_move_needs_no_search():
+    state = cite_resolve(CR.ALLEGIANCE, [5, 5, 5, 5, 5], [5, 5, 5, 5, 5])
+    stats = search_tree("cite", state.to_bytes(), 0, "mcts-strong", 1, 0)
+    assert stats["visits"] == {str(CR.PLAY): 1} and stats["iterations"] == 0
+    assert best_action(stats) == CR.PLAY
+
+
+def test_merge_sums_per_action_and_accepts_int_or_str_keys():
+    one = {"visits": {"1": 3, "2": 5}, "values": {"1": 2.0, "2": 1.0}, "iterations": 8}
+    two = {"visits": {1: 4, 7: 1}, "values": {1: 3.5, 7: 1.0}, "iterations": 5, "seconds": 0.5}
+    merged = merge_root_stats([one, json.loads(json.dumps(two))])
+    assert merged["visits"] == {"1": 7, "2": 5, "7": 1}
+    assert merged["values"] == {"1": 5.5, "2": 1.0, "7": 1.0}
+    assert merged["iterations"] == 13 and merged["seconds"] == 0.5
+    assert best_action(merged) == 1
+    with pytest.raises(ValueError):
+        merge_root_stats([])
+
+
+def test_best_action_breaks_ties_by_value_then_lowest_id():
+    assert best_action({"visits": {"4": 5, "9": 5}, "values": {"4": 1.0, "9": 2.0}}) == 9
+    assert best_action({"visits": {"9": 5, "4": 5}, "values": {"4": 2.0, "9": 2.0}}) == 4
+
+
+def test_trees_of_a_level_merge_to_choose_actions_pick():
+    from bots import LEVELS, choose_action
+
+    data = _state_bytes()
+    trees = LEVELS["mcts-fast"].trees
+    merged = merge_root_stats(
+        search_tree("cite", data, 0, "mcts-fast", 21, t) for t in range(trees)
+    )
+    state = cite_resolve(CR.CIVIL_WAR, [5, 5, 5, 3, 5], [5, 5, 5, 5, 5])
+    assert best_action(merged) == choose_action(state, 0, "mcts-fast", 21)
