@@ -69,10 +69,15 @@ def start_process(args: list[str], port: int) -> subprocess.Popen:
 
 
 # ---------------------------------------------------------------------- measurements
-def latencies(call: Callable[[], object], seconds: float) -> list[float]:
+def latencies(
+    call: Callable[[], object], seconds: float, before: Callable[[], object] | None = None
+) -> list[float]:
+    """Time ``call`` repeatedly for ``seconds`` (``before`` runs untimed before each)."""
     out = []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
+        if before is not None:
+            before()
         start = time.perf_counter()
         call()
         out.append(time.perf_counter() - start)
@@ -134,20 +139,49 @@ class ScriptedGames:
     def _create(self, seed: int):
         game_id = self.client.create_game("cite", ["human", "human"], seed=seed).game_id
         tokens = [self.client.join(game_id).token for _ in range(2)]
-        return game_id, tokens, iter(script(seed))
+        return game_id, tokens, script(seed)
 
-    def submit(self) -> None:
-        game_id, tokens, moves = self.games[0]
-        move = next(moves, None)
-        if move is None:  # game over: next one (made ahead of time where possible)
-            self.games.pop(0)
+    def ready(self) -> None:
+        """Outside any timing: make sure a game with moves left is at the front."""
+        while not self.games or not self.games[0][2]:
+            if self.games:
+                self.games.pop(0)
             if not self.games:
                 self.games.append(self._create(self._seed))
                 self._seed += 1
-            self.submit()
-            return
-        seat, action, version = move
+
+    def submit(self) -> None:
+        """Exactly one SubmitAction."""
+        game_id, tokens, moves = self.games[0]
+        seat, action, version = moves.pop(0)
         self.client.submit(game_id, tokens[seat], action, expected_version=version)
+
+    def step(self) -> None:
+        self.ready()
+        self.submit()
+
+
+def start_servers(processes: int, redis_url: str, prefix: str) -> tuple[list, int, int]:
+    """``processes`` echo servers and ``processes`` service processes, each set on one port."""
+    echo_port, service_port = free_port(), free_port()
+    echo = [
+        start_process([sys.executable, __file__, "--echo-server", str(echo_port)], echo_port)
+        for _ in range(processes)
+    ]
+    service = start_process(
+        [sys.executable, "-m", "gamehost.cli", "serve", "--port", str(service_port),
+         "--redis", redis_url, "--redis-prefix", prefix, "--bot-workers", "1",
+         "--processes", str(processes)],
+        service_port,
+    )  # fmt: skip
+    return [*echo, service], echo_port, service_port
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.wait(10)
 
 
 def main() -> None:
@@ -157,6 +191,11 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--processes",
+        default="1,2",
+        help="comma-separated serving-process counts for the throughput runs (echo and service alike)",
+    )
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
@@ -164,96 +203,80 @@ def main() -> None:
         return
 
     prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
-    echo_port, service_port = free_port(), free_port()
-    echo = start_process([sys.executable, __file__, "--echo-server", str(echo_port)], echo_port)
-    service = start_process(
-        [
-            sys.executable,
-            "-m",
-            "gamehost.cli",
-            "serve",
-            "--port",
-            str(service_port),
-            "--redis",
-            args.redis,
-            "--redis-prefix",
-            prefix,
-            "--bot-workers",
-            "1",
-        ],
-        service_port,
-    )
     r = redis.Redis.from_url(args.redis)
+    payload = b"x" * 600  # about a Cité state blob
+    figures: dict = {"clients": args.clients, "throughput": {}}
     try:
-        payload = b"x" * 600  # about a Cité state blob
-        channel = grpc.insecure_channel(f"127.0.0.1:{echo_port}")
-        echo_call = channel.unary_unary("/bench.Echo/Echo")
-        echo_lat = latencies(lambda: echo_call(payload), args.seconds)
+        procs, echo_port, service_port = start_servers(1, args.redis, prefix)
+        try:
+            echo_call = grpc.insecure_channel(f"127.0.0.1:{echo_port}").unary_unary(
+                "/bench.Echo/Echo"
+            )
+            echo_lat = latencies(lambda: echo_call(payload), args.seconds)
+            cas = r.register_script(_CAS)
+            key = f"{prefix}:{{cas}}:game"
+            r.hset(key, mapping={"version": 0, "state": payload})
+            version = [0]
 
-        cas = r.register_script(_CAS)
-        key = f"{prefix}:{{cas}}:game"
-        r.hset(key, mapping={"version": 0, "state": payload})
-        version = [0]
+            def cas_once() -> None:
+                assert cas(keys=[key], args=[version[0], version[0] + 1, payload]) == 1
+                version[0] += 1
 
-        def cas_once() -> None:
-            assert cas(keys=[key], args=[version[0], version[0] + 1, payload]) == 1
-            version[0] += 1
-
-        cas_lat = latencies(cas_once, args.seconds)
-
-        player = ScriptedGames(f"127.0.0.1:{service_port}", seed=1, games=10)
-        submit_lat = latencies(player.submit, args.seconds)
-
-        def echo_worker():
-            ch = grpc.insecure_channel(f"127.0.0.1:{echo_port}")
-            call = ch.unary_unary("/bench.Echo/Echo")
-            return lambda: call(payload)
+            cas_lat = latencies(cas_once, args.seconds)
+            player = ScriptedGames(f"127.0.0.1:{service_port}", seed=1, games=60)
+            submit_lat = latencies(player.submit, args.seconds, before=player.ready)
+        finally:
+            stop(procs)
+        for name, values in (("echo", echo_lat), ("cas", cas_lat), ("submit", submit_lat)):
+            figures[f"{name}_p50_ms"] = pct(values, 50)
+            figures[f"{name}_p99_ms"] = pct(values, 99)
 
         seeds = iter(range(1000, 10**9, 1000))
+        for processes in (int(p) for p in args.processes.split(",")):
+            procs, echo_port, service_port = start_servers(processes, args.redis, prefix)
+            try:
 
-        def submit_worker():
-            return ScriptedGames(f"127.0.0.1:{service_port}", next(seeds), games=6).submit
+                def echo_worker(port: int = echo_port) -> Callable[[], object]:
+                    call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary(
+                        "/bench.Echo/Echo"
+                    )
+                    return lambda: call(payload)
 
-        echo_tp = throughput(echo_worker, args.clients, args.seconds)
-        submit_tp = throughput(submit_worker, args.clients, args.seconds)
+                def submit_worker(port: int = service_port) -> Callable[[], object]:
+                    return ScriptedGames(f"127.0.0.1:{port}", next(seeds), games=12).step
+
+                echo_tp = throughput(echo_worker, args.clients, args.seconds)
+                submit_tp = throughput(submit_worker, args.clients, args.seconds)
+            finally:
+                stop(procs)
+            figures["throughput"][processes] = {
+                "echo_per_s": echo_tp,
+                "submit_per_s": submit_tp,
+                "ratio": submit_tp / echo_tp,
+            }
     finally:
-        for proc in (echo, service):
-            proc.terminate()
-            proc.wait(10)
         for k in r.scan_iter(match=f"{prefix}:*", count=500):
             r.delete(k)
 
-    figures = {
-        "echo_p50_ms": pct(echo_lat, 50),
-        "echo_p99_ms": pct(echo_lat, 99),
-        "cas_p50_ms": pct(cas_lat, 50),
-        "cas_p99_ms": pct(cas_lat, 99),
-        "submit_p50_ms": pct(submit_lat, 50),
-        "submit_p99_ms": pct(submit_lat, 99),
-        "echo_throughput_per_s": echo_tp,
-        "submit_throughput_per_s": submit_tp,
-        "clients": args.clients,
-    }
     budget = 2 * (figures["echo_p50_ms"] + figures["cas_p50_ms"])
     figures["submit_p50_budget_ms"] = budget
     figures["submit_p50_within_budget"] = figures["submit_p50_ms"] <= budget
-    figures["throughput_ratio"] = submit_tp / echo_tp
-    print(f"{'measure':34} {'p50 ms':>8} {'p99 ms':>8}")
-    print(f"{'bare gRPC echo':34} {figures['echo_p50_ms']:8.3f} {figures['echo_p99_ms']:8.3f}")
-    print(
-        f"{'bare Redis compare-and-set (Lua)':34} {figures['cas_p50_ms']:8.3f} {figures['cas_p99_ms']:8.3f}"
+    rows = (
+        ("bare gRPC echo", "echo"),
+        ("bare Redis compare-and-set (Lua)", "cas"),
+        ("SubmitAction (Cité, Redis)", "submit"),
     )
-    print(
-        f"{'SubmitAction (Cité, Redis)':34} {figures['submit_p50_ms']:8.3f} {figures['submit_p99_ms']:8.3f}"
-    )
-    print(
-        f"SubmitAction p50 budget 2x(echo+CAS) = {budget:.3f} ms: "
-        f"{'met' if figures['submit_p50_within_budget'] else 'NOT met'}"
-    )
-    print(
-        f"throughput with {args.clients} clients: echo {echo_tp:,.0f}/s, "
-        f"SubmitAction {submit_tp:,.0f}/s -> ratio {figures['throughput_ratio']:.2f}"
-    )
+    print(f"{'latency, one sequential client':34} {'p50 ms':>8} {'p99 ms':>8}")
+    for label, name in rows:
+        print(f"{label:34} {figures[name + '_p50_ms']:8.3f} {figures[name + '_p99_ms']:8.3f}")
+    verdict = "met" if figures["submit_p50_within_budget"] else "NOT met"
+    print(f"SubmitAction p50 budget 2 x (echo + CAS) = {budget:.3f} ms: {verdict}")
+    print(f"throughput, {args.clients} concurrent clients:")
+    print(f"{'serving processes':>18} {'echo/s':>10} {'SubmitAction/s':>15} {'ratio':>6}")
+    for processes, t in figures["throughput"].items():
+        print(
+            f"{processes:>18} {t['echo_per_s']:>10,.0f} {t['submit_per_s']:>15,.0f} {t['ratio']:>6.2f}"
+        )
     print(json.dumps(figures))
 
 

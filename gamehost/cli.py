@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
     serve.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="serving processes sharing the port (SO_REUSEPORT); more than 1 needs --redis",
+    )
+    serve.add_argument(
         "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
     )
     serve.add_argument(
@@ -120,6 +126,8 @@ def _serve(args: argparse.Namespace) -> int:
         # The Celery app reads its broker when first imported.
         broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or args.redis
         os.environ["GAMEHOST_CELERY_BROKER"] = broker
+    if args.processes > 1:
+        return _serve_processes(args)
     from services.server import ServerConfig, run, serve
 
     logging.basicConfig(level=logging.INFO)
@@ -134,6 +142,42 @@ def _serve(args: argparse.Namespace) -> int:
     )
     run(serve(config))
     return 0
+
+
+def _serve_processes(args: argparse.Namespace) -> int:
+    """Run ``--processes`` copies of the server on one port: Python serves one core per
+    process, and the kernel spreads connections across them. They share Redis."""
+    import signal
+    import subprocess
+
+    if not args.redis:
+        print(
+            "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
+        )
+        return 2
+    if args.port == 0 or args.metrics_port is not None:
+        print("gamehost: --processes needs a fixed --port and no --metrics-port", file=sys.stderr)
+        return 2
+    workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
+    argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
+    argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
+    if args.celery:
+        argv += [
+            "--celery",
+            *(["--celery-broker", args.celery_broker] if args.celery_broker else []),
+        ]
+    children = [
+        subprocess.Popen([sys.executable, "-m", "gamehost.cli", *argv])
+        for _ in range(args.processes)
+    ]
+
+    def stop(signum, frame) -> None:
+        for child in children:
+            child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    return max(child.wait() for child in children)
 
 
 def _worker(args: argparse.Namespace) -> int:

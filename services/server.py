@@ -85,7 +85,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             executor = LocalPoolExecutor(config.bot_workers)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
-    server = grpc.aio.server()
+    # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 1)])
     gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
