@@ -195,6 +195,12 @@ class State(ABC):
     __hash__ = None  # type: ignore[assignment]
 
 
+def shared_win(winners: Sequence[int], players: int) -> list[float]:
+    """Returns for a finished game: the winners split one win equally."""
+    share = 1.0 / len(winners)
+    return [share if seat in winners else 0.0 for seat in range(players)]
+
+
 class Game(ABC):
     """A game type: its facts and a factory for initial states."""
 

@@ -29,25 +29,26 @@ def redis_url() -> str:
     return REDIS_URL
 
 
-@pytest.fixture
-def redis_prefix(redis_url):
-    """A key prefix of this test's own; its keys are removed afterwards."""
+def _scratch_prefix(redis_url: str):
+    """A fresh key prefix; every key under it is removed afterwards."""
     prefix = f"gamehost-test-{uuid.uuid4().hex[:10]}"
     yield prefix
     client = redis.Redis.from_url(redis_url)
     for key in client.scan_iter(match=f"{prefix}:*", count=500):
         client.delete(key)
     client.close()
+
+
+@pytest.fixture
+def redis_prefix(redis_url):
+    """A key prefix of this test's own."""
+    yield from _scratch_prefix(redis_url)
 
 
 @pytest.fixture(scope="module")
 def module_prefix(redis_url):
-    prefix = f"gamehost-test-{uuid.uuid4().hex[:10]}"
-    yield prefix
-    client = redis.Redis.from_url(redis_url)
-    for key in client.scan_iter(match=f"{prefix}:*", count=500):
-        client.delete(key)
-    client.close()
+    """A key prefix of this test module's own (for module-wide servers)."""
+    yield from _scratch_prefix(redis_url)
 
 
 @pytest.fixture(scope="module")

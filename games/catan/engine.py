@@ -88,6 +88,7 @@ from games.base import (
     NotationError,
     OptionsError,
     State,
+    shared_win,
 )
 from games.catan import board as B
 from games.catan import rules as R
@@ -1322,8 +1323,7 @@ class CatanState(State):
     def returns(self) -> list[float]:
         if self.phase != R.OVER:
             return [0.0] * self.n
-        share = 1.0 / len(self.winners)
-        return [share if s in self.winners else 0.0 for s in range(self.n)]
+        return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
     def clone(self) -> CatanState:
