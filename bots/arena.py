@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bots.heuristics import knowledge
 from bots.levels import choose_action
 from games import CHANCE, TERMINAL, get_game
 
@@ -21,8 +22,10 @@ from games import CHANCE, TERMINAL, get_game
 class GameResult:
     returns: list[float]
     plies: int
-    decisions: list[int] = field(default_factory=list)  # per seat (searched or not)
+    decisions: list[int] = field(default_factory=list)  # per seat, forced moves included
     think: list[float] = field(default_factory=list)  # seconds per seat, all decisions
+    choices: list[int] = field(default_factory=list)  # per seat, decisions with 2+ options
+    choice_think: list[float] = field(default_factory=list)  # seconds on those
 
 
 def play_game(
@@ -36,8 +39,11 @@ def play_game(
     players = len(levels)
     state = get_game(game_type).new_game(players, seed, options)
     rng = random.Random(f"arena:{seed}")
+    actions_of = knowledge(game_type).actions
     decisions = [0] * players
     think = [0.0] * players
+    choices = [0] * players
+    choice_think = [0.0] * players
     plies = 0
     while True:
         player = state.current_player()
@@ -51,8 +57,12 @@ def play_game(
             view = state.determinize(player, random.Random(f"{seed}:view:{plies}:{player}"))
             start = time.perf_counter()
             action = choose_action(view, player, levels[player], rng.getrandbits(63))
-            think[player] += time.perf_counter() - start
+            spent = time.perf_counter() - start
+            think[player] += spent
             decisions[player] += 1
+            if len(actions_of(view)) > 1:
+                choices[player] += 1
+                choice_think[player] += spent
         state.apply_action(action)
         plies += 1
-    return GameResult(state.returns(), plies, decisions, think)
+    return GameResult(state.returns(), plies, decisions, think, choices, choice_think)

@@ -4,8 +4,8 @@
 |---------------|--------------------------------------------------|---------------------------------------------|
 | random        | uniformly among the legal actions                | none                                        |
 | greedy        | one-ply lookahead on the game's heuristic         | one evaluation per (action, chance outcome) |
-| mcts-fast     | UCT, root-parallel trees, cut-off playouts        | 2 trees x 100 iterations, playout depth 12  |
-| mcts-strong   | the same, more search                             | 4 trees x 300 iterations, playout depth 12  |
+| mcts-fast     | UCT, root-parallel trees, cut-off playouts        | 2 trees x 400 iterations, playout depth 30  |
+| mcts-strong   | the same, more search                             | 4 trees x 1500 iterations, playout depth 30 |
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
 level, seed) and replays exactly; ``seconds`` (per tree) can cap a level's time
@@ -47,20 +47,20 @@ LEVELS: dict[str, Level] = {
         Level("greedy", "one-ply lookahead on the game's heuristic evaluation", "greedy"),
         Level(
             "mcts-fast",
-            "Monte Carlo tree search, 2 trees x 100 iterations",
+            "Monte Carlo tree search, 2 trees x 400 iterations",
             "mcts",
             trees=2,
-            iterations=100,
-            depth=12,
+            iterations=400,
+            depth=30,
             c=0.7,
         ),
         Level(
             "mcts-strong",
-            "Monte Carlo tree search, 4 trees x 300 iterations",
+            "Monte Carlo tree search, 4 trees x 1500 iterations",
             "mcts",
             trees=4,
-            iterations=300,
-            depth=12,
+            iterations=1500,
+            depth=30,
             c=0.7,
         ),
     )

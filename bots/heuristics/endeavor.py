@@ -17,7 +17,7 @@ from games.endeavor.scoring import score_lines
 
 SHARPNESS = 0.3  # per glory point
 LEVEL_VALUE = 1.5  # per track level, at the start of the game
-MARKER_VALUE = 0.35  # per marker in the harbor
+MARKER_VALUE = 0.1  # per marker in the harbor (more makes bots hoard them)
 BUILDING_VALUE = 0.6  # per building without a marker (an action this round)
 
 _LEVEL = D.TRACK_LEVEL

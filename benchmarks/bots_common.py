@@ -1,0 +1,80 @@
+"""Shared pieces of the bot benchmarks: sample positions, confidence intervals, tables."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import random
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bots.heuristics import knowledge  # noqa: E402
+from games import CHANCE, TERMINAL, State, get_game  # noqa: E402
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (shared wins count fractionally)."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def positions(game_type: str, players: int, count: int, seed: int = 0) -> list[State]:
+    """Decision points with a real choice, from random games at random depths.
+
+    Catan positions are taken after set-up (the main game), so they are typical of
+    the decisions a bot spends its time on.
+    """
+    actions = knowledge(game_type).actions
+    game = get_game(game_type)
+    found: list[State] = []
+    k = seed
+    while len(found) < count:
+        rng = random.Random(k)
+        state = game.new_game(players, k)
+        k += 1
+        stop = rng.randrange(20, 160)
+        plies = 0
+        while state.current_player() != TERMINAL:
+            player = state.current_player()
+            if player == CHANCE:
+                state.apply_unchecked(state.sample_chance(rng))
+                continue
+            legal = actions(state)
+            if plies >= stop and len(legal) > 1 and _typical(game_type, state):
+                found.append(state)
+                break
+            state.apply_unchecked(rng.choice(legal))
+            plies += 1
+    return found
+
+
+def _typical(game_type: str, state: State) -> bool:
+    if game_type == "catan":
+        from games.catan import rules as R
+
+        return state.phase == R.MAIN
+    return True
+
+
+def table(rows: list[tuple], header: tuple) -> str:
+    cells = [tuple(str(c) for c in header)] + [tuple(str(c) for c in r) for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = []
+    for i, row in enumerate(cells):
+        lines.append(
+            "  ".join(
+                c.ljust(w) if j == 0 else c.rjust(w)
+                for j, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""Bot strength: one seat of level A against (players - 1) seats of level B.
+
+Usage:
+  .venv/bin/python benchmarks/bots_strength.py --game cite --a mcts-fast --b random
+  .venv/bin/python benchmarks/bots_strength.py --suite head-to-head --games 100
+  options: --games N (200) --players P (4, or the game's minimum when smaller)
+           --processes K (2) --seed S --option key=value (game options)
+
+A's seat rotates over the games (game g seats A at g mod players). Bots see only
+``determinize(seat, rng)`` of the true state, as in the service. Prints A's wins
+(a shared win counts fractionally), the win rate with a 95% Wilson interval,
+the fair share 1/players, and A's and B's mean time per decision with a real
+choice (forced moves are answered without search). Suites:
+  vs-random     greedy, mcts-fast, mcts-strong each against random, every game
+  head-to-head  mcts-strong vs mcts-fast and greedy vs random, every game
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from multiprocessing import get_context
+
+from bots_common import table, wilson
+
+from bots.arena import play_game
+from games import game_names, get_game
+
+SUITES = {
+    "vs-random": [("greedy", "random"), ("mcts-fast", "random"), ("mcts-strong", "random")],
+    "head-to-head": [("mcts-strong", "mcts-fast"), ("greedy", "random")],
+}
+
+
+def _one(job: tuple) -> tuple:
+    game, a, b, players, seed, options = job
+    seat = seed % players
+    levels = [b] * players
+    levels[seat] = a
+    r = play_game(game, levels, seed, options)
+    others = [s for s in range(players) if s != seat]
+    return (
+        r.returns[seat],
+        r.choices[seat],
+        r.choice_think[seat],
+        sum(r.choices[s] for s in others),
+        sum(r.choice_think[s] for s in others),
+        r.plies,
+    )
+
+
+def match(
+    game: str,
+    a: str,
+    b: str,
+    games: int,
+    players: int,
+    processes: int,
+    seed: int,
+    options: dict | None,
+) -> dict:
+    jobs = [(game, a, b, players, seed + g, options) for g in range(games)]
+    start = time.perf_counter()
+    if processes > 1:
+        with get_context("fork").Pool(processes) as pool:
+            results = pool.map(_one, jobs, chunksize=1)
+    else:
+        results = [_one(job) for job in jobs]
+    wins = sum(r[0] for r in results)
+    low, high = wilson(wins, games)
+    return {
+        "game": game,
+        "a": a,
+        "b": b,
+        "players": players,
+        "games": games,
+        "wins": wins,
+        "rate": wins / games,
+        "ci": (low, high),
+        "fair": 1 / players,
+        "a_ms": 1000 * sum(r[2] for r in results) / max(1, sum(r[1] for r in results)),
+        "b_ms": 1000 * sum(r[4] for r in results) / max(1, sum(r[3] for r in results)),
+        "a_choices": sum(r[1] for r in results) / games,
+        "plies": sum(r[5] for r in results) / games,
+        "wall": time.perf_counter() - start,
+    }
+
+
+def report(results: list[dict]) -> str:
+    rows = [
+        (
+            r["game"],
+            f"{r['a']} vs {r['players'] - 1}x {r['b']}",
+            r["games"],
+            f"{r['wins']:g}",
+            f"{100 * r['rate']:.1f}%",
+            f"[{100 * r['ci'][0]:.1f}, {100 * r['ci'][1]:.1f}]",
+            f"{100 * r['fair']:.0f}%",
+            f"{r['a_ms']:.1f}",
+            f"{r['b_ms']:.1f}",
+            f"{r['a_choices']:.0f}",
+            f"{r['wall']:.0f}",
+        )
+        for r in results
+    ]
+    header = (
+        "game",
+        "A vs B",
+        "games",
+        "A wins",
+        "A rate",
+        "95% CI",
+        "fair",
+        "A ms/choice",
+        "B ms/choice",
+        "A choices/game",
+        "wall s",
+    )
+    return table(rows, header)
+
+
+def default_players(game: str, wanted: int | None) -> int:
+    info = get_game(game).info
+    if wanted is not None:
+        return wanted
+    return min(max(4, info.min_players), info.max_players)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=game_names(), help="one game (default: every game)")
+    parser.add_argument("--a", default="mcts-fast")
+    parser.add_argument("--b", default="random")
+    parser.add_argument("--suite", choices=sorted(SUITES))
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--players", type=int)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=10_000)
+    parser.add_argument("--option", action="append", default=[], help="game option key=value")
+    args = parser.parse_args()
+    options = dict(item.split("=", 1) for item in args.option) or None
+    games = [args.game] if args.game else game_names()
+    pairs = SUITES[args.suite] if args.suite else [(args.a, args.b)]
+    results = []
+    for game in games:
+        for a, b in pairs:
+            players = default_players(game, args.players)
+            result = match(game, a, b, args.games, players, args.processes, args.seed, options)
+            results.append(result)
+            print(report([result]).splitlines()[-1], flush=True)
+    print()
+    print(report(results))
+
+
+if __name__ == "__main__":
+    main()
