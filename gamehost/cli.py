@@ -247,17 +247,19 @@ def _play(args: argparse.Namespace) -> int:
         created = client.create_game(args.game, seats, seed=args.seed)
         me = client.join(created.game_id, args.seat)
         print(f"game {created.game_id}: you are seat {me.seat}")
-        changes = _follow(client, me)
+        feed = _EventFeed(client, me)
         while True:
             state = client.state(me.game_id, me.token)
             if state.status == pb.FINISHED:
+                feed.finish()
                 print(render(state))
                 outcome = state.returns[me.seat]
                 print("you win!" if outcome == 1 else "shared win" if outcome > 0 else "you lose")
                 return 0
             if not state.legal_actions:
-                changes.get()  # block until the next event arrives
+                feed.wait()  # others are moving: look again after the next event
                 continue
+            feed.show_pending()
             print(render(state))
             for index, action in enumerate(state.legal_actions):
                 print(f"  {index:>2}. {action.notation}")
@@ -273,20 +275,44 @@ def _play(args: argparse.Namespace) -> int:
                 print(exc.details)
 
 
-def _follow(client: Client, me) -> queue.Queue:
-    """Print events as they arrive; each one also lands on the returned queue."""
-    changes: queue.Queue = queue.Queue()
+class _EventFeed:
+    """The game's events, received on a thread and printed by the main thread only,
+    so event lines never interleave with prompts or the final result."""
 
-    def pump() -> None:
-        for event in client.watch(me.game_id, me.token):
-            if event.kind == pb.ACTION:
-                who = "chance" if event.seat < 0 else f"seat {event.seat}"
-                print(f"  [{who}] {event.notation}")
-            changes.put(event)
-        changes.put(None)
+    _END = None
 
-    threading.Thread(target=pump, daemon=True).start()
-    return changes
+    def __init__(self, client: Client, me) -> None:
+        self._events: queue.Queue = queue.Queue()
+        self._ended = False
+
+        def pump() -> None:
+            for event in client.watch(me.game_id, me.token):
+                self._events.put(event)
+            self._events.put(self._END)
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def _show(self, event) -> None:
+        if event is self._END:
+            self._ended = True
+        elif event.kind == pb.ACTION:
+            who = "chance" if event.seat < 0 else f"seat {event.seat}"
+            print(f"  [{who}] {event.notation}")
+
+    def wait(self) -> None:
+        """Block until the next event, then print it."""
+        if self._ended:
+            raise RuntimeError("the event stream ended before the game did")
+        self._show(self._events.get())
+
+    def show_pending(self) -> None:
+        while not self._events.empty():
+            self._show(self._events.get())
+
+    def finish(self) -> None:
+        """Print everything up to the end of the stream (it ends with the game)."""
+        while not self._ended:
+            self._show(self._events.get())
 
 
 if __name__ == "__main__":
