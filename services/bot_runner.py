@@ -16,6 +16,7 @@ from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 
 import bots
+from bots.levels import get_level
 from games import get_game
 from services import bot_turns, metrics
 from services.bot_turns import BotJob, BotTurn
@@ -40,7 +41,8 @@ def decide_inline(turn: BotTurn) -> int:
 
 
 def trees_of(level: str) -> int:
-    return getattr(bots.LEVELS[level], "trees", 0)
+    """Root-parallel trees a level searches (0: it decides without search)."""
+    return get_level(level).trees
 
 
 class BotExecutor:

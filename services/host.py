@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import bots
+from bots.levels import get_level
 from games import GameError, IllegalActionError, NotationError, State, game_names, get_game
 from services import events as ev
 from services import metrics, play
@@ -138,11 +139,10 @@ class GameHost:
         for index, seat in enumerate(seats):
             if seat.kind == BOT:
                 level = seat.level or "random"
-                if level not in bots.level_names():
-                    raise InvalidArgument(
-                        f"seat {index}: unknown bot level {level!r}; "
-                        f"choose one of: {', '.join(bots.level_names())}"
-                    )
+                try:
+                    get_level(level)
+                except ValueError as exc:
+                    raise InvalidArgument(f"seat {index}: {exc}") from None
                 meta_seats.append({"kind": BOT, "level": level, "name": seat.name or level})
             elif seat.kind == HUMAN:
                 meta_seats.append({"kind": HUMAN, "level": "", "name": seat.name})
