@@ -110,7 +110,28 @@ def test_catan_bots_answer_offers_and_never_make_them():
     allowed = knowledge("catan").actions(main)
     assert allowed and all(a < KR.OFFER_BASE for a in allowed)
     assert any(a >= KR.OFFER_BASE for a in main.legal_actions())
+    # Exactly the legal actions less the offers, over many main-phase states.
+    for seed in range(4):
+        for state in _catan_main_states(seed):
+            legal = state.legal_actions()
+            assert knowledge("catan").actions(state) == [a for a in legal if a < KR.OFFER_BASE]
     assert choose_action(main, main.current_player(), "mcts-fast", 1) < KR.OFFER_BASE
+
+
+def _catan_main_states(seed: int):
+    from games.catan import rules as KR
+
+    rng = random.Random(seed)
+    state = get_game("catan").new_game(4, seed)
+    for _ in range(1500):
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            state.apply_unchecked(state.sample_chance(rng))
+            continue
+        if state.phase == KR.MAIN:
+            yield state
+        state.apply_unchecked(rng.choice(state.legal_actions()))
 
 
 @pytest.mark.parametrize("game", GAMES)
