@@ -28,3 +28,15 @@ def test_celery_and_the_local_pool_play_the_same_game(celery_client, client):
     assert [(e.seat, e.action_id) for e in on_celery.entries] == [
         (e.seat, e.action_id) for e in local.entries
     ]
+
+
+def test_catan_with_four_mcts_bots_on_celery(celery_client):
+    """Each bot turn is a chord of root-parallel trees on the worker; the game ends."""
+    level = "bot:mcts:trees=2,iterations=30,depth=10"
+    created = celery_client.create_game("catan", [level] * 4, {"turn_limit": 30}, seed=21)
+    record = finish(celery_client, created.game_id)
+    assert record.status == pb.FINISHED
+    assert sum(record.returns) == 1.0
+    decisions = [e for e in record.entries if e.seat >= 0]
+    assert {e.seat for e in decisions} == {0, 1, 2, 3}
+    assert any(e.notation.startswith("city") or e.notation.startswith("settle") for e in decisions)
