@@ -97,7 +97,8 @@ def test_the_bot_receives_the_same_input_and_plays_the_same(game):
         view_a = a.determinize(seat, bot_rng(1234, version, seat))
         view_b = b.determinize(seat, bot_rng(1234, version, seat))
         assert view_a.to_bytes() == view_b.to_bytes()
-        for level in LEVELS:
+        levels = LEVELS if version == 3 else LEVELS[:1]  # mcts-strong once: it is slow
+        for level in levels:
             assert choose_action(view_a, seat, level, 99) == choose_action(view_b, seat, level, 99)
 
 
