@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 
 _clients: dict[str, redis.Redis] = {}
 
-# A turn whose search was lost (say, with its worker) may be dispatched again after this.
-DISPATCH_CLAIM_SECONDS = 10 * MAX_SEARCH_SECONDS
+# A turn whose search was lost (say, with its worker) may be dispatched again after
+# this: longer than any search may run (time limits), short enough to resume soon.
+DISPATCH_CLAIM_SECONDS = 3 * MAX_SEARCH_SECONDS
 
 
 def claim_dispatch(store_url: str, prefix: str, game_id: str, version: int) -> bool:
