@@ -2,7 +2,8 @@
 workers, and the strength of K x N root-parallel trees against 1 x N and 1 x (K*N).
 
 Usage: .venv/bin/python benchmarks/bots_scaling.py [--workers 1,2,4] [--iterations 1000]
-          [--k 4] [--n 100] [--games 100] [--catan-games 20] [--skip-strength]
+          [--k 4] [--n 100] [--games 100] [--catan-games 20]
+          [--skip-strength] [--skip-throughput] [--processes 2]
 
 Part 1 (throughput): one decision point per game (a 4-player position with a real
 choice); W workers each run ``bots.search_tree_budget`` for one tree of N iterations
@@ -72,16 +73,18 @@ def main() -> None:
     parser.add_argument("--catan-games", type=int, default=20, help="Catan games per match")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip-strength", action="store_true")
+    parser.add_argument("--skip-throughput", action="store_true")
     args = parser.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
-    rows = []
-    for game in ("cite", "catan", "endeavor"):
-        rows.extend(throughput(game, workers, args.iterations))
-    print()
-    print(f"Throughput: W workers x one tree of {args.iterations} iterations each")
-    header = ("game", "workers", "iterations", "wall s", "iterations/s", "speed-up", "pick")
-    print(table(rows, header))
+    if not args.skip_throughput:
+        rows = []
+        for game in ("cite", "catan", "endeavor"):
+            rows.extend(throughput(game, workers, args.iterations))
+        print()
+        print(f"Throughput: W workers x one tree of {args.iterations} iterations each")
+        header = ("game", "workers", "iterations", "wall s", "iterations/s", "speed-up", "pick")
+        print(table(rows, header))
     if args.skip_strength:
         return
     k, n = args.k, args.n
