@@ -1,11 +1,20 @@
 """Bot levels a game creator picks per seat, and the one in-process entry point.
 
-| level         | how it decides                                   | budget (per decision)                       |
-|---------------|--------------------------------------------------|---------------------------------------------|
-| random        | uniformly among the legal actions                | none                                        |
-| greedy        | one-ply lookahead on the game's heuristic         | one evaluation per (action, chance outcome) |
-| mcts-fast     | UCT, root-parallel trees, cut-off playouts        | 2 trees x 400 iterations, playout depth 30  |
-| mcts-strong   | the same, more search                             | 4 trees x 1500 iterations, playout depth 30 |
+| level       | how it decides                               | budget per decision           |
+|-------------|----------------------------------------------|-------------------------------|
+| random      | uniformly among the legal actions            | none                          |
+| greedy      | one-ply lookahead on the game's heuristic    | one evaluation per (action,   |
+|             | (expectation over a following chance node)   | first chance outcome)         |
+| mcts-fast   | UCT, root-parallel trees, cut-off playouts   | 2 trees x 400 iterations,     |
+|             |                                              | playout depth 30, c = 0.7     |
+| mcts-strong | the same, more search                        | 4 trees x 1500 iterations,    |
+|             |                                              | playout depth 30, c = 0.7     |
+
+Measured decision time on one core of the 2-CPU dev machine (trees one after
+another; ``benchmarks/bots_speed.py``), mean over 8 positions:
+mcts-fast: Cité 69 ms, Catan 118 ms, Endeavor 175 ms;
+mcts-strong: Cité 0.53 s, Catan 0.89 s, Endeavor 1.32 s.
+A decision with one legal (bot) action is answered without search.
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
 level, seed) and replays exactly; ``seconds`` (per tree) can cap a level's time
