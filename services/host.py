@@ -172,7 +172,7 @@ class GameHost:
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self._load(game_id)
         self._kick_bots(snapshot, state)
-        return GameView(snapshot, play.load_state(snapshot), SPECTATOR)
+        return GameView(snapshot, state, SPECTATOR)
 
     async def join_game(self, game_id: str, seat: int | None, name: str) -> tuple[int, str]:
         snapshot = await self._load(game_id)
