@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     except GameError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, EOFError):
+        print("\ngamehost: stopped", file=sys.stderr)
         return 130
 
 
