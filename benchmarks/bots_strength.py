@@ -3,8 +3,13 @@
 Usage:
   .venv/bin/python benchmarks/bots_strength.py --game cite --a mcts-fast --b random
   .venv/bin/python benchmarks/bots_strength.py --suite head-to-head --games 100
+  .venv/bin/python benchmarks/bots_strength.py --game catan --a mcts-strong --b mcts-fast \
+      --players 3 --results benchmarks/results/catan-strong-vs-fast.jsonl
   options: --games N (200) --players P (4, or the game's minimum when smaller)
            --processes K (2) --seed S --option key=value (game options)
+           --results FILE (one JSON line per finished game; a rerun with the same
+           match skips the seeds already there, so a long match can be stopped and
+           resumed, and the figures are computed from the file)
 
 A's seat rotates over the games (game g seats A at g mod players). Bots see only
 ``determinize(seat, rng)`` of the true state, as in the service. Prints A's wins
@@ -18,6 +23,9 @@ choice (forced moves are answered without search). Suites:
 from __future__ import annotations
 
 import argparse
+import json
+import pathlib
+import subprocess
 import time
 from multiprocessing import get_context
 
@@ -34,6 +42,7 @@ SUITES = {
 
 def _one(job: tuple) -> tuple:
     game, a, b, players, seed, options = job
+    start = time.perf_counter()
     seat = seed % players
     levels = [b] * players
     levels[seat] = a
@@ -46,7 +55,40 @@ def _one(job: tuple) -> tuple:
         sum(r.choices[s] for s in others),
         sum(r.choice_think[s] for s in others),
         r.plies,
+        seed,
+        time.perf_counter() - start,
     )
+
+
+FIELDS = ("return", "a_choices", "a_think", "b_choices", "b_think", "plies", "seed", "wall")
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _match_key(game: str, a: str, b: str, players: int, options: dict | None) -> dict:
+    return {"game": game, "a": a, "b": b, "players": players, "options": options or {}}
+
+
+def _load(path: pathlib.Path, key: dict) -> dict[int, tuple]:
+    """Finished games of this match already in ``path``, by seed."""
+    done: dict[int, tuple] = {}
+    if not path.exists():
+        return done
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if all(row.get(k) == v for k, v in key.items()):
+            done[row["seed"]] = tuple(row[f] for f in FIELDS)
+    return done
 
 
 def match(
@@ -58,14 +100,37 @@ def match(
     processes: int,
     seed: int,
     options: dict | None,
+    results_file: pathlib.Path | None = None,
 ) -> dict:
-    jobs = [(game, a, b, players, seed + g, options) for g in range(games)]
+    key = _match_key(game, a, b, players, options)
+    done = _load(results_file, key) if results_file else {}
+    seeds = [seed + g for g in range(games)]
+    jobs = [(game, a, b, players, s, options) for s in seeds if s not in done]
+    if done:
+        print(f"# {len(seeds) - len(jobs)} of {games} games already in {results_file}", flush=True)
     start = time.perf_counter()
-    if processes > 1:
-        with get_context("fork").Pool(processes) as pool:
-            results = pool.map(_one, jobs, chunksize=1)
-    else:
-        results = [_one(job) for job in jobs]
+    commit = _commit()
+    out = results_file.open("a") if results_file else None
+    try:
+        if processes > 1 and len(jobs) > 1:
+            pool = get_context("fork").Pool(processes)
+            finished = pool.imap_unordered(_one, jobs, chunksize=1)
+        else:
+            pool = None
+            finished = map(_one, jobs)
+        for r in finished:
+            done[r[6]] = r
+            if out:
+                row = {**key, **dict(zip(FIELDS, r, strict=True)), "commit": commit}
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+        if pool:
+            pool.close()
+            pool.join()
+    finally:
+        if out:
+            out.close()
+    results = [done[s] for s in seeds]
     wins = sum(r[0] for r in results)
     low, high = wilson(wins, games)
     return {
@@ -82,7 +147,8 @@ def match(
         "b_ms": 1000 * sum(r[4] for r in results) / max(1, sum(r[3] for r in results)),
         "a_choices": sum(r[1] for r in results) / games,
         "plies": sum(r[5] for r in results) / games,
-        "wall": time.perf_counter() - start,
+        "game_s": sum(r[7] for r in results) / games,  # per game, in its own process
+        "elapsed": time.perf_counter() - start,
     }
 
 
@@ -99,7 +165,7 @@ def report(results: list[dict]) -> str:
             f"{r['a_ms']:.1f}",
             f"{r['b_ms']:.1f}",
             f"{r['a_choices']:.0f}",
-            f"{r['wall']:.0f}",
+            f"{r['game_s']:.1f}",
         )
         for r in results
     ]
@@ -114,7 +180,7 @@ def report(results: list[dict]) -> str:
         "A ms/choice",
         "B ms/choice",
         "A choices/game",
-        "wall s",
+        "s/game",
     )
     return table(rows, header)
 
@@ -137,6 +203,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=10_000)
     parser.add_argument("--option", action="append", default=[], help="game option key=value")
+    parser.add_argument("--results", type=pathlib.Path, help="JSON lines file: record and resume")
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option) or None
     games = [args.game] if args.game else game_names()
@@ -145,7 +212,9 @@ def main() -> None:
     for game in games:
         for a, b in pairs:
             players = default_players(game, args.players)
-            result = match(game, a, b, args.games, players, args.processes, args.seed, options)
+            result = match(
+                game, a, b, args.games, players, args.processes, args.seed, options, args.results
+            )
             results.append(result)
             print(report([result]).splitlines()[-1], flush=True)
     print()
