@@ -1,0 +1,119 @@
+"""Decision quality: how far each level's choices fall from a much larger reference search.
+
+Usage:
+  .venv/bin/python benchmarks/bots_regret.py --game cite --players 2
+  options: --positions N (60) --reference LEVEL (mcts:trees=8,iterations=5000)
+           --levels a,b,... (greedy,mcts-fast,mcts-strong) --seed S
+
+Positions are decision points with a real choice taken at random plies of games
+that mcts-fast plays at every seat (typical of what a bot meets, unlike positions
+from random games). Each level decides on the seat's determinized view, as in the
+service. The reference searches the same view; its mean return per root action is
+the yardstick. For each level the script prints how often it picks the reference's
+choice, and its mean regret: the reference's mean return of its own choice minus
+that of the level's choice, in the seat's win share. A second reference search with
+another seed gives the noise floor of both figures. Regret per decision times
+choices per game roughly bounds the win rate a searcher that agrees with the
+reference could gain over the level (within the reference's own model: its
+playouts and heuristic): when that is a point or two, no 200-game match can tell
+two levels apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from bots_common import table
+
+from bots.heuristics import knowledge
+from bots.levels import choose_action, get_level
+from bots.search import merge_root_stats, search_state
+from games import CHANCE, TERMINAL, State, game_names, get_game
+
+
+def sample_positions(game: str, players: int, count: int, seed: int) -> tuple[list, float]:
+    """(seat, view) pairs from mcts-fast self-play, and the mean choices per seat and game."""
+    actions = knowledge(game).actions
+    found: list[tuple[int, State]] = []
+    choices = 0
+    games = 0
+    pick = random.Random(f"positions:{seed}")
+    g = seed
+    while len(found) < count:
+        state = get_game(game).new_game(players, g)
+        rng = random.Random(f"arena:{g}")
+        ply = 0
+        while state.current_player() != TERMINAL:
+            player = state.current_player()
+            if player == CHANCE:
+                action = state.sample_chance(rng)
+            else:
+                view = state.determinize(player, random.Random(f"{g}:view:{ply}:{player}"))
+                if len(actions(view)) > 1:
+                    choices += 1
+                    if pick.random() < 0.1 and len(found) < count:
+                        found.append((player, view))
+                action = choose_action(view, player, "mcts-fast", rng.getrandbits(63))
+            state.apply_action(action)
+            ply += 1
+        games += 1
+        g += 1
+    return found, choices / (games * players)
+
+
+def reference(view: State, seat: int, level: str, seed: int) -> dict[int, float]:
+    spec = get_level(level)
+    stats = merge_root_stats(search_state(view, seat, spec, seed, t) for t in range(spec.trees))
+    return {int(a): stats["values"][a] / n for a, n in stats["visits"].items() if n > 0} | {
+        "best": max(stats["visits"], key=lambda a: stats["visits"][a])
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=game_names(), required=True)
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--reference", default="mcts:trees=8,iterations=5000")
+    parser.add_argument("--levels", default="greedy,mcts-fast,mcts-strong")
+    parser.add_argument("--seed", type=int, default=90_000)
+    args = parser.parse_args()
+    levels = args.levels.split(",")
+    start = time.perf_counter()
+    found, choices_per_game = sample_positions(args.game, args.players, args.positions, args.seed)
+    names = [*levels, f"{args.reference} (seed 2)"]
+    agree = dict.fromkeys(names, 0)
+    regret = dict.fromkeys(names, 0.0)
+    for i, (seat, view) in enumerate(found):
+        ref = reference(view, seat, args.reference, 1_000 + i)
+        best = int(ref.pop("best"))
+        worst = min(ref.values())
+        picks = {lv: choose_action(view, seat, lv, 7_000 + i) for lv in levels}
+        picks[names[-1]] = int(reference(view, seat, args.reference, 5_000 + i)["best"])
+        for name, action in picks.items():
+            agree[name] += action == best
+            # An action the reference never tried counts at its worst mean.
+            regret[name] += ref[best] - ref.get(action, worst)
+    n = len(found)
+    rows = [
+        (
+            name,
+            f"{100 * agree[name] / n:.1f}%",
+            f"{100 * regret[name] / n:.2f}",
+            f"{100 * regret[name] / n * choices_per_game:.1f}",
+        )
+        for name in names
+    ]
+    print(
+        f"{args.game}, {args.players} players, {n} positions from mcts-fast self-play, "
+        f"{choices_per_game:.1f} choices per seat and game, reference {args.reference}, "
+        f"{time.perf_counter() - start:.0f} s"
+    )
+    header = ("level", "same as reference", "regret/choice (pts)", "x choices/game (pts)")
+    print(table(rows, header))
+
+
+if __name__ == "__main__":
+    main()
