@@ -27,48 +27,34 @@ import time
 
 from bots_common import table
 
-from bots.heuristics import knowledge
+from bots.arena import play_game
 from bots.levels import choose_action, get_level
-from bots.search import merge_root_stats, search_state
-from games import CHANCE, TERMINAL, State, game_names, get_game
+from bots.search import best_action, merge_root_stats, search_state
+from games import State, game_names
 
 
 def sample_positions(game: str, players: int, count: int, seed: int) -> tuple[list, float]:
     """(seat, view) pairs from mcts-fast self-play, and the mean choices per seat and game."""
-    actions = knowledge(game).actions
     found: list[tuple[int, State]] = []
-    choices = 0
-    games = 0
     pick = random.Random(f"positions:{seed}")
-    g = seed
+
+    def sample(seat: int, view: State) -> None:
+        if pick.random() < 0.1 and len(found) < count:
+            found.append((seat, view))
+
+    choices = []
     while len(found) < count:
-        state = get_game(game).new_game(players, g)
-        rng = random.Random(f"arena:{g}")
-        ply = 0
-        while state.current_player() != TERMINAL:
-            player = state.current_player()
-            if player == CHANCE:
-                action = state.sample_chance(rng)
-            else:
-                view = state.determinize(player, random.Random(f"{g}:view:{ply}:{player}"))
-                if len(actions(view)) > 1:
-                    choices += 1
-                    if pick.random() < 0.1 and len(found) < count:
-                        found.append((player, view))
-                action = choose_action(view, player, "mcts-fast", rng.getrandbits(63))
-            state.apply_action(action)
-            ply += 1
-        games += 1
-        g += 1
-    return found, choices / (games * players)
+        result = play_game(game, ["mcts-fast"] * players, seed + len(choices), on_choice=sample)
+        choices.append(sum(result.choices) / players)
+    return found, sum(choices) / len(choices)
 
 
-def reference(view: State, seat: int, level: str, seed: int) -> dict[int, float]:
+def reference(view: State, seat: int, level: str, seed: int) -> tuple[dict[int, float], int]:
+    """The reference search's mean return per root action it tried, and its choice."""
     spec = get_level(level)
     stats = merge_root_stats(search_state(view, seat, spec, seed, t) for t in range(spec.trees))
-    return {int(a): stats["values"][a] / n for a, n in stats["visits"].items() if n > 0} | {
-        "best": max(stats["visits"], key=lambda a: stats["visits"][a])
-    }
+    means = {int(a): stats["values"][a] / n for a, n in stats["visits"].items() if n > 0}
+    return means, best_action(stats)
 
 
 def main() -> None:
@@ -87,11 +73,10 @@ def main() -> None:
     agree = dict.fromkeys(names, 0)
     regret = dict.fromkeys(names, 0.0)
     for i, (seat, view) in enumerate(found):
-        ref = reference(view, seat, args.reference, 1_000 + i)
-        best = int(ref.pop("best"))
+        ref, best = reference(view, seat, args.reference, 1_000 + i)
         worst = min(ref.values())
         picks = {lv: choose_action(view, seat, lv, 7_000 + i) for lv in levels}
-        picks[names[-1]] = int(reference(view, seat, args.reference, 5_000 + i)["best"])
+        picks[names[-1]] = reference(view, seat, args.reference, 5_000 + i)[1]
         for name, action in picks.items():
             agree[name] += action == best
             # An action the reference never tried counts at its worst mean.

@@ -23,6 +23,7 @@ choice (forced moves are answered without search). Suites:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import pathlib
 import subprocess
@@ -108,15 +109,13 @@ def match(
     jobs = [(game, a, b, players, s, options) for s in seeds if s not in done]
     if done:
         print(f"# {len(seeds) - len(jobs)} of {games} games already in {results_file}", flush=True)
-    start = time.perf_counter()
     commit = _commit()
-    out = results_file.open("a") if results_file else None
-    try:
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(results_file.open("a")) if results_file else None
         if processes > 1 and len(jobs) > 1:
-            pool = get_context("fork").Pool(processes)
+            pool = stack.enter_context(get_context("fork").Pool(processes))
             finished = pool.imap_unordered(_one, jobs, chunksize=1)
         else:
-            pool = None
             finished = map(_one, jobs)
         for r in finished:
             done[r[6]] = r
@@ -124,12 +123,6 @@ def match(
                 row = {**key, **dict(zip(FIELDS, r, strict=True)), "commit": commit}
                 out.write(json.dumps(row) + "\n")
                 out.flush()
-        if pool:
-            pool.close()
-            pool.join()
-    finally:
-        if out:
-            out.close()
     results = [done[s] for s in seeds]
     wins = sum(r[0] for r in results)
     low, high = wilson(wins, games)
@@ -148,7 +141,6 @@ def match(
         "a_choices": sum(r[1] for r in results) / games,
         "plies": sum(r[5] for r in results) / games,
         "game_s": sum(r[7] for r in results) / games,  # per game, in its own process
-        "elapsed": time.perf_counter() - start,
     }
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bots.heuristics import knowledge
 from bots.levels import choose_action
-from games import CHANCE, TERMINAL, get_game
+from games import CHANCE, TERMINAL, State, get_game
 
 
 @dataclass
@@ -34,8 +34,13 @@ def play_game(
     seed: int,
     options: Mapping[str, Any] | None = None,
     max_plies: int = 1_000_000,
+    on_choice: Callable[[int, State], None] | None = None,
 ) -> GameResult:
-    """One game with ``levels[seat]`` at each seat; returns the outcome and thinking time."""
+    """One game with ``levels[seat]`` at each seat; returns the outcome and thinking time.
+
+    ``on_choice(seat, view)``, when given, sees every decision with a real choice
+    (the view the bot decided on; benchmarks sample positions from it).
+    """
     players = len(levels)
     state = get_game(game_type).new_game(players, seed, options)
     rng = random.Random(f"arena:{seed}")
@@ -63,6 +68,8 @@ def play_game(
             if len(actions_of(view)) > 1:
                 choices[player] += 1
                 choice_think[player] += spent
+                if on_choice is not None:
+                    on_choice(player, view)
         state.apply_action(action)
         plies += 1
     return GameResult(state.returns(), plies, decisions, think, choices, choice_think)
