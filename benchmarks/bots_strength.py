@@ -10,11 +10,14 @@ Usage:
            --results FILE (one JSON line per finished game; a rerun with the same
            match skips the seeds already there, so a long match can be stopped and
            resumed, and the figures are computed from the file)
+           --duplicate (duplicate play: games come in groups of P that share one
+           deal -- board, dice and cards -- with A in each seat once; the interval
+           is then taken over the groups' mean results, which luck moves less)
 
 A's seat rotates over the games (game g seats A at g mod players). Bots see only
 ``determinize(seat, rng)`` of the true state, as in the service. Prints A's wins
-(a shared win counts fractionally), the win rate with a 95% Wilson interval,
-the fair share 1/players, and A's and B's mean time per decision with a real
+(a shared win counts fractionally), the win rate with a 95% Wilson interval
+(with --duplicate: a normal interval over the deals, marked "dup"), the fair share 1/players, and A's and B's mean time per decision with a real
 choice (forced moves are answered without search). Suites:
   vs-random     greedy, mcts-fast, mcts-strong each against random, every game
   head-to-head  mcts-strong vs mcts-fast and greedy vs random, every game
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import pathlib
 import subprocess
 import time
@@ -42,12 +46,12 @@ SUITES = {
 
 
 def _one(job: tuple) -> tuple:
-    game, a, b, players, seed, options = job
+    game, a, b, players, seed, options, deal = job
     start = time.perf_counter()
     seat = seed % players
     levels = [b] * players
     levels[seat] = a
-    r = play_game(game, levels, seed, options)
+    r = play_game(game, levels, seed, options, deal=deal)
     others = [s for s in range(players) if s != seat]
     return (
         r.returns[seat],
@@ -74,8 +78,34 @@ def _commit() -> str:
         return "unknown"
 
 
-def _match_key(game: str, a: str, b: str, players: int, options: dict | None) -> dict:
-    return {"game": game, "a": a, "b": b, "players": players, "options": options or {}}
+def _match_key(
+    game: str, a: str, b: str, players: int, options: dict | None, duplicate: bool
+) -> dict:
+    key = {"game": game, "a": a, "b": b, "players": players, "options": options or {}}
+    if duplicate:  # only then: rows written before the option existed keep matching
+        key["duplicate"] = True
+    return key
+
+
+def _deal(seed: int, first: int, players: int, duplicate: bool) -> int | None:
+    """The deal of game ``seed`` in a duplicate match: one per group of ``players`` games."""
+    return first + (seed - first) // players if duplicate else None
+
+
+def paired_interval(
+    results: dict[int, tuple], first: int, players: int, z: float = 1.96
+) -> tuple[float, float]:
+    """95% normal interval of A's mean result over duplicate groups (one value per deal)."""
+    groups: dict[int, list[float]] = {}
+    for seed, r in results.items():
+        groups.setdefault((seed - first) // players, []).append(r[0])
+    means = [sum(v) / len(v) for v in groups.values()]
+    n = len(means)
+    mean = sum(means) / n
+    sd = math.sqrt(sum((m - mean) ** 2 for m in means) / (n - 1)) if n > 1 else 0.0
+    if sd == 0.0:  # no spread seen (e.g. every group won): a group mean lies in [0, 1],
+        return wilson(sum(means), n)  # so Wilson over the groups is a safe bound
+    return (max(0.0, mean - z * sd / math.sqrt(n)), min(1.0, mean + z * sd / math.sqrt(n)))
 
 
 def _load(path: pathlib.Path, key: dict) -> dict[int, tuple]:
@@ -102,11 +132,18 @@ def match(
     seed: int,
     options: dict | None,
     results_file: pathlib.Path | None = None,
+    duplicate: bool = False,
 ) -> dict:
-    key = _match_key(game, a, b, players, options)
+    if duplicate and games % players:
+        raise SystemExit(f"--duplicate needs --games to be a multiple of {players} players")
+    key = _match_key(game, a, b, players, options, duplicate)
     done = _load(results_file, key) if results_file else {}
     seeds = [seed + g for g in range(games)]
-    jobs = [(game, a, b, players, s, options) for s in seeds if s not in done]
+    jobs = [
+        (game, a, b, players, s, options, _deal(s, seed, players, duplicate))
+        for s in seeds
+        if s not in done
+    ]
     if done:
         print(f"# {len(seeds) - len(jobs)} of {games} games already in {results_file}", flush=True)
     commit = _commit()
@@ -121,17 +158,23 @@ def match(
             done[r[6]] = r
             if out:
                 row = {**key, **dict(zip(FIELDS, r, strict=True)), "commit": commit}
+                if duplicate:
+                    row["deal"] = _deal(r[6], seed, players, duplicate)
                 out.write(json.dumps(row) + "\n")
                 out.flush()
     results = [done[s] for s in seeds]
     wins = sum(r[0] for r in results)
-    low, high = wilson(wins, games)
+    if duplicate:
+        low, high = paired_interval({s: done[s] for s in seeds}, seed, players)
+    else:
+        low, high = wilson(wins, games)
     return {
         "game": game,
         "a": a,
         "b": b,
         "players": players,
         "games": games,
+        "duplicate": duplicate,
         "wins": wins,
         "rate": wins / games,
         "ci": (low, high),
@@ -152,7 +195,8 @@ def report(results: list[dict]) -> str:
             r["games"],
             f"{r['wins']:g}",
             f"{100 * r['rate']:.1f}%",
-            f"[{100 * r['ci'][0]:.1f}, {100 * r['ci'][1]:.1f}]",
+            f"[{100 * r['ci'][0]:.1f}, {100 * r['ci'][1]:.1f}]"
+            + (" dup" if r["duplicate"] else ""),
             f"{100 * r['fair']:.0f}%",
             f"{r['a_ms']:.1f}",
             f"{r['b_ms']:.1f}",
@@ -196,6 +240,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=10_000)
     parser.add_argument("--option", action="append", default=[], help="game option key=value")
     parser.add_argument("--results", type=pathlib.Path, help="JSON lines file: record and resume")
+    parser.add_argument("--duplicate", action="store_true", help="groups of games share a deal")
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option) or None
     games = [args.game] if args.game else game_names()
@@ -205,7 +250,16 @@ def main() -> None:
         for a, b in pairs:
             players = default_players(game, args.players)
             result = match(
-                game, a, b, args.games, players, args.processes, args.seed, options, args.results
+                game,
+                a,
+                b,
+                args.games,
+                players,
+                args.processes,
+                args.seed,
+                options,
+                args.results,
+                args.duplicate,
             )
             results.append(result)
             print(report([result]).splitlines()[-1], flush=True)

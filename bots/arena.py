@@ -2,7 +2,10 @@
 
 Each bot decision gets ``state.determinize(seat, rng)`` of the true state, as
 ``services.bot_runner`` does, never the true state itself. Chance outcomes are
-drawn from their probabilities with an rng of the game's seed.
+drawn from their probabilities with an rng of the game's seed, or of ``deal``
+when one is given: then the board and every die and card come from ``deal``
+alone, so games of one deal with the bots in other seats see the same luck
+(duplicate play, as in duplicate bridge: it takes luck out of a comparison).
 """
 
 from __future__ import annotations
@@ -35,15 +38,19 @@ def play_game(
     options: Mapping[str, Any] | None = None,
     max_plies: int = 1_000_000,
     on_choice: Callable[[int, State], None] | None = None,
+    deal: int | None = None,
 ) -> GameResult:
     """One game with ``levels[seat]`` at each seat; returns the outcome and thinking time.
 
     ``on_choice(seat, view)``, when given, sees every decision with a real choice
-    (the view the bot decided on; benchmarks sample positions from it).
+    (the view the bot decided on; benchmarks sample positions from it). ``deal``,
+    when given, seeds the game and its chance outcomes apart from the bots' seeds.
     """
     players = len(levels)
-    state = get_game(game_type).new_game(players, seed, options)
+    state = get_game(game_type).new_game(players, seed if deal is None else deal, options)
     rng = random.Random(f"arena:{seed}")
+    # One stream for bots and chance unless a deal is given (older results replay as they were).
+    luck = rng if deal is None else random.Random(f"deal:{deal}")
     actions_of = knowledge(game_type).actions
     decisions = [0] * players
     think = [0.0] * players
@@ -57,7 +64,7 @@ def play_game(
         if plies >= max_plies:
             raise RuntimeError(f"{game_type} game {seed} did not end in {max_plies} plies")
         if player == CHANCE:
-            action = state.sample_chance(rng)
+            action = state.sample_chance(luck)
         else:
             view = state.determinize(player, random.Random(f"{seed}:view:{plies}:{player}"))
             start = time.perf_counter()

@@ -149,3 +149,29 @@ def test_heuristic_shares_are_probabilities(game):
 def test_public_api_is_exported():
     for name in ("choose_action", "search_tree", "merge_root_stats", "best_action", "LEVELS"):
         assert hasattr(bots, name)
+
+
+def _first_public_view(game: str, levels: list[str], seed: int, deal: int | None) -> dict:
+    """The public observation at the first real choice of an arena game."""
+    seen: list[dict] = []
+
+    class Seen(Exception):
+        pass
+
+    def stop(seat, view):
+        seen.append(view.observation(None))
+        raise Seen
+
+    with pytest.raises(Seen):
+        play_game(game, levels, seed, on_choice=stop, deal=deal)
+    return seen[0]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_games_of_one_deal_share_board_and_luck_whoever_sits_where(game):
+    players = get_game(game).info.min_players
+    levels = ["random"] * players
+    swapped = ["greedy"] + ["random"] * (players - 1)
+    first = _first_public_view(game, levels, 11, deal=4)
+    assert _first_public_view(game, swapped, 12, deal=4) == first
+    assert _first_public_view(game, levels, 11, deal=5) != first
