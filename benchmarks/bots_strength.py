@@ -17,8 +17,9 @@ Usage:
 A's seat rotates over the games (game g seats A at g mod players). Bots see only
 ``determinize(seat, rng)`` of the true state, as in the service. Prints A's wins
 (a shared win counts fractionally), the win rate with a 95% Wilson interval
-(with --duplicate: a normal interval over the deals, marked "dup"), the fair share 1/players, and A's and B's mean time per decision with a real
-choice (forced moves are answered without search). Suites:
+(with --duplicate: a normal interval over the deals, marked "dup"), the fair
+share 1/players, and A's and B's mean time per decision with a real choice
+(forced moves are answered without search). Suites:
   vs-random     greedy, mcts-fast, mcts-strong each against random, every game
   head-to-head  mcts-strong vs mcts-fast and greedy vs random, every game
 """
@@ -96,9 +97,9 @@ def paired_interval(
     results: dict[int, tuple], first: int, players: int, z: float = 1.96
 ) -> tuple[float, float]:
     """95% normal interval of A's mean result over duplicate groups (one value per deal)."""
-    groups: dict[int, list[float]] = {}
+    groups: dict[int | None, list[float]] = {}
     for seed, r in results.items():
-        groups.setdefault((seed - first) // players, []).append(r[0])
+        groups.setdefault(_deal(seed, first, players, True), []).append(r[0])
     means = [sum(v) / len(v) for v in groups.values()]
     n = len(means)
     mean = sum(means) / n
