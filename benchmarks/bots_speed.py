@@ -45,6 +45,7 @@ def iteration_rate(game: str, states: list, iterations: int, depth: int) -> tupl
             seconds=None,
             depth=depth,
             c=LEVELS["mcts-fast"].c,
+            playout_epsilon=k.playout_epsilon,
         )
         done += result.iterations
     return done / (time.perf_counter() - start), done

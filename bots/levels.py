@@ -6,7 +6,7 @@
 | greedy      | one-ply lookahead on the game's heuristic    | one evaluation per (action,   |
 |             | (expectation over a following chance node)   | first chance outcome)         |
 | mcts-fast   | UCT, root-parallel trees, cut-off playouts   | 2 trees x 400 iterations,     |
-|             |                                              | playout depth 30, c = 0.7     |
+|             | (random; greedy on the heuristic in Cité)    | playout depth 30, c = 0.7     |
 | mcts-strong | the same, more search                        | 4 trees x 1500 iterations,    |
 |             |                                              | playout depth 30, c = 0.7     |
 
@@ -47,6 +47,7 @@ class Level:
     seconds: float | None = None  # per tree
     depth: int = 0  # playout plies before the heuristic scores the state
     c: float = 0.0  # UCT exploration constant (returns are in [0, 1])
+    playout: str = "game"  # "game": the game's playout policy; "random": uniformly random
 
 
 LEVELS: dict[str, Level] = {
@@ -82,7 +83,8 @@ def level_names() -> list[str]:
 
 def get_level(name: str) -> Level:
     """A level by name, or an ad-hoc search level for benchmarks written
-    ``mcts:trees=2,iterations=500,depth=12,c=0.7`` (omitted fields: mcts-fast's)."""
+    ``mcts:trees=2,iterations=500,depth=12,c=0.7,playout=random`` (omitted
+    fields: mcts-fast's)."""
     level = LEVELS.get(name)
     if level is not None:
         return level
@@ -91,7 +93,15 @@ def get_level(name: str) -> Level:
     raise ValueError(f"unknown bot level {name!r}; known: {', '.join(LEVELS)}")
 
 
-_FIELDS = {"trees": int, "iterations": int, "seconds": float, "depth": int, "c": float}
+_FIELDS = {
+    "trees": int,
+    "iterations": int,
+    "seconds": float,
+    "depth": int,
+    "c": float,
+    "playout": str,
+}
+PLAYOUTS = ("game", "random")
 
 
 def _custom(spec: str) -> Level:
@@ -108,6 +118,8 @@ def _custom(spec: str) -> Level:
     level = replace(base, name=spec, description="custom search level", **values)
     if level.trees < 1 or (level.iterations is None and level.seconds is None):
         raise ValueError(f"bad search level {spec!r}: it needs trees >= 1 and a budget")
+    if level.playout not in PLAYOUTS:
+        raise ValueError(f"bad search level {spec!r}: playout is one of {', '.join(PLAYOUTS)}")
     return level
 
 

@@ -13,9 +13,14 @@ Chance
     nodes are passed through: the iteration goes on to expand a decision below.
 
 Leaf values
-    ``returns()`` at a terminal state; otherwise a random playout (over the
-    bots' action set) of at most ``depth`` plies, chance plies included, then
-    the game's heuristic ``evaluate`` (shares in [0, 1] that sum to 1).
+    ``returns()`` at a terminal state; otherwise a playout (over the bots'
+    action set) of at most ``depth`` plies, chance plies included, then the
+    game's heuristic ``evaluate`` (shares in [0, 1] that sum to 1). Playouts
+    are uniformly random, or, with ``playout_epsilon`` set, epsilon-greedy on
+    the heuristic: each seat plays the action whose resulting state
+    ``evaluate`` rates best for it, or a random one with that probability (a
+    game whose evaluation is cheap and whose random play is suicidal gets
+    playouts that look like games, at one evaluation per legal action).
 
 Budget
     ``iterations`` and/or ``seconds``; whichever runs out first ends the search.
@@ -78,6 +83,7 @@ def uct_search(
     seconds: float | None,
     depth: int,
     c: float,
+    playout_epsilon: float | None = None,
 ) -> SearchResult:
     """Search from ``root_state`` (a decision node) and return the root's edge statistics."""
     if iterations is None and seconds is None:
@@ -147,7 +153,10 @@ def uct_search(
                 state.apply_unchecked(state.sample_chance(rng))
             else:
                 legal = actions(state)
-                state.apply_unchecked(legal[int(rand() * len(legal))])
+                if playout_epsilon is None or len(legal) == 1 or rand() < playout_epsilon:
+                    state.apply_unchecked(legal[int(rand() * len(legal))])
+                else:
+                    state.apply_unchecked(_best_for(state, player, legal, evaluate))
             steps -= 1
             player = state.current_player()
         result = state.returns() if player == TERMINAL else evaluate(state)
@@ -167,3 +176,21 @@ def uct_search(
         seconds=time.perf_counter() - start,
         root=root,
     )
+
+
+def _best_for(
+    state: State, seat: int, legal: list[int], evaluate: Callable[[State], list[float]]
+) -> int:
+    """The action whose resulting state is best for ``seat`` (first of equals)."""
+    best_value = -1.0
+    best = legal[0]
+    for action in legal:
+        child = state.clone()
+        child.apply_unchecked(action)
+        value = (
+            child.returns()[seat] if child.current_player() == TERMINAL else evaluate(child)[seat]
+        )
+        if value > best_value:
+            best_value = value
+            best = action
+    return best

@@ -46,6 +46,7 @@ def search_state(state: State, seat: int, level: Level, seed: int, tree: int) ->
         seconds=level.seconds,
         depth=level.depth,
         c=level.c,
+        playout_epsilon=None if level.playout == "random" else game.playout_epsilon,
     )
     return _stats(result.visits, result.values, result.iterations, time.perf_counter() - start)
 

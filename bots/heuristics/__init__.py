@@ -3,7 +3,9 @@
 Each game module exposes ``evaluate(state) -> list[float]``: per seat, a share in
 [0, 1], the shares summing to 1 (so a cut-off rollout scores like ``returns()``),
 and may expose ``bot_actions(state) -> list[int]``: the legal actions a bot
-considers (a subset of ``legal_actions()``, never empty when that is not).
+considers (a subset of ``legal_actions()``, never empty when that is not), and
+``PLAYOUT_EPSILON``: when set, the search's playouts are epsilon-greedy on
+``evaluate`` instead of uniformly random (``bots.mcts``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from games import State
 class GameKnowledge:
     evaluate: Callable[[State], list[float]]
     actions: Callable[[State], list[int]]
+    playout_epsilon: float | None = None  # None: uniformly random playouts
 
 
 def _legal(state: State) -> list[int]:
@@ -34,7 +37,11 @@ def knowledge(game_type: str) -> GameKnowledge:
         module = importlib.import_module(f"bots.heuristics.{game_type}")
     except ModuleNotFoundError:
         raise KeyError(game_type) from None
-    return GameKnowledge(module.evaluate, getattr(module, "bot_actions", _legal))
+    return GameKnowledge(
+        module.evaluate,
+        getattr(module, "bot_actions", _legal),
+        getattr(module, "PLAYOUT_EPSILON", None),
+    )
 
 
 def softmax_shares(scores: Sequence[float], sharpness: float) -> list[float]:

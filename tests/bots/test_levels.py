@@ -36,6 +36,10 @@ def test_unknown_levels_are_refused_and_custom_search_levels_parse():
     assert (custom.trees, custom.iterations, custom.depth) == (3, 50, 5)
     timed = get_level("mcts:seconds=0.1")
     assert timed.iterations is None and timed.seconds == 0.1
+    assert get_level("mcts:playout=random").playout == "random"
+    assert LEVELS["mcts-fast"].playout == LEVELS["mcts-strong"].playout == "game"
+    with pytest.raises(ValueError, match="playout"):
+        get_level("mcts:playout=smart")
 
 
 @pytest.fixture

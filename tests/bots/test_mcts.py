@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from bots.heuristics import knowledge
 from bots.mcts import uct_search
 from tests.bots.toy import ToyState, even
 
@@ -40,7 +41,19 @@ CHANCE_SCRIPT = {
 }
 
 
-def search(state, iterations=400, seed=0, seconds=None, depth=10, c=0.7):
+# Seat 0 picks 1 ("trap": seat 1 then wins with one move in ten) or 2 (a sure half).
+# One playout per root edge: a random one misjudges the trap, a greedy one does not.
+TRAP = {
+    "start": ("decide", 0, {1: "trap", 2: "half"}),
+    "trap": ("decide", 1, {3: "lost", **{a: "won" for a in range(4, 13)}}),
+    "half": ("decide", 1, {13: "draw"}),
+    "won": ("end", (1.0, 0.0)),
+    "lost": ("end", (0.0, 1.0)),
+    "draw": ("end", (0.5, 0.5)),
+}
+
+
+def search(state, iterations=400, seed=0, seconds=None, depth=10, c=0.7, playout_epsilon=None):
     return uct_search(
         state,
         even,
@@ -50,6 +63,7 @@ def search(state, iterations=400, seed=0, seconds=None, depth=10, c=0.7):
         seconds=seconds,
         depth=depth,
         c=c,
+        playout_epsilon=playout_epsilon,
     )
 
 
@@ -104,7 +118,22 @@ def test_a_search_needs_a_budget_and_a_decision_root():
         search(ToyState(WIN_NOW, 3, node="won"))
 
 
-def test_same_rng_same_tree():
-    a = search(ToyState(MAXN, 3), iterations=300, seed=4)
-    b = search(ToyState(MAXN, 3), iterations=300, seed=4)
+@pytest.mark.parametrize("playout_epsilon", [None, 0.1])
+def test_same_rng_same_tree(playout_epsilon):
+    a = search(ToyState(MAXN, 3), iterations=300, seed=4, playout_epsilon=playout_epsilon)
+    b = search(ToyState(MAXN, 3), iterations=300, seed=4, playout_epsilon=playout_epsilon)
     assert (a.visits, a.values) == (b.visits, b.values)
+
+
+def test_greedy_playouts_play_each_seats_best_move_on_the_heuristic():
+    for seed in range(10):
+        result = search(ToyState(TRAP, 2), iterations=2, seed=seed, playout_epsilon=0.0)
+        assert result.values == {1: 0.0, 2: 0.5}  # seat 1's playout took its win
+    random_values = [search(ToyState(TRAP, 2), iterations=2, seed=s).values[1] for s in range(10)]
+    assert max(random_values) == 1.0  # a random playout misses it (nine times in ten)
+
+
+def test_cite_playouts_are_greedy_and_the_other_games_random():
+    assert knowledge("cite").playout_epsilon == 0.1
+    assert knowledge("catan").playout_epsilon is None
+    assert knowledge("endeavor").playout_epsilon is None

@@ -35,6 +35,16 @@ def test_search_tree_uses_the_levels_budget_and_is_reproducible():
     assert (a["visits"], a["values"]) == (b["visits"], b["values"])
 
 
+def test_a_level_may_override_the_games_playouts_with_random_ones():
+    def stats(level: str) -> tuple:
+        one = search_tree("cite", _state_bytes(), 0, level, 5, 1)
+        return one["visits"], one["values"]
+
+    # Cité's playouts are greedy on its heuristic; playout=random returns to random ones.
+    assert stats("mcts:iterations=60") != stats("mcts:iterations=60,playout=random")
+    assert stats("mcts:iterations=60,playout=game") == stats("mcts:iterations=60")
+
+
 def test_search_tree_refuses_levels_without_search():
     with pytest.raises(ValueError):
         search_tree("cite", _state_bytes(), 0, "greedy", 1, 0)
