@@ -12,8 +12,9 @@
 
 Measured decision time on one core of the 2-CPU dev machine (trees one after
 another; ``benchmarks/bots_speed.py``), mean over 8 positions:
-mcts-fast: Cité 69 ms, Catan 118 ms, Endeavor 175 ms;
-mcts-strong: Cité 0.53 s, Catan 0.89 s, Endeavor 1.32 s.
+mcts-fast: Cité 169 ms, Catan 118 ms, Endeavor 175 ms;
+mcts-strong: Cité 1.31 s, Catan 0.89 s, Endeavor 1.32 s
+(Cité with its greedy playouts, in a later run).
 A decision with one legal (bot) action is answered without search.
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
