@@ -4,6 +4,7 @@ Usage:
   .venv/bin/python benchmarks/bots_regret.py --game cite --players 2
   options: --positions N (60) --reference LEVEL (mcts:trees=8,iterations=5000)
            --levels a,b,... (greedy,mcts-fast,mcts-strong) --seed S
+  (a custom level's own fields may follow it: --levels mcts-fast,mcts:trees=4,depth=200)
 
 Positions are decision points with a real choice taken at random plies of games
 that mcts-fast plays at every seat (typical of what a bot meets, unlike positions
@@ -49,6 +50,19 @@ def sample_positions(game: str, players: int, count: int, seed: int) -> tuple[li
     return found, sum(choices) / len(choices)
 
 
+def split_levels(text: str) -> list[str]:
+    """Comma-separated levels; a ``key=value`` item continues the custom level before it."""
+    levels: list[str] = []
+    for item in text.split(","):
+        if "=" in item and not item.startswith("mcts:") and levels:
+            levels[-1] += "," + item
+        else:
+            levels.append(item)
+    for level in levels:
+        get_level(level)  # unknown or malformed levels fail before any game is played
+    return levels
+
+
 def reference(view: State, seat: int, level: str, seed: int) -> tuple[dict[int, float], int]:
     """The reference search's mean return per root action it tried, and its choice."""
     spec = get_level(level)
@@ -66,7 +80,7 @@ def main() -> None:
     parser.add_argument("--levels", default="greedy,mcts-fast,mcts-strong")
     parser.add_argument("--seed", type=int, default=90_000)
     args = parser.parse_args()
-    levels = args.levels.split(",")
+    levels = split_levels(args.levels)
     start = time.perf_counter()
     found, choices_per_game = sample_positions(args.game, args.players, args.positions, args.seed)
     names = [*levels, f"{args.reference} (seed 2)"]
