@@ -7,14 +7,18 @@
 |             | (expectation over a following chance node)   | first chance outcome)         |
 | mcts-fast   | UCT, root-parallel trees, cut-off playouts   | 2 trees x 400 iterations,     |
 |             | (random; greedy on the heuristic in Cité)    | playout depth 30, c = 0.7     |
-| mcts-strong | the same, more search                        | 4 trees x 1500 iterations,    |
-|             |                                              | playout depth 30, c = 0.7     |
+| mcts-strong | the same, more search; policy playouts       | 4 trees x 1500 iterations,    |
+|             | (Cité's) run to the end of the game          | playout depth 30 (policy      |
+|             |                                              | playouts: 200), c = 0.7       |
 
 Measured decision time on one core of the 2-CPU dev machine (trees one after
-another; ``benchmarks/bots_speed.py``), mean over 8 positions:
-mcts-fast: Cité 169 ms, Catan 118 ms, Endeavor 175 ms;
-mcts-strong: Cité 1.31 s, Catan 0.89 s, Endeavor 1.32 s
-(Cité with its greedy playouts, in a later run).
+another; ``benchmarks/bots_speed.py``, 4-player positions), mean over 8 positions:
+mcts-fast: Cité 167 ms, Catan 107 ms, Endeavor 161 ms;
+mcts-strong: Cité 2.22 s, Catan 0.82 s, Endeavor 1.25 s.
+In Cité more iterations alone bought no strength: the depth-30 playouts' model
+is searched out at mcts-fast's budget. Playouts to the end score a game's real
+result instead of the heuristic's guess, with more noise, which more iterations
+average out: that is where mcts-strong's budget pays (benchmarks in README.md).
 A decision with one legal (bot) action is answered without search.
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
@@ -47,6 +51,10 @@ class Level:
     iterations: int | None = None  # per tree
     seconds: float | None = None  # per tree
     depth: int = 0  # playout plies before the heuristic scores the state
+    # Plies of a playout that follows the game's own playout policy (None: ``depth``).
+    # Random playouts are cut short because random play soon stops looking like the
+    # game; a policy playout may run to the end and score the game's real result.
+    policy_depth: int | None = None
     c: float = 0.0  # UCT exploration constant (returns are in [0, 1])
     playout: str = "game"  # "game": the game's playout policy; "random": uniformly random
 
@@ -72,6 +80,7 @@ LEVELS: dict[str, Level] = {
             trees=4,
             iterations=1500,
             depth=30,
+            policy_depth=200,
             c=0.7,
         ),
     )
@@ -99,6 +108,7 @@ _FIELDS = {
     "iterations": int,
     "seconds": float,
     "depth": int,
+    "policy_depth": int,
     "c": float,
     "playout": str,
 }

@@ -37,6 +37,8 @@ def search_state(state: State, seat: int, level: Level, seed: int, tree: int) ->
     actions = game.actions(world)
     if len(actions) == 1:  # nothing to search
         return _stats({actions[0]: 1}, {actions[0]: 0.0}, 0, time.perf_counter() - start)
+    epsilon = None if level.playout == "random" else game.playout_epsilon
+    depth = level.depth if epsilon is None or level.policy_depth is None else level.policy_depth
     result = uct_search(
         world,
         game.evaluate,
@@ -44,9 +46,9 @@ def search_state(state: State, seat: int, level: Level, seed: int, tree: int) ->
         rng,
         iterations=level.iterations,
         seconds=level.seconds,
-        depth=level.depth,
+        depth=depth,
         c=level.c,
-        playout_epsilon=None if level.playout == "random" else game.playout_epsilon,
+        playout_epsilon=epsilon,
     )
     return _stats(result.visits, result.values, result.iterations, time.perf_counter() - start)
 

@@ -24,6 +24,8 @@ def test_the_documented_levels_exist_with_search_budgets():
     for level in (fast, strong):
         assert level.kind == "mcts" and level.trees >= 1 and level.iterations and level.depth > 0
     assert strong.trees * strong.iterations > fast.trees * fast.iterations
+    # Only mcts-strong plays its policy playouts (Cité's) further than random ones.
+    assert fast.policy_depth is None and strong.policy_depth > strong.depth
     assert LEVELS["random"].trees == LEVELS["greedy"].trees == 0
 
 
@@ -34,6 +36,7 @@ def test_unknown_levels_are_refused_and_custom_search_levels_parse():
         get_level("mcts:trees=2,width=3")
     custom = get_level("mcts:trees=3,iterations=50,depth=5")
     assert (custom.trees, custom.iterations, custom.depth) == (3, 50, 5)
+    assert get_level("mcts:policy_depth=90").policy_depth == 90
     timed = get_level("mcts:seconds=0.1")
     assert timed.iterations is None and timed.seconds == 0.1
     assert get_level("mcts:playout=random").playout == "random"

@@ -45,6 +45,19 @@ def test_a_level_may_override_the_games_playouts_with_random_ones():
     assert stats("mcts:iterations=60,playout=game") == stats("mcts:iterations=60")
 
 
+def test_policy_playouts_run_to_the_policy_depth_and_random_ones_to_the_depth():
+    def stats(level: str) -> tuple:
+        one = search_tree("cite", _state_bytes(), 0, f"mcts:iterations=60,{level}", 5, 1)
+        return one["visits"], one["values"]
+
+    # Cité's playouts follow its policy, so policy_depth replaces depth for them.
+    assert stats("depth=4,policy_depth=200") == stats("depth=200")
+    assert stats("depth=4,policy_depth=200") != stats("depth=4")
+    # Random playouts stay cut off at depth.
+    random_playouts = "playout=random,depth=4"
+    assert stats(f"{random_playouts},policy_depth=200") == stats(random_playouts)
+
+
 def test_search_tree_refuses_levels_without_search():
     with pytest.raises(ValueError):
         search_tree("cite", _state_bytes(), 0, "greedy", 1, 0)
