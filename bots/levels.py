@@ -12,9 +12,10 @@
 |             |                                              | playouts: 200), c = 0.7       |
 
 Measured decision time on one core of the 2-CPU dev machine (trees one after
-another; ``benchmarks/bots_speed.py``, 4-player positions), mean over 8 positions:
-mcts-fast: Cité 167 ms, Catan 107 ms, Endeavor 161 ms;
-mcts-strong: Cité 2.22 s, Catan 0.82 s, Endeavor 1.25 s.
+another; ``benchmarks/bots_speed.py``, 4-player positions), mean over 8 positions,
+as README.md gives them:
+mcts-fast: Cité 169 ms, Catan 118 ms, Endeavor 175 ms;
+mcts-strong: Cité 2.22 s, Catan 0.89 s, Endeavor 1.32 s.
 In Cité more iterations alone bought no strength: the depth-30 playouts' model
 is searched out at mcts-fast's budget. Playouts to the end score a game's real
 result instead of the heuristic's guess, with more noise, which more iterations

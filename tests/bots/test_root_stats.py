@@ -35,27 +35,26 @@ def test_search_tree_uses_the_levels_budget_and_is_reproducible():
     assert (a["visits"], a["values"]) == (b["visits"], b["values"])
 
 
-def test_a_level_may_override_the_games_playouts_with_random_ones():
-    def stats(level: str) -> tuple:
-        one = search_tree("cite", _state_bytes(), 0, level, 5, 1)
-        return one["visits"], one["values"]
+def _tree(fields: str = "") -> tuple:
+    """Root visits and values of one Cité tree of ``mcts:iterations=60`` plus ``fields``."""
+    level = ",".join(["mcts:iterations=60", *filter(None, [fields])])
+    one = search_tree("cite", _state_bytes(), 0, level, 5, 1)
+    return one["visits"], one["values"]
 
+
+def test_a_level_may_override_the_games_playouts_with_random_ones():
     # Cité's playouts are greedy on its heuristic; playout=random returns to random ones.
-    assert stats("mcts:iterations=60") != stats("mcts:iterations=60,playout=random")
-    assert stats("mcts:iterations=60,playout=game") == stats("mcts:iterations=60")
+    assert _tree("playout=game") != _tree("playout=random")
+    assert _tree("playout=game") == _tree()  # the game's playouts are the default
 
 
 def test_policy_playouts_run_to_the_policy_depth_and_random_ones_to_the_depth():
-    def stats(level: str) -> tuple:
-        one = search_tree("cite", _state_bytes(), 0, f"mcts:iterations=60,{level}", 5, 1)
-        return one["visits"], one["values"]
-
     # Cité's playouts follow its policy, so policy_depth replaces depth for them.
-    assert stats("depth=4,policy_depth=200") == stats("depth=200")
-    assert stats("depth=4,policy_depth=200") != stats("depth=4")
+    assert _tree("depth=4,policy_depth=200") == _tree("depth=200")
+    assert _tree("depth=4,policy_depth=200") != _tree("depth=4")
     # Random playouts stay cut off at depth.
     random_playouts = "playout=random,depth=4"
-    assert stats(f"{random_playouts},policy_depth=200") == stats(random_playouts)
+    assert _tree(f"{random_playouts},policy_depth=200") == _tree(random_playouts)
 
 
 def test_search_tree_refuses_levels_without_search():
