@@ -12,7 +12,8 @@ round 7, the round in which the 8th building space fills.
 
 Notation (case-insensitive; spaces inside names may be written as hyphens):
 
-    pass                              end your Action phase (then discard to the card limit)
+    pass                              end your Action phase (card-limit discards come once
+                                      everyone has passed)
     done                              skip the second half of a "+" action
     build <Building>                  e.g. ``build Docks``, ``build Guild-Hall``
     salary <Building>                 Salary phase: the marker on a <Building> comes back
@@ -42,8 +43,10 @@ Decisions made where the facts leave room (see also the facts file §13a):
   activated, a token cannot be spent for nothing.
 * Card slots are not tracked: a holding is legal when some arrangement fits the slots, and
   at scoring the Free Governor slot counts as empty when the held cards fit without it.
-* The card limit is checked when a player passes and again once everyone has passed (a
-  Governor may be awarded to a player who has already passed).
+* The card limit is checked only once everyone has passed (facts §13a D10): then each
+  player over its limit discards, in turn order from the first player (a discarded card
+  with Politics icons can lower the limit again: the player keeps discarding). A Governor
+  awarded after a player passed raises that player's limit before the check.
 * A "+" action whose second half is impossible ends at once (no ``done`` to type); a
   player who could take no tile at all would skip the Build (45 tiles make it unreachable).
 * Facts §13a: track glory pushes forward by default (option ``track_glory=round-down``);
@@ -306,7 +309,8 @@ class EndeavorState(State):
         self.phase = R.ACTION
 
     def _end_action_phase(self) -> None:
-        # A Governor awarded after its winner passed can leave a holding over the limit.
+        # Card-limit discards happen only now, once everyone has passed (facts §13a D10),
+        # in turn order from the first player, against each limit at this moment.
         n = self.n
         for k in range(n):
             s = (self.crown + k) % n
@@ -606,11 +610,10 @@ class EndeavorState(State):
         s = self.cur
         if phase == R.ACTION:
             if action == R.PASS:
+                # No discard here (facts §13a D10): a Governor awarded after this pass
+                # can still raise the limit; discards wait for the end of the phase.
                 self.passed[s] = True
                 self.npassed += 1
-                if not self.holding_ok(s):
-                    self.phase = R.DISCARD
-                    return
                 self._next_turn()
                 return
             src, t = divmod(action - USE_BASE, NT)
@@ -643,10 +646,7 @@ class EndeavorState(State):
         elif phase == R.DISCARD:
             self._discard(s, action - R.DISCARD_BASE)
             if self.holding_ok(s):
-                if self.npassed == self.n:
-                    self._end_action_phase()
-                else:
-                    self._next_turn()
+                self._end_action_phase()  # the next seat over its limit, or the next round
         else:
             raise IllegalActionError("the game is over")
 

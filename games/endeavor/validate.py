@@ -199,5 +199,5 @@ def _check_phase(st: EndeavorState) -> None:
         _fail("a second half with nothing to do")
     if phase != R.SECOND and st.pend != R.PEND_NONE:
         _fail("a pending second half outside its phase")
-    if phase == R.DISCARD and (st.holding_ok(st.cur) or not st.passed[st.cur]):
+    if phase == R.DISCARD and (st.holding_ok(st.cur) or st.npassed != st.n):
         _fail("a discard that is not needed")

@@ -1,4 +1,4 @@
-"""Card slots, the card limit on passing, where discarded cards go, and Abolition (§4, §7.4)."""
+"""Card slots, the card limit once everyone has passed (D10), where discarded cards go, and Abolition (§4, §7.4)."""
 
 from __future__ import annotations
 
@@ -65,12 +65,15 @@ def test_discarding_cascades_when_a_card_with_politics_goes() -> None:
         give_card(st, 0, slug)
     assert track(st, 0, "politics") == 5  # level 3: three slots for four cards
     act(st, "pass")
+    assert st.phase == R.ACTION and st.current_player() == 1  # no discard at the pass
+    act(st, "pass")
+    act(st, "pass")
     assert st.phase == R.DISCARD
     act(st, "discard mediterranean-2")  # -3 Politics: level 2, two slots for three cards
     assert track(st, 0, "politics") == 2
     assert st.phase == R.DISCARD and st.current_player() == 0
     act(st, "discard mediterranean-0")
-    assert st.phase == R.ACTION and st.current_player() == 1
+    assert st.phase == R.BUILD and st.round == 2
     assert st.hand(0) == [CARD["mediterranean-1"], CARD["mediterranean-3"]]
 
 
@@ -81,8 +84,9 @@ def test_gaining_politics_raises_the_limit_at_once() -> None:
     assert not st.holding_ok(0)
     give_token(st, 0, "politics")  # Politics 2: a second slot
     assert st.holding_ok(0)
-    act(st, "pass")
-    assert st.phase == R.ACTION and st.current_player() == 1
+    for _ in range(3):
+        act(st, "pass")
+    assert st.phase == R.BUILD and st.round == 2
 
 
 def test_discarded_region_cards_return_to_their_deck_at_their_level() -> None:
@@ -94,14 +98,17 @@ def test_discarded_region_cards_return_to_their_deck_at_their_level() -> None:
     give_card(st, 2, "africa-4")
     give_card(st, 0, "mediterranean-0")
     give_card(st, 0, "mediterranean-4")  # Politics 3 (level 2): four cards, two slots
-    act(st, "pass")
+    for _ in range(3):
+        act(st, "pass")
     act(st, "discard africa-2")  # Politics 2: still two slots for three cards
     act(st, "discard africa-3")  # Politics 0: one slot for two cards
     act(st, "discard mediterranean-0")
-    assert st.phase == R.ACTION and st.hand(0) == [CARD["mediterranean-4"]]
+    assert st.phase == R.BUILD and st.hand(0) == [CARD["mediterranean-4"]]
     assert st.deck_mask[1] == 0b101100  # Africa 2, 3 and 5: Africa 2 is on top again
     assert st.deck_mask[0] & 1  # Mediterranean 0 is back on top of its deck
-    # Seat 1 (presence 6 on the Africa track) draws it back.
+    # Seat 1 (presence 6 on the Africa track, the crown of round 2) draws it back.
+    st._start_actions()
+    assert st.current_player() == 1
     harbor(st, 1, 2)
     give_building(st, 1, "Market")
     act(st, "draw africa with Market")
@@ -115,12 +122,13 @@ def test_discarded_slavery_cards_stay_face_down_and_governors_leave() -> None:
     open_region(st, "africa", [0, 0, 0, 0, 0, 0])  # seat 0 gets the Governor (P1)
     for slug in ("slavery-0", "slavery-1", "slavery-2", "mediterranean-0"):
         give_card(st, 0, slug)
-    act(st, "pass")
+    for _ in range(3):
+        act(st, "pass")
     act(st, "discard slavery-0")
     act(st, "discard africa-governor")
     assert st.phase == R.DISCARD  # one regular slot for a Slavery card and Mediterranean 0
     act(st, "discard mediterranean-0")
-    assert st.holding_ok(0) and st.phase == R.ACTION
+    assert st.holding_ok(0) and st.phase == R.BUILD
     assert st.card_loc[CARD["slavery-0"]] == R.LOC_FACE_DOWN + 0
     assert st.card_loc[CARD["africa-governor"]] == R.LOC_REMOVED
     assert st.card_loc[CARD["mediterranean-0"]] == R.LOC_DECK
@@ -177,7 +185,7 @@ def test_a_passed_player_awarded_a_governor_discards_once_everyone_has_passed() 
     for seat in (2, 2, 2, 1, 0):
         ship(st, seat, "africa")
     st.cur = 2
-    act(st, "pass")  # seat 2's cards fit: no discard
+    act(st, "pass")  # seat 2's cards fit
     assert st.phase == R.ACTION and st.current_player() == 0
     act(st, "pass")
     harbor(st, 1, 2)
@@ -189,6 +197,62 @@ def test_a_passed_player_awarded_a_governor_discards_once_everyone_has_passed() 
     assert st.phase == R.DISCARD and st.current_player() == 2
     act(st, "discard mediterranean-0")
     assert st.phase == R.BUILD and st.round == 2
+    check(st)
+
+
+def test_audit_case_a_governor_after_the_pass_saves_the_card() -> None:
+    """Facts §13a D10, the audit's reproduction: no discard at the pass itself."""
+    st = make(3)
+    neutral_tracks(st, "africa")
+    give_card(st, 0, "mediterranean-0")
+    give_card(st, 0, "mediterranean-3")
+    assert track(st, 0, "politics") == 1  # level 1: one slot for two cards
+    ship(st, 0, "africa", times=5)  # 5 of the 6 Africa track markers
+    assert not st.holding_ok(0)
+    act(st, "pass")
+    assert st.phase == R.ACTION and st.current_player() == 1  # no discard now
+    assert st.hand(0) == [CARD["mediterranean-0"], CARD["mediterranean-3"]]
+    harbor(st, 1, 2)
+    give_building(st, 1, "Shipyard")
+    act(st, "ship africa with Shipyard")  # fills Africa: the Governor goes to seat 0
+    assert st.card_loc[CARD["africa-governor"]] == 0
+    assert track(st, 0, "politics") == 2 and st.holding_ok(0)
+    act(st, "pass")
+    act(st, "pass")
+    assert st.phase == R.BUILD and st.round == 2  # seat 0 keeps both cards
+    assert CARD["mediterranean-0"] in st.hand(0) and CARD["mediterranean-3"] in st.hand(0)
+    check(st)
+
+
+def test_discards_go_in_turn_order_from_the_first_player_with_cascades() -> None:
+    st = make(3)
+    st.crown = st.cur = 1  # seat 1 is the first player this round
+    for slug in ("mediterranean-0", "mediterranean-1", "mediterranean-2", "mediterranean-3"):
+        give_card(st, 0, slug)  # Politics 5 (level 3): three slots for four cards
+    for slug in ("slavery-0", "slavery-1", "slavery-2"):
+        give_card(st, 2, slug)  # one regular slot and the Slavery slot for three cards
+    assert not st.holding_ok(0) and not st.holding_ok(2) and st.holding_ok(1)
+    for seat in (1, 2, 0):
+        assert st.current_player() == seat
+        act(st, "pass")
+    # Seat 2 comes before seat 0 in turn order from seat 1; seat 1 has nothing to discard.
+    assert st.phase == R.DISCARD and st.current_player() == 2
+    act(st, "discard slavery-0")
+    assert st.phase == R.DISCARD and st.current_player() == 0
+    act(st, "discard mediterranean-2")  # -3 Politics: the cascade, two slots for three
+    assert st.phase == R.DISCARD and st.current_player() == 0
+    act(st, "discard mediterranean-0")
+    assert st.phase == R.BUILD and st.round == 2 and st.crown == 2
+    check(st)
+
+
+def test_no_discard_is_legal_before_everyone_has_passed() -> None:
+    st = make(3)
+    give_card(st, 0, "mediterranean-0")
+    give_card(st, 0, "mediterranean-3")
+    act(st, "pass")
+    assert not any(a.startswith("discard") for a in legal(st))
+    assert st.phase == R.ACTION
     check(st)
 
 
