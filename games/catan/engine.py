@@ -38,7 +38,11 @@ Notation (one line per action id; ids in ``rules.py``):
 
 Decisions for the open points (§19a is fixed; these are the engine's own):
 - Discards on a 7 are one card per action, seats in turn order from the roller;
-  each discarding seat is ``current_player()`` while it discards.
+  each discarding seat is ``current_player()`` while it discards. They are
+  simultaneous in effect (§19a.9): each card is set aside (``discard_pending``),
+  the action's audience is the discarding seat alone (others see ``discard ?``),
+  hands, hidden-card tracking and the bank change only when the last affected
+  seat has discarded, and then for every seat together.
 - When a player holds no development card the turn goes straight to the dice
   (that count is public); after a development card played before the roll,
   the dice come at once, since rolling is then the only thing left to do.
@@ -248,6 +252,7 @@ class CatanState(State):
         "free_placed",
         "discard_queue",
         "discard_left",
+        "discard_pending",
         "steal_victim",
         "setup_index",
         "setup_node",
@@ -317,6 +322,9 @@ class CatanState(State):
         self.free_placed = 0
         self.discard_queue: list[int] = []
         self.discard_left = 0
+        # 7 discards chosen but not yet revealed (§19a.9), per seat and resource: they
+        # stay in ``hand`` (and out of the bank) until every affected seat has chosen.
+        self.discard_pending = [0] * (5 * n)
         self.steal_victim = R.NO_ONE
         self.setup_index = 0
         self.setup_node = -1
@@ -523,7 +531,8 @@ class CatanState(State):
         if phase == R.DISCARD:
             b = 5 * self.actor
             h = self.hand
-            return [_DISCARD_BASE + r for r in _RANGE5 if h[b + r]]
+            pend = self.discard_pending
+            return [_DISCARD_BASE + r for r in _RANGE5 if h[b + r] > pend[b + r]]
         if phase == R.ROBBER:
             return self._robber_actions()
         if phase == R.FREE_ROADS:
@@ -876,9 +885,8 @@ class CatanState(State):
                 # several entitled and too few cards: nobody gets this type
 
     def _discard(self, r: int) -> None:
-        p = self.actor
-        self._lose(p, r, 1)
-        self.bank[r] += 1
+        # Set aside face down (§19a.9): nothing public changes until the last discard.
+        self.discard_pending[5 * self.actor + r] += 1
         self.discard_left -= 1
         if self.discard_left == 0:
             queue = self.discard_queue
@@ -888,8 +896,19 @@ class CatanState(State):
                 self.discard_left = sum(self.hand[b : b + 5]) // 2
                 self.actor = queue[0]
             else:
+                self._reveal_discards()
                 self.phase = R.ROBBER
                 self.actor = self.turn
+
+    def _reveal_discards(self) -> None:
+        """Every affected seat has chosen: all discards go to the bank together."""
+        pend = self.discard_pending
+        bank = self.bank
+        for i, k in enumerate(pend):
+            if k:
+                self._lose(i // 5, i % 5, k)
+                bank[i % 5] += k
+                pend[i] = 0
 
     def _steal(self, r: int) -> None:
         thief = self.turn
@@ -1180,6 +1199,8 @@ class CatanState(State):
 
     # ------------------------------------------------------------------ hidden information
     def action_audience(self, action: int) -> frozenset[int] | None:
+        if self.phase == R.DISCARD and _DISCARD_BASE <= action < _MARITIME_BASE:
+            return frozenset((self.actor,))  # simultaneous discards (§19a.9)
         if _DRAW_BASE <= action < _STEAL_BASE:
             return frozenset((self.turn,))
         if _STEAL_BASE <= action < R.NUM_ACTIONS:
@@ -1187,6 +1208,8 @@ class CatanState(State):
         return None
 
     def redacted_action_string(self, action: int) -> str:
+        if self.phase == R.DISCARD and _DISCARD_BASE <= action < _MARITIME_BASE:
+            return "discard ?"
         if _DRAW_BASE <= action < _STEAL_BASE:
             return "draw ?"
         if _STEAL_BASE <= action < R.NUM_ACTIONS:
@@ -1201,6 +1224,10 @@ class CatanState(State):
             mine = over or seat == s
             hand = self.hand[b : b + 5]
             hid = self.hidden[b : b + 5]
+            pend = self.discard_pending[b : b + 5]
+            if mine and any(pend):  # the seat sees its own discards at once, others don't
+                hand = [hand[r] - pend[r] for r in _RANGE5]
+                hid = [min(hid[r], hand[r]) for r in _RANGE5]
             dev = self.dev[b : b + 5]
             seats.append(
                 {
@@ -1208,6 +1235,7 @@ class CatanState(State):
                     "resources_known": [hand[r] - hid[r] for r in _RANGE5],
                     "resources_unknown": sum(hid),
                     "resources": hand if mine else None,
+                    "discards_pending": pend if mine else None,
                     "dev_count": self.dev_count[s],
                     "dev_new_count": sum(self.dev_new[b : b + 5]),
                     "dev_cards": dev if mine else None,
@@ -1298,6 +1326,17 @@ class CatanState(State):
             for r in dealt:
                 hand[b + r] += 1
                 hid[b + r] += 1
+        # Others' unrevealed 7 discards (§19a.9) are unseen: choose them again from the
+        # (re-dealt) hand, as many as each seat set aside.
+        pend = state.discard_pending
+        for s in others:
+            b = 5 * s
+            count = sum(pend[b : b + 5])
+            if count:
+                held = [r for r in _RANGE5 for _ in range(hand[b + r])]
+                pend[b : b + 5] = [0] * 5
+                for r in rng.sample(held, count):
+                    pend[b + r] += 1
         dev, new = state.dev, state.dev_new
         devpool = list(state.deck)
         for s in others:
@@ -1378,6 +1417,7 @@ class CatanState(State):
         new.free_placed = self.free_placed
         new.discard_queue = self.discard_queue[:]
         new.discard_left = self.discard_left
+        new.discard_pending = self.discard_pending[:]
         new.steal_victim = self.steal_victim
         new.setup_index = self.setup_index
         new.setup_node = self.setup_node
@@ -1422,6 +1462,7 @@ class CatanState(State):
             "free_placed": self.free_placed,
             "discard_queue": self.discard_queue,
             "discard_left": self.discard_left,
+            "discard_pending": self.discard_pending,
             "steal_victim": self.steal_victim,
             "setup_index": self.setup_index,
             "setup_node": self.setup_node,

@@ -102,6 +102,8 @@ def _load_fields(state: Any, data: Mapping[str, Any], n: int) -> None:
     state.free_placed = _int(data["free_placed"], 0, 1, "free_placed")
     state.discard_queue = _ints(data["discard_queue"], None, 0, seat, "discard_queue")
     state.discard_left = _int(data["discard_left"], 0, 5 * R.RESOURCE_COUNT, "discard_left")
+    pending = data.get("discard_pending", [0] * (5 * n))  # absent in states saved before it
+    state.discard_pending = _ints(pending, 5 * n, 0, R.RESOURCE_COUNT, "discard_pending")
     state.steal_victim = _int(data["steal_victim"], -1, seat, "steal_victim")
     state.setup_index = _int(data["setup_index"], 0, 2 * n, "setup_index")
     state.setup_node = _int(data["setup_node"], -1, B.NUM_NODES - 1, "setup_node")
@@ -184,8 +186,16 @@ def _check_phase(state: Any, n: int) -> None:
         queue = state.discard_queue
         if not queue or len(set(queue)) != len(queue):
             raise CorruptStateError("a discard phase needs a queue of seats")
-        if not 1 <= state.discard_left <= count(queue[0]):
+        pend = state.discard_pending
+        left = count(queue[0]) - sum(pend[5 * queue[0] : 5 * queue[0] + 5])
+        if not 1 <= state.discard_left <= left:
             raise CorruptStateError("the discarding seat cannot discard that many")
+        if any(pend[i] > hand[i] for i in range(5 * n)):
+            raise CorruptStateError("more cards set aside to discard than held")
+        if any(pend[5 * s : 5 * s + 5] != [0] * 5 for s in queue[1:]):
+            raise CorruptStateError("a seat still to discard has already set cards aside")
+    elif any(state.discard_pending):
+        raise CorruptStateError("cards set aside to discard outside a discard phase")
     if phase == R.STEAL:
         victim = state.steal_victim
         if victim < 0 or victim == state.turn or count(victim) == 0:

@@ -8,7 +8,7 @@ from gamehost.v1 import catan_pb2
 from games.catan import rules as R
 from games.catan.engine import CatanState
 
-from .helpers import act, position, random_game
+from .helpers import act, legal, position, random_game
 
 
 def _robbed():
@@ -145,3 +145,97 @@ def test_view_shows_an_open_offer():
     view = s.view(None)
     assert view.has_offer and view.offer.give.wool == 2 and view.offer.get.ore == 1
     assert list(view.offer.answers) == [0, 1, 0, 0]
+
+
+# ---------------------------------------------------------------- §19a.9 simultaneous discards
+def _seven():
+    """Seat 0 rolls a 7: seat 0 (9 cards) and seat 1 (8 cards) must discard 4 each."""
+    s = position(
+        phase="roll",
+        settlements={0: [12], 1: [18], 2: [40]},
+        hands={0: {"brick": 5, "ore": 4}, 1: {"wool": 4, "grain": 4}, 2: {"lumber": 2}},
+    )
+    s.apply_action(s.string_to_action("dice 7"))
+    assert s.phase == R.DISCARD and s.discard_queue == [0, 1]
+    return s
+
+
+def _public(obs: dict) -> dict:
+    """What must not move while discards are pending: hands, counts and the bank."""
+    return {"bank": obs["bank"], "seats": obs["seats"]}
+
+
+def test_s19a9_discards_stay_hidden_until_every_seat_has_discarded():
+    from services import events as ev
+
+    s = _seven()
+    before = {seat: _public(s.observation(seat)) for seat in (1, 2, None)}
+    view_before = s.view(2)
+    seat0_events = []
+    for text in ("discard brick", "discard ore", "discard ore", "discard brick"):
+        action = s.string_to_action(text)
+        assert s.action_audience(action) == frozenset({0})
+        assert s.redacted_action_string(action) == "discard ?"
+        event = ev.action_event(s, action, 1)
+        seat0_events.append(event)
+        for viewer in (1, 2, None):  # events and records as the others get them
+            seen = ev.visible(event, viewer)
+            assert seen["hidden"] and seen["text"] == "discard ?" and seen["action"] == -1
+        assert ev.visible(event, 0)["text"] == text
+        s.apply_action(action)
+    # Seat 0 has chosen; nobody else can tell what: views, counts and bank unchanged.
+    assert s.current_player() == 1 and s.phase == R.DISCARD
+    for seat in (1, 2, None):
+        assert _public(s.observation(seat)) == before[seat]
+    assert s.view(2).players[0] == view_before.players[0]
+    assert list(s.view(2).bank.ListFields()) == list(view_before.bank.ListFields())
+    own = s.observation(0)["seats"][0]
+    assert own["resources"] == [3, 0, 0, 0, 2] and own["discards_pending"] == [2, 0, 0, 0, 2]
+    assert s.observation(1)["seats"][0]["discards_pending"] is None
+    # A stored state keeps the pending discards, and reloads to the same state.
+    assert CatanState.from_dict(s.to_dict()) == s
+    # Seat 1 chooses without knowing seat 0's choice; then all is revealed together.
+    act(s, "discard wool", "discard wool", "discard grain")
+    assert _public(s.observation(2)) == before[2]
+    act(s, "discard wool")
+    assert s.phase == R.ROBBER and not any(s.discard_pending)
+    seats = s.observation(2)["seats"]
+    assert seats[0]["resources_known"] == [3, 0, 0, 0, 2] and seats[0]["resource_count"] == 5
+    assert seats[1]["resources_known"] == [0, 0, 1, 3, 0]
+    assert s.observation(2)["bank"] == [19 - 3, 19 - 2, 19 - 1, 19 - 3, 19 - 2]
+
+
+def test_s19a9_a_seat_cannot_discard_more_of_a_kind_than_it_holds():
+    s = _seven()
+    act(s, "discard ore", "discard ore", "discard ore")
+    assert legal(s) == {"discard brick", "discard ore"}
+    act(s, "discard ore")
+    assert s.current_player() == 1
+    s2 = position(
+        phase="roll",
+        settlements={0: [12], 1: [18], 2: [40]},
+        hands={0: {"brick": 8, "ore": 1}, 1: {"wool": 8}},
+    )
+    s2.apply_action(s2.string_to_action("dice 7"))
+    act(s2, "discard ore")
+    assert legal(s2) == {"discard brick"}  # the only ore is already set aside
+
+
+def test_s19a9_determinize_resamples_the_unrevealed_discards():
+    s = _seven()
+    act(s, "discard brick", "discard ore")
+    act(s, "discard ore", "discard brick")  # seat 0 done; seat 1 to discard
+    seen = set()
+    for k in range(30):
+        d = s.determinize(1, random.Random(k))
+        assert d.observation(1) == s.observation(1)
+        assert sum(d.discard_pending[0:5]) == 4 and d.discard_pending[5:10] == [0] * 5
+        assert all(d.discard_pending[i] <= d.hand[i] for i in range(20))
+        assert CatanState.from_dict(d.to_dict()) == d
+        seen.add(tuple(d.discard_pending))
+    assert len(seen) > 1  # seat 1 cannot know what seat 0 set aside
+    other = s.determinize(1, random.Random(7))
+    for k in range(5):
+        assert s.determinize(1, random.Random(k)) == other.determinize(1, random.Random(k))
+    # The discarding seat itself keeps its own choice.
+    assert s.determinize(0, random.Random(1)).discard_pending[0:5] == [2, 0, 0, 0, 2]
