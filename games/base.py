@@ -95,13 +95,19 @@ class State(ABC):
         """Apply a decision or chance outcome, checking legality first."""
         if self.is_terminal():
             raise IllegalActionError("the game is over")
-        if self.is_chance_node():
-            legal = [a for a, _ in self.chance_outcomes()]
-        else:
-            legal = self.legal_actions()
-        if action not in legal:
+        if not self.is_legal(action):
             raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal now")
         self.apply_unchecked(action)
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` may be applied now. Usually: it is listed. A game may also
+        accept ids it does not list, each equal to a sequence of listed small choices
+        (Catan's whole domestic offers), so the listed action space stays small."""
+        if self.is_terminal():
+            return False
+        if self.is_chance_node():
+            return action in [a for a, _ in self.chance_outcomes()]
+        return action in self.legal_actions()
 
     def _describe(self, action: int) -> str:
         try:

@@ -330,7 +330,7 @@ class GameHost:
         try:
             chosen = state.string_to_action(notation) if notation is not None else action
             assert chosen is not None
-            if chosen not in state.legal_actions():
+            if not state.is_legal(chosen):
                 raise IllegalActionError(
                     f"{state.action_to_string(chosen)!r} (id {chosen}) is not legal now"
                 )

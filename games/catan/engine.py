@@ -24,9 +24,11 @@ Notation (one line per action id; ids in ``rules.py``):
     robber <hex> [rob <seat>]       move the robber, naming the victim when anyone
                                     next to the hex holds cards (a victim must then be named)
     bank <n> <r> for <r2>           maritime trade at the player's rate n (4, 3 or 2)
-    give <k> <r> [<k> <r>] get <k> <r> [<k> <r>]
-                                    domestic offer, 1-2 cards each side, e.g.
-                                    ``give 2 wool get 1 ore``, ``give 1 brick 1 wool get 2 ore``
+    give <k> <r> [<k> <r> ...] get <k> <r> [<k> <r> ...]
+                                    domestic offer of any terms (§19a.8), e.g.
+                                    ``give 2 wool get 1 ore``, ``give 3 wool get 1 ore``
+    add give <r> | add get <r>      draft an offer one card at a time (§19a.8)
+    make offer | drop offer         offer the draft / abandon it (counts as an offer)
     accept | decline                a seat's answer to the offer, in seat order
     trade with <seat> | cancel      the offerer closes the offer
     dice <sum>                      chance: the dice total, 2..12
@@ -52,6 +54,18 @@ Decisions for the open points (§19a is fixed; these are the engine's own):
   only when the bank holds exactly 1; not playable with an empty bank.
 - Domestic trade (§19a.4): an offer that every other seat declined may not be
   repeated that turn; when nobody accepts the offer closes by itself.
+- Offers of any terms (§19a.8), and how the action space stays small: offers
+  of 1-2 cards a side keep one listed id each (``R.OFFERS``). Larger offers
+  are listed only as small steps: ``add give <r>`` / ``add get <r>`` start or
+  extend a draft (``draft``: + given, - asked per resource), ``make offer``
+  (only for terms outside the compact table, so each offer has one path) and
+  ``drop offer`` (it counts as one of the turn's 3 offers, so drafting cannot
+  loop). The one-line notation of a larger offer parses to a single id of its
+  own (``R.FREE_OFFER_BASE`` + the terms in base 39, below 2**31): never
+  listed by ``legal_actions`` but accepted by ``is_legal`` (and so by
+  ``apply_action`` and the service) when the same offer could be made now.
+  An offer's key (``self.offer``, ``declined``) is its id - ``OFFER_BASE``,
+  whichever way it was made; ``R.offer_terms`` reads any key.
 - Turn cap (§19a.5): ``turn_limit`` counts normal turns; when that many have
   ended the game ends and the seats with the most VP (cards included) share.
 - Hidden information: development cards in hand, the deck and a stolen
@@ -152,6 +166,10 @@ _OFFER_BASE = R.OFFER_BASE
 _DICE_BASE = R.DICE_BASE
 _DRAW_BASE = R.DRAW_BASE
 _STEAL_BASE = R.STEAL_BASE
+_STEAL_END = R.STEAL_BASE + 5
+_DRAFT_GIVE_BASE = R.DRAFT_GIVE_BASE
+_DRAFT_GET_BASE = R.DRAFT_GET_BASE
+_DRAFT_STARTS = (*range(R.DRAFT_GIVE_BASE, R.DRAFT_GET_BASE + 5),)
 _MAIN = R.MAIN
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
@@ -259,6 +277,7 @@ class CatanState(State):
         "offers_made",
         "declined",
         "offer",
+        "draft",
         "answers",
         "winners",
     )
@@ -330,7 +349,9 @@ class CatanState(State):
         self.setup_node = -1
         self.offers_made = 0
         self.declined: list[int] = []
-        self.offer = -1
+        self.offer = -1  # the open offer's key (R.offer_key), -1 when none
+        # An offer being drafted (§19a.8): + cards to give, - cards asked, per resource.
+        self.draft = [0] * 5
         self.answers: list[int] = []  # per seat during an offer: 0 waiting, 1 accept, 2 decline
         self.winners: list[int] = []
 
@@ -545,7 +566,7 @@ class CatanState(State):
         if phase == R.SETUP_ROAD:
             return [_ROAD_BASE + e for e in _NODE_EDGES[self.setup_node] if self.edge_owner[e] < 0]
         if phase == R.TRADE_ANSWER:
-            _give, get = R.OFFERS[self.offer]
+            _give, get = R.offer_terms(self.offer)
             b = 5 * self.actor
             h = self.hand
             if all(h[b + r] >= get[r] for r in _RANGE5):
@@ -561,6 +582,9 @@ class CatanState(State):
         p = self.turn
         b = 5 * p
         h = self.hand
+        draft = self.draft
+        if draft[0] or draft[1] or draft[2] or draft[3] or draft[4]:
+            return self._draft_actions()
         brick, lumber, wool, grain, ore = h[b], h[b + 1], h[b + 2], h[b + 3], h[b + 4]
         acts = [R.END_TURN]
         if wool and grain and ore and (self.deck[0] or sum(self.deck)):
@@ -599,7 +623,46 @@ class CatanState(State):
                 acts.extend([a for a in offers if a - _OFFER_BASE not in declined])
             else:
                 acts.extend(offers)
+            if offers:  # some card to give: a larger offer may be drafted (§19a.8)
+                acts.extend([_DRAFT_GIVE_BASE + r for r in _RANGE5 if h[b + r]])
+                acts.extend(_DRAFT_STARTS[5:])
         return acts
+
+    def _draft_actions(self) -> list[int]:
+        """While drafting: add a card to either side, make the offer, or drop the draft."""
+        draft = self.draft
+        b = 5 * self.turn
+        h = self.hand
+        acts = [_DRAFT_GIVE_BASE + r for r in _RANGE5 if 0 <= draft[r] < h[b + r]]
+        limit = R.MAX_OFFER_KIND
+        acts.extend([_DRAFT_GET_BASE + r for r in _RANGE5 if 0 >= draft[r] > -limit])
+        key = self._draft_key()
+        # Offers the compact table holds are made by their own id: one path per offer.
+        if key is not None and key >= R.NUM_OFFERS and key not in self.declined:
+            acts.append(R.DRAFT_MAKE)
+        acts.append(R.DRAFT_DROP)
+        return acts
+
+    def _draft_key(self) -> int | None:
+        d = self.draft
+        return R.offer_key(tuple(max(t, 0) for t in d), tuple(max(-t, 0) for t in d))
+
+    def is_legal(self, action: int) -> bool:
+        if type(action) is int and action >= R.FREE_OFFER_BASE:
+            return self._whole_offer_ok(action - _OFFER_BASE)
+        return super().is_legal(action)
+
+    def _whole_offer_ok(self, key: int) -> bool:
+        """A whole offer beyond the compact table, as its one-line notation gives it."""
+        if self.phase != _MAIN or any(self.draft) or key < R.NUM_OFFERS:
+            return False
+        if self.offers_made >= R.MAX_OFFERS_PER_TURN or key in self.declined:
+            return False
+        if not R.is_offer_key(key):
+            return False
+        give, _get = R.offer_terms(key)
+        b = 5 * self.turn
+        return all(self.hand[b + r] >= give[r] for r in _RANGE5)
 
     def _dev_actions(self, p: int, acts: list[int]) -> None:
         """Development cards seat p may play now (held since before this turn, E8)."""
@@ -705,6 +768,11 @@ class CatanState(State):
                     self._check_win(p)
                 elif action < _ROBBER_BASE:
                     self._build_city(action - _CITY_BASE)
+                elif action >= _DRAFT_GIVE_BASE:
+                    if action >= R.FREE_OFFER_BASE:
+                        self._make_offer(action - _OFFER_BASE)
+                    else:
+                        self._draft_step(action)
                 elif action >= _OFFER_BASE:
                     self._make_offer(action - _OFFER_BASE)
                 else:
@@ -1030,11 +1098,26 @@ class CatanState(State):
             self.actor = self.setup_seat(self.setup_index)
             self.phase = R.SETUP_SETTLE
 
+    def _draft_step(self, action: int) -> None:
+        draft = self.draft
+        if action < _DRAFT_GET_BASE:
+            draft[action - _DRAFT_GIVE_BASE] += 1
+        elif action < R.DRAFT_MAKE:
+            draft[action - _DRAFT_GET_BASE] -= 1
+        elif action == R.DRAFT_MAKE:
+            key = self._draft_key()
+            assert key is not None
+            self.draft = [0] * 5
+            self._make_offer(key)
+        else:  # dropped: it counts as one of the turn's offers, so drafting cannot loop
+            self.draft = [0] * 5
+            self.offers_made += 1
+
     def _make_offer(self, index: int) -> None:
         p = self.turn
         self.offers_made += 1
         self.offer = index
-        self._reveal(p, R.OFFERS[index][0])
+        self._reveal(p, R.offer_terms(index)[0])
         self.answers = [0] * self.n
         self.phase = R.TRADE_ANSWER
         self.actor = (p + 1) % self.n
@@ -1042,7 +1125,7 @@ class CatanState(State):
     def _answer(self, accept: bool) -> None:
         s = self.actor
         if accept:
-            self._reveal(s, R.OFFERS[self.offer][1])
+            self._reveal(s, R.offer_terms(self.offer)[1])
         self.answers[s] = 1 if accept else 2
         nxt = (s + 1) % self.n
         if nxt != self.turn:
@@ -1058,7 +1141,7 @@ class CatanState(State):
         if action != R.CANCEL_TRADE:
             s = action - R.CONFIRM_BASE
             p = self.turn
-            give, get = R.OFFERS[self.offer]
+            give, get = R.offer_terms(self.offer)
             h = self.hand
             for r in _RANGE5:
                 if give[r]:
@@ -1078,7 +1161,12 @@ class CatanState(State):
     # ------------------------------------------------------------------ notation
     def action_to_string(self, action: int) -> str:
         if type(action) is not int or not 0 <= action < R.NUM_ACTIONS:
-            raise NotationError(f"{action!r} is not a Catan action id (0..{R.NUM_ACTIONS - 1})")
+            if type(action) is int and R.is_offer_key(action - _OFFER_BASE) and action > 0:
+                return R.offer_text(action - _OFFER_BASE)  # a whole offer (§19a.8)
+            raise NotationError(
+                f"{action!r} is not a Catan action id (0..{R.NUM_ACTIONS - 1}, or a whole "
+                "offer as 'give ... get ...' reads it)"
+            )
         names = R.RESOURCE_NAMES
         if action in _SIMPLE:
             return _SIMPLE[action]
@@ -1111,6 +1199,10 @@ class CatanState(State):
             return f"dice {action - _DICE_BASE + 2}"
         if action < _STEAL_BASE:
             return f"draw {R.DEV_NAMES[action - _DRAW_BASE]}"
+        if action >= _STEAL_END:
+            if action < _DRAFT_GET_BASE:
+                return f"add give {names[action - _DRAFT_GIVE_BASE]}"
+            return f"add get {names[action - _DRAFT_GET_BASE]}"
         text = f"steal {names[action - _STEAL_BASE]}"
         if self.steal_victim >= 0:
             text += f" from {self.steal_victim}"
@@ -1177,12 +1269,16 @@ class CatanState(State):
         elif head == "give" and "get" in words:
             cut = words.index("get")
             give, get = _side(words[1:cut]), _side(words[cut + 1 :])
-            index = R.OFFER_INDEX.get((give, get))
-            if index is None:
+            key = R.offer_key(give, get)
+            if key is None:
                 raise NotationError(
-                    "offers give and get 1-2 cards each, with no resource on both sides"
+                    "an offer gives and asks for at least one card each, with no resource "
+                    f"on both sides and at most {R.MAX_OFFER_KIND} of a kind"
                 )
-            return _OFFER_BASE + index
+            return _OFFER_BASE + key
+        elif head == "add" and len(words) == 3 and words[1] in ("give", "get"):
+            base = _DRAFT_GIVE_BASE if words[1] == "give" else _DRAFT_GET_BASE
+            return base + _resource(words[2])
         elif head == "trade" and len(words) == 3 and words[1] == "with":
             return R.CONFIRM_BASE + _index(int(words[2]), self.n)
         elif head == "dice" and len(words) == 2:
@@ -1203,7 +1299,7 @@ class CatanState(State):
             return frozenset((self.actor,))  # simultaneous discards (§19a.9)
         if _DRAW_BASE <= action < _STEAL_BASE:
             return frozenset((self.turn,))
-        if _STEAL_BASE <= action < R.NUM_ACTIONS:
+        if _STEAL_BASE <= action < _STEAL_END:
             return frozenset((self.turn, self.steal_victim))
         return None
 
@@ -1212,7 +1308,7 @@ class CatanState(State):
             return "discard ?"
         if _DRAW_BASE <= action < _STEAL_BASE:
             return "draw ?"
-        if _STEAL_BASE <= action < R.NUM_ACTIONS:
+        if _STEAL_BASE <= action < _STEAL_END:
             return f"steal ? from {self.steal_victim}"
         return self.action_to_string(action)
 
@@ -1252,8 +1348,14 @@ class CatanState(State):
             )
         offer = None
         if self.offer >= 0:
-            give, get = R.OFFERS[self.offer]
+            give, get = R.offer_terms(self.offer)
             offer = {"give": list(give), "get": list(get)}
+        draft = None
+        if any(self.draft):
+            draft = {
+                "give": [max(t, 0) for t in self.draft],
+                "get": [max(-t, 0) for t in self.draft],
+            }
         return {
             "players": self.n,
             "viewer": seat,
@@ -1292,6 +1394,7 @@ class CatanState(State):
             "declined": list(self.declined),
             "offer": offer,
             "offer_id": self.offer,
+            "draft": draft,
             "answers": list(self.answers),
             "winners": list(self.winners),
             "seats": seats,
@@ -1424,6 +1527,7 @@ class CatanState(State):
         new.offers_made = self.offers_made
         new.declined = self.declined[:]
         new.offer = self.offer
+        new.draft = self.draft[:]
         new.answers = self.answers[:]
         new.winners = self.winners[:]
         return new
@@ -1469,6 +1573,7 @@ class CatanState(State):
             "offers_made": self.offers_made,
             "declined": self.declined,
             "offer": self.offer,
+            "draft": self.draft,
             "answers": self.answers,
             "winners": self.winners,
         }
@@ -1567,6 +1672,8 @@ _SIMPLE = {
     R.ACCEPT: "accept",
     R.DECLINE: "decline",
     R.CANCEL_TRADE: "cancel",
+    R.DRAFT_MAKE: "make offer",
+    R.DRAFT_DROP: "drop offer",
 }
 _SIMPLE_BY_TEXT = {text: action for action, text in _SIMPLE.items()}
 _SIMPLE_BY_TEXT.update({"end turn": R.END_TURN, "buy development card": R.BUY_DEV})

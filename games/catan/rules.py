@@ -86,8 +86,9 @@ PHASE_NAMES = (
 )
 
 # --------------------------------------------------------------------- domestic offers
-# An offer gives 1-2 cards and asks for 1-2 cards, no resource on both sides
-# (§12, §19a.4). Each side is a multiset, stored as a 5-count tuple.
+# The compact table: offers giving 1-2 cards and asking for 1-2 cards, no resource on
+# both sides (§12, §19a.4), one id each. Each side is a multiset, a 5-count tuple.
+# Larger offers (§19a.8) are drafted step by step or given whole (FREE_OFFER_BASE).
 MAX_OFFER_SIDE = 2
 
 
@@ -137,14 +138,75 @@ OFFER_BASE = MARITIME_BASE + 25  # + offer index
 DICE_BASE = OFFER_BASE + NUM_OFFERS  # + sum - 2 (chance)
 DRAW_BASE = DICE_BASE + 11  # + card type (chance)
 STEAL_BASE = DRAW_BASE + 5  # + resource (chance)
-NUM_ACTIONS = STEAL_BASE + 5
+# Offer drafts (§19a.8): an offer of any terms built one card at a time.
+DRAFT_GIVE_BASE = STEAL_BASE + 5  # + resource: add one card to give
+DRAFT_GET_BASE = DRAFT_GIVE_BASE + 5  # + resource: add one card to ask for
+DRAFT_MAKE = DRAFT_GET_BASE + 5  # make the drafted offer
+DRAFT_DROP = DRAFT_MAKE + 1  # abandon the draft (it counts as one of the turn's offers)
+NUM_ACTIONS = DRAFT_DROP + 1  # the enumerated action space (legal_actions draws from it)
+
+# Whole offers beyond the compact table, in one id (the one-line notation): never listed
+# by legal_actions, accepted by is_legal. Terms as one signed count per resource
+# (+ given, - asked), each in -19..19, written in base 39.
+MAX_OFFER_KIND = RESOURCE_COUNT
+_TERM_BASE = 2 * MAX_OFFER_KIND + 1
+FREE_OFFER_BASE = NUM_ACTIONS
+FREE_OFFER_END = FREE_OFFER_BASE + _TERM_BASE**5
+
+
+def terms_code(terms: list[int] | tuple[int, ...]) -> int:
+    code = 0
+    for r in range(4, -1, -1):
+        code = code * _TERM_BASE + terms[r] + MAX_OFFER_KIND
+    return code
+
+
+def code_terms(code: int) -> list[int]:
+    terms = []
+    for _ in range(5):
+        code, digit = divmod(code, _TERM_BASE)
+        terms.append(digit - MAX_OFFER_KIND)
+    return terms
+
+
+def offer_key(give: tuple[int, ...], get: tuple[int, ...]) -> int | None:
+    """The offer's key (its action id - OFFER_BASE): the compact table's index when the
+    terms fit it, else the free form; None when the terms are no offer at all."""
+    if not any(give) or not any(get) or any(g and w for g, w in zip(give, get, strict=True)):
+        return None
+    if any(k > MAX_OFFER_KIND for k in give) or any(k > MAX_OFFER_KIND for k in get):
+        return None
+    index = OFFER_INDEX.get((give, get))
+    if index is not None:
+        return index
+    return (
+        FREE_OFFER_BASE - OFFER_BASE + terms_code([g - w for g, w in zip(give, get, strict=True)])
+    )
+
+
+def offer_terms(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(give, get) counts of an offer key (see ``offer_key``)."""
+    if key < NUM_OFFERS:
+        return OFFERS[key]
+    terms = code_terms(key - (FREE_OFFER_BASE - OFFER_BASE))
+    return tuple(max(t, 0) for t in terms), tuple(max(-t, 0) for t in terms)
+
+
+def is_offer_key(key: int) -> bool:
+    if 0 <= key < NUM_OFFERS:
+        return True
+    if not FREE_OFFER_BASE - OFFER_BASE <= key < FREE_OFFER_END - OFFER_BASE:
+        return False
+    give, get = offer_terms(key)
+    return offer_key(give, get) == key
+
 
 # Constant chance outcomes of the dice.
 DICE_OUTCOMES = tuple((DICE_BASE + s - 2, DICE_WAYS[s] / 36) for s in range(2, 13))
 
 
 def offer_text(index: int) -> str:
-    give, get = OFFERS[index]
+    give, get = offer_terms(index)
     return f"give {side_text(give)} get {side_text(get)}"
 
 

@@ -108,8 +108,13 @@ def _load_fields(state: Any, data: Mapping[str, Any], n: int) -> None:
     state.setup_index = _int(data["setup_index"], 0, 2 * n, "setup_index")
     state.setup_node = _int(data["setup_node"], -1, B.NUM_NODES - 1, "setup_node")
     state.offers_made = _int(data["offers_made"], 0, R.MAX_OFFERS_PER_TURN, "offers_made")
-    state.declined = _ints(data["declined"], None, 0, R.NUM_OFFERS - 1, "declined")
-    state.offer = _int(data["offer"], -1, R.NUM_OFFERS - 1, "offer")
+    top = R.FREE_OFFER_END - R.OFFER_BASE - 1
+    state.declined = _ints(data["declined"], None, 0, top, "declined")
+    state.offer = _int(data["offer"], -1, top, "offer")
+    if any(not R.is_offer_key(k) for k in [*state.declined, *([state.offer] * (state.offer >= 0))]):
+        raise CorruptStateError("an offer key that is no offer")
+    limit = R.MAX_OFFER_KIND
+    state.draft = _ints(data.get("draft", [0] * 5), 5, -limit, limit, "draft")
     state.answers = _ints(data["answers"], None, 0, 2, "answers")
     state.winners = _ints(data["winners"], None, 0, seat, "winners")
 
@@ -211,6 +216,11 @@ def _check_phase(state: Any, n: int) -> None:
             raise CorruptStateError("nobody accepted the offer to confirm")
     elif state.offer >= 0 or state.answers:
         raise CorruptStateError("an offer is open outside a trade phase")
+    if any(state.draft):
+        if phase != R.MAIN or state.offers_made >= R.MAX_OFFERS_PER_TURN:
+            raise CorruptStateError("an offer draft outside the main phase or over the limit")
+        if any(state.draft[r] > hand[5 * state.turn + r] for r in range(5)):
+            raise CorruptStateError("an offer draft gives more than the seat holds")
     if phase == R.OVER and not state.winners:
         raise CorruptStateError("a finished game without winners")
     if phase in (R.ROLL_DICE, R.PRE_ROLL) and state.rolled:

@@ -161,7 +161,11 @@ def random_game(seed: int, players: int = 4, options: dict | None = None, offers
         else:
             actions = state.legal_actions()
             if not offers:
-                actions = [a for a in actions if not R.OFFER_BASE <= a < R.DICE_BASE] or actions
+                actions = [
+                    a
+                    for a in actions
+                    if not (R.OFFER_BASE <= a < R.DICE_BASE or a >= R.DRAFT_GIVE_BASE)
+                ] or actions
             action = actions[int(rng.random() * len(actions))]
         state.apply_unchecked(action)
         log.append(action)

@@ -347,10 +347,12 @@ def test_e16_domestic_trade_guards():
         "give 1 wool get",
         "give get 1 ore",
         "give 1 wool get 1 wool",
-        "give 3 wool get 1 ore",
+        "give 1 wool get 20 ore",
     ):
         with pytest.raises(NotationError):
             s.string_to_action(text)
+    with pytest.raises(IllegalActionError):  # reads (§19a.8), but seat 0 holds 2 wool
+        s.apply_action(s.string_to_action("give 3 wool get 1 ore"))
     assert not any(a.startswith("give") and "brick" in a.split(" get ")[0] for a in legal(s))
     act(s, "give 1 wool get 1 ore")
     assert legal(s) == {"decline"}  # seat 1 holds no ore

@@ -83,7 +83,7 @@ def test_documented_notation(text, action):
 @pytest.mark.parametrize(
     "text",
     ["", "fly to the moon", "settle 54", "road 72", "robber 19", "robber 3 rob 9", "bank 3 brick for ore",
-     "bank 4 brick for brick", "give 3 wool get 1 ore", "give 1 wool get 1 wool", "dice 13", "draw joker",
+     "bank 4 brick for brick", "give 20 wool get 1 ore", "give 1 wool get 1 wool", "dice 13", "draw joker",
      "trade with 7", "play year-of-plenty ore ore ore", "discard gold", "city -1"],
 )  # fmt: skip
 def test_bad_notation_is_rejected(text):

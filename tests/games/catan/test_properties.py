@@ -133,11 +133,12 @@ def test_random_games_keep_every_invariant_and_replay(chunk):
 
 def test_random_games_with_domestic_offers():
     """Random play including offers, answers and confirmations."""
-    trades = 0
+    trades = drafted = 0
     for seed in range(150):
         initial, log, final = random_game(10_000 + seed, players=4, offers=True)
         check_invariants(final)
         trades += sum(1 for a in log if R.CONFIRM_BASE <= a < R.ROAD_BASE)
+        drafted += log.count(R.DRAFT_MAKE)  # offers of any terms (§19a.8)
         state = initial.clone()
         for i, action in enumerate(log):
             if i % 301 == 0:
@@ -146,7 +147,7 @@ def test_random_games_with_domestic_offers():
                 check_invariants(state, roads=False)
             state.apply_unchecked(action)
         assert state == final
-    assert trades > 50
+    assert trades > 50 and drafted > 50
 
 
 def test_determinize_never_changes_what_the_seat_sees():
