@@ -102,9 +102,11 @@ def evaluate(state: CatanState) -> list[float]:
 
 
 def bot_actions(state: CatanState) -> list[int]:
-    """Legal actions without domestic offers (ids from OFFER_BASE up to the dice)."""
+    """Legal actions without domestic offers (ids from OFFER_BASE on, drafts included)."""
     acts = state.legal_actions()
-    if state.phase == _MAIN and acts[0] < _OFFER_BASE <= acts[-1]:  # not while drafting
+    if state.phase == _MAIN and acts[-1] >= _OFFER_BASE:
+        if acts[0] >= _OFFER_BASE:  # inside an offer draft (only random play gets here)
+            return [R.DRAFT_DROP]
         # The engine lists main-phase ids in ascending order (a test checks it), so
         # the offers are a tail: cut it instead of filtering a list of ~100 offers.
         return acts[: bisect_left(acts, _OFFER_BASE)]

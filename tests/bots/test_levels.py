@@ -121,7 +121,9 @@ def test_catan_bots_answer_offers_and_never_make_them():
     for seed in range(4):
         for state in _catan_main_states(seed):
             legal = state.legal_actions()
-            assert knowledge("catan").actions(state) == [a for a in legal if a < KR.OFFER_BASE]
+            # Inside an offer draft (reached by random play) a bot drops it.
+            expected = [a for a in legal if a < KR.OFFER_BASE] or [KR.DRAFT_DROP]
+            assert knowledge("catan").actions(state) == expected
     assert choose_action(main, main.current_player(), "mcts-fast", 1) < KR.OFFER_BASE
 
 
