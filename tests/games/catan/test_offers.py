@@ -104,3 +104,16 @@ def test_bots_answer_a_big_offer():
     assert choice in (R.ACCEPT, R.DECLINE)
     heuristic = choose_action(s.determinize(1, random.Random(0)), 1, "mcts-fast", 0)
     assert heuristic in (R.ACCEPT, R.DECLINE)
+
+
+def test_the_service_takes_the_one_line_offer():
+    """The host parses notation and checks it with ``is_legal`` (one id, one log entry)."""
+    from services.errors import FailedPrecondition
+    from services.host import GameHost
+
+    s = _table(s0={"wool": 3}, s1={"ore": 2})
+    chosen = GameHost._parse(s, 0, None, "give 3 wool get 1 ore")
+    assert s.action_to_string(chosen) == "give 3 wool get 1 ore"
+    s.apply_action(chosen)
+    with pytest.raises(FailedPrecondition):  # seat 1 answers now; and holds no wool
+        GameHost._parse(s, 1, None, "give 3 wool get 1 ore")
