@@ -56,8 +56,8 @@ Decisions for the open points (§19a is fixed; these are the engine's own):
   repeated that turn; when nobody accepts the offer closes by itself.
 - Offers of any terms (§19a.8), and how the action space stays small: offers
   of 1-2 cards a side keep one listed id each (``R.OFFERS``). Larger offers
-  are listed only as small steps: ``add give <r>`` / ``add get <r>`` start or
-  extend a draft (``draft``: + given, - asked per resource), ``make offer``
+  are listed only as small steps: ``add give <r>`` starts a draft, then
+  ``add give <r>`` / ``add get <r>`` extend it (``draft``: + given, - asked per resource), ``make offer``
   (only for terms outside the compact table, so each offer has one path) and
   ``drop offer`` (it counts as one of the turn's 3 offers, so drafting cannot
   loop). The one-line notation of a larger offer parses to a single id of its
@@ -169,7 +169,6 @@ _STEAL_BASE = R.STEAL_BASE
 _STEAL_END = R.STEAL_BASE + 5
 _DRAFT_GIVE_BASE = R.DRAFT_GIVE_BASE
 _DRAFT_GET_BASE = R.DRAFT_GET_BASE
-_DRAFT_STARTS = (*range(R.DRAFT_GIVE_BASE, R.DRAFT_GET_BASE + 5),)
 _MAIN = R.MAIN
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
@@ -192,7 +191,8 @@ def _bits(mask: int) -> list[int]:
 
 
 def _offer_lists() -> tuple[tuple[int, ...], ...]:
-    """Offer ids a hand can make, by the hand capped at 2 per resource (base 3)."""
+    """Offer ids a hand can make, by the hand capped at 2 per resource (base 3): the
+    compact offers, then ``add give <r>`` for each resource held (a draft's start)."""
     lists = []
     for key in range(3**5):
         cap = [(key // 3**r) % 3 for r in _RANGE5]
@@ -202,6 +202,7 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
                 for i, (give, _get) in enumerate(R.OFFERS)
                 if all(give[r] <= cap[r] for r in _RANGE5)
             )
+            + tuple(R.DRAFT_GIVE_BASE + r for r in _RANGE5 if cap[r])
         )
     return tuple(lists)
 
@@ -622,10 +623,7 @@ class CatanState(State):
                 declined = self.declined
                 acts.extend([a for a in offers if a - _OFFER_BASE not in declined])
             else:
-                acts.extend(offers)
-            if offers:  # some card to give: a larger offer may be drafted (§19a.8)
-                acts.extend([_DRAFT_GIVE_BASE + r for r in _RANGE5 if h[b + r]])
-                acts.extend(_DRAFT_STARTS[5:])
+                acts.extend(offers)  # a draft starts with a card to give (§19a.8)
         return acts
 
     def _draft_actions(self) -> list[int]:
