@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -69,7 +70,8 @@ async def probe_store(store: GameStore) -> None:
         metrics.LIVE_GAMES.labels(game_type).set(live.get(game_type, 0))
 
 
-PROBE_SECONDS = 10.0
+# Seconds between probes (GAMEHOST_STORE_PROBE_SECONDS; tests shorten it).
+PROBE_SECONDS = float(os.environ.get("GAMEHOST_STORE_PROBE_SECONDS", "10"))
 
 
 async def probe_forever(store: GameStore, interval: float = PROBE_SECONDS) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from celery import signals
 
 from services import metrics
+from services.stores import CommitOutcome
 
 SENT_AT_HEADER = "gamehost_sent_at"
 _PHASE_OF_TASK = {
@@ -50,13 +51,15 @@ def _started_task(task_id: str, task: Any, args: tuple = (), **_: Any) -> None:
 
 
 @signals.task_postrun.connect
-def _finished_task(task_id: str, task: Any, args: tuple = (), **_: Any) -> None:
+def _finished_task(task_id: str, task: Any, args: tuple = (), retval: Any = None, **_: Any) -> None:
     started = _started.pop(task_id, None)
     phase = _PHASE_OF_TASK.get(task.name)
     labels = _job_labels(task.name, args) if phase else None
     if started is None or labels is None:
         return
     metrics.BOT_TURN_PHASE_SECONDS.labels(phase, *labels).observe(time.perf_counter() - started)
+    if phase == "commit" and retval == CommitOutcome.APPLIED.value:
+        metrics.BOT_DECISIONS.labels(*labels).inc()
 
 
 @signals.worker_process_shutdown.connect
