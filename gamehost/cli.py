@@ -141,6 +141,10 @@ def _serve(args: argparse.Namespace) -> int:
         os.environ["GAMEHOST_CELERY_BROKER"] = broker
     if args.processes > 1:
         return _serve_processes(args)
+    if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from services.metrics_export import prepare_multiprocess_dir
+
+        prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.server import ServerConfig, run, serve
 
     logging.basicConfig(level=logging.INFO)

@@ -54,7 +54,8 @@ def _traffic(client: Client) -> None:
     stream.close()
 
 
-@pytest.fixture(scope="module")
+# One stack for the whole package (tests/deploy): started once, torn down after it.
+@pytest.fixture(scope="package")
 def stack(tmp_path_factory):
     base = tmp_path_factory.mktemp("deploy-stack")
     redis = RedisServer(base / "redis").start()
