@@ -10,7 +10,9 @@ anything that defines metrics.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -28,6 +30,7 @@ def prepare_multiprocess_dir() -> Path:
             stale.unlink()
     else:
         directory = Path(tempfile.mkdtemp(prefix="gamehost-metrics-"))
+        atexit.register(shutil.rmtree, directory, ignore_errors=True)
     os.environ[MULTIPROC_ENV] = str(directory)
     return directory
 

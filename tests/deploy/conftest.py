@@ -63,6 +63,7 @@ def stack(tmp_path_factory):
     worker_port, replica_port = free_port(), free_port()
     worker = Worker(base / "worker.log", redis.url, queue, concurrency=2)
     worker.args += ["--metrics-port", str(worker_port), "--metrics-host", "127.0.0.1"]
+    worker.env["PROMETHEUS_MULTIPROC_DIR"] = str(base / "worker-metrics")  # removed with tmp
     replica = Replica(
         base / "replica.log",
         ["--redis", redis.url, "--celery", "--metrics-port", str(replica_port)],
