@@ -133,9 +133,13 @@ def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., A
         streams.inc()
         error: BaseException | None = None
         try:
-            async for reply in behavior(request, context):
-                call.sent()
-                yield reply
+            replies = behavior(request, context)
+            if hasattr(replies, "__aiter__"):
+                async for reply in replies:
+                    call.sent()
+                    yield reply
+            else:  # a handler that writes with context.write() and returns nothing
+                await replies
         except BaseException as exc:
             error = exc
             raise
