@@ -4,9 +4,10 @@ py-grpc-prometheus): ``grpc_server_started_total``, ``grpc_server_handled_total`
 ``grpc_server_msg_sent_total``, labelled ``grpc_service``, ``grpc_method``,
 ``grpc_type`` (and ``grpc_code`` once handled).
 
-Written here because no maintained library fits: py-grpc-prometheus only wraps the
-threaded ``grpc.server`` (its interceptor is not a ``grpc.aio.ServerInterceptor``),
-and grpc-interceptor's aio base class exports no Prometheus metrics. Server-streaming
+Written here because no library we know of fits: py-grpc-prometheus's interceptor is
+for the threaded ``grpc.server``, not a ``grpc.aio.ServerInterceptor``, and
+grpc-interceptor's aio base class exports no metrics (from their documentation as we
+know it; this machine's package index carries neither, so neither was tried). Server-streaming
 RPCs also count as open streams (``gamehost_open_streams``) while they run.
 """
 
