@@ -1,4 +1,5 @@
-# One image for every role: the rules service and (later) Celery workers.
+# One image for every role: the rules service (gamehost serve) and the Celery
+# workers (gamehost worker). Runs as an unprivileged user.
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md ./
@@ -7,6 +8,14 @@ COPY bots bots
 COPY services services
 COPY workers workers
 COPY gamehost gamehost
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir . \
+ && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gamehost \
+ && mkdir -p /tmp/metrics && chown gamehost /tmp/metrics
+USER 10001
+# Multiprocess metrics (serve --processes, prefork workers) write here; emptied at start.
+ENV PROMETHEUS_MULTIPROC_DIR=/tmp/metrics PYTHONUNBUFFERED=1
 EXPOSE 50051 9100
-CMD ["gamehost", "serve", "--host", "0.0.0.0", "--port", "50051", "--redis", "redis://redis:6379/0", "--metrics-port", "9100"]
+# The gRPC health check; exit 0 only when SERVING. (Workers override or disable it.)
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["gamehost", "health", "--target", "127.0.0.1:50051", "--timeout", "3"]
+CMD ["gamehost", "serve", "--host", "0.0.0.0", "--port", "50051", "--metrics-port", "9100"]

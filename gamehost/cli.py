@@ -48,6 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--concurrency", type=int, help="worker processes (default: CPUs)")
     worker.add_argument("--loglevel", default="INFO")
     worker.add_argument("--hostname", help="worker node name (default: celery@HOST)")
+    worker.add_argument(
+        "--metrics-port", type=int, help="serve the worker's Prometheus metrics on this port"
+    )
+    worker.add_argument("--metrics-host", default="0.0.0.0", help="address for --metrics-port")
+
+    health_check = commands.add_parser(
+        "health", help="ask a server's gRPC health service; exit 0 when SERVING"
+    )
+    health_check.add_argument("--target", metavar="HOST:PORT", default="127.0.0.1:50051")
+    health_check.add_argument("--service", default="", help="service name (default: overall)")
+    health_check.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS")
 
     play = commands.add_parser("play", help="play one seat in the terminal against bots")
     play.add_argument("game")
@@ -86,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             "selfplay": _selfplay,
             "games": _games,
             "board": _board,
+            "health": _health,
         }
         return handlers[args.command](args)
     except GameError as exc:
@@ -129,6 +141,10 @@ def _serve(args: argparse.Namespace) -> int:
         os.environ["GAMEHOST_CELERY_BROKER"] = broker
     if args.processes > 1:
         return _serve_processes(args)
+    if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from services.metrics_export import prepare_multiprocess_dir
+
+        prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.server import ServerConfig, run, serve
 
     logging.basicConfig(level=logging.INFO)
@@ -156,9 +172,15 @@ def _serve_processes(args: argparse.Namespace) -> int:
             "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
         )
         return 2
-    if args.port == 0 or args.metrics_port is not None:
-        print("gamehost: --processes needs a fixed --port and no --metrics-port", file=sys.stderr)
+    if args.port == 0:
+        print("gamehost: --processes needs a fixed --port", file=sys.stderr)
         return 2
+    if args.metrics_port is not None:
+        # One scrape endpoint for the group: the children write samples to files.
+        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+
+        prepare_multiprocess_dir()
+        start_metrics_server(args.metrics_port, args.host)
     workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
     argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
@@ -178,12 +200,26 @@ def _serve_processes(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    return max(child.wait() for child in children)
+    codes = []
+    for child in children:
+        codes.append(child.wait())
+        if args.metrics_port is not None:
+            from services.metrics_export import mark_process_dead
+
+            mark_process_dead(child.pid)
+    return max(codes)
 
 
 def _worker(args: argparse.Namespace) -> int:
     if args.broker:
         os.environ["GAMEHOST_CELERY_BROKER"] = args.broker
+    if args.metrics_port is not None:
+        # Before anything defines a metric: prefork children write samples to files
+        # that the exporter in this main process aggregates.
+        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+
+        prepare_multiprocess_dir()
+        start_metrics_server(args.metrics_port, args.metrics_host)
     from workers.app import QUEUE, app
 
     argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
@@ -193,6 +229,26 @@ def _worker(args: argparse.Namespace) -> int:
         argv.append(f"--hostname={args.hostname}")
     app.worker_main(argv)
     return 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    """One line out; exit 0 when SERVING, 1 when answered otherwise, 2 when unreachable."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    what = f"{args.target} {args.service or '(overall)'}"
+    with grpc.insecure_channel(args.target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            reply = stub.Check(
+                health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout
+            )
+        except grpc.RpcError as exc:
+            print(f"{what}: {exc.code().name} {exc.details() or ''}".rstrip())
+            return 2
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    print(f"{what}: {status}")
+    return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
 def _games(args: argparse.Namespace) -> int:

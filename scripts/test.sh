@@ -39,5 +39,12 @@ if [[ -z "${GAMEHOST_TEST_REDIS_URL:-}" ]]; then
 fi
 echo "tests use Redis at $GAMEHOST_TEST_REDIS_URL"
 
+# promtool and prometheus for tests/deploy (Debian's prometheus package ships both).
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
 .venv/bin/ruff check .
 .venv/bin/pytest "$@"

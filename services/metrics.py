@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 GAMES_CREATED = Counter("gamehost_games_created_total", "Games created", ["game"])
 ACTIONS = Counter("gamehost_actions_total", "Actions submitted by clients and applied", ["game"])
@@ -19,3 +19,52 @@ BOT_SECONDS = Histogram(
     buckets=(0.001, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30),
 )
 RPC_ERRORS = Counter("gamehost_rpc_errors_total", "RPCs answered with an error", ["method", "code"])
+
+# --- Service gauges and histograms (issue 17). Gauges say how to combine the
+# processes of one group in multiprocess mode (PROMETHEUS_MULTIPROC_DIR): values
+# read from the shared store are the same in every process (max), per-process
+# counts add up (sum); "live" drops the series of processes that have exited.
+
+LIVE_GAMES = Gauge(
+    "gamehost_live_games",
+    "Games in progress in the store, by game type (sampled)",
+    ["game"],
+    multiprocess_mode="livemax",
+)
+OPEN_STREAMS = Gauge(
+    "gamehost_open_streams",
+    "Server-streaming RPCs (WatchGame) open on this process group",
+    ["grpc_method"],
+    multiprocess_mode="livesum",
+)
+PENDING_BOT_TURNS = Gauge(
+    "gamehost_pending_bot_turns",
+    "Bot turns due and not yet committed (set by the bot-turn scheduler)",
+    multiprocess_mode="livemax",
+)
+OLDEST_PENDING_BOT_TURN_SECONDS = Gauge(
+    "gamehost_oldest_pending_bot_turn_seconds",
+    "Age of the oldest bot turn due and not yet committed (set by the bot-turn scheduler)",
+    multiprocess_mode="livemax",
+)
+STORE_UP = Gauge(
+    "gamehost_store_up",
+    "1 when the game store answered its last probe, else 0",
+    multiprocess_mode="livemin",
+)
+BOT_TURN_PHASE_SECONDS = Histogram(
+    "gamehost_bot_turn_phase_seconds",
+    "Bot-turn latency by phase: queue (waiting for a worker), search, commit",
+    ["phase", "game", "level"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+REDIS_CALL_SECONDS = Histogram(
+    "gamehost_redis_call_seconds",
+    "Latency of one game-store call on Redis (blocking reads excluded)",
+    ["operation"],
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
+)
+CAS_CONFLICTS = Counter(
+    "gamehost_cas_conflicts_total",
+    "Commits refused because the game's version had moved on (compare-and-set lost)",
+)

@@ -14,7 +14,8 @@ from typing import Any
 
 from games import State, get_game
 from services import events as ev
-from services.stores import CommitResult, GameStore, Snapshot
+from services import metrics
+from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
 IN_PROGRESS, FINISHED = "in_progress", "finished"
 
@@ -71,7 +72,7 @@ async def commit_step(
     request_key: str | None = None,
     request_result: dict[str, Any] | None = None,
 ) -> CommitResult:
-    return await store.commit(
+    result = await store.commit(
         snapshot.game_id,
         snapshot.version,
         step.version,
@@ -81,3 +82,6 @@ async def commit_step(
         request_key,
         request_result,
     )
+    if result.outcome is CommitOutcome.STALE:
+        metrics.CAS_CONFLICTS.inc()
+    return result

@@ -17,7 +17,10 @@ from grpc_reflection.v1alpha import reflection
 from gamehost.v1 import gamehost_pb2, gamehost_pb2_grpc
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer
+from services.grpc_metrics import PrometheusServerInterceptor
 from services.host import GameHost
+from services.metrics_export import start_metrics_server
+from services.store_metrics import probe_forever, stop_prober
 from services.stores import GameStore, open_store
 
 log = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ class RunningServer:
     store: GameStore
     runner: BotRunner
     health: health.aio.HealthServicer
+    store_probe: asyncio.Task | None = None  # sets gamehost_store_up, gamehost_live_games
 
     @property
     def target(self) -> str:
@@ -68,6 +72,7 @@ class RunningServer:
     async def stop(self, grace: float = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        await stop_prober(self.store_probe)
         await self.runner.close()
         await self.store.close()
 
@@ -86,7 +91,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 1)])
+    server = grpc.aio.server(
+        interceptors=[PrometheusServerInterceptor()], options=[("grpc.so_reuseport", 1)]
+    )
     gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -100,10 +107,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if config.metrics_port is not None:
-        from prometheus_client import start_http_server
-
-        start_http_server(config.metrics_port, addr=config.host)
-    return RunningServer(server, port, host, store, runner, health_servicer)
+        start_metrics_server(config.metrics_port, config.host)
+    running = RunningServer(server, port, host, store, runner, health_servicer)
+    running.store_probe = asyncio.create_task(probe_forever(store))
+    return running
 
 
 async def serve(config: ServerConfig) -> None:

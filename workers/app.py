@@ -43,3 +43,6 @@ app.conf.update(
     worker_hijack_root_logger=False,
     broker_connection_retry_on_startup=True,
 )
+
+# Bot-turn metrics through Celery signals (queue wait, search, commit).
+from workers import task_metrics  # noqa: E402, F401

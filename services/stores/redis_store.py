@@ -18,6 +18,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.store_metrics import time_store_calls
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
@@ -71,6 +72,7 @@ def _dumps(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
+@time_store_calls  # gamehost_redis_call_seconds{operation}
 class RedisStore(GameStore):
     def __init__(self, client: aioredis.Redis, prefix: str = "gamehost") -> None:
         self._redis = client

@@ -1,0 +1,151 @@
+"""gRPC server metrics under the names the ecosystem uses (go-grpc-prometheus,
+py-grpc-prometheus): ``grpc_server_started_total``, ``grpc_server_handled_total``,
+``grpc_server_handling_seconds``, ``grpc_server_msg_received_total`` and
+``grpc_server_msg_sent_total``, labelled ``grpc_service``, ``grpc_method``,
+``grpc_type`` (and ``grpc_code`` once handled).
+
+Written here because no library we know of fits: py-grpc-prometheus's interceptor is
+for the threaded ``grpc.server``, not a ``grpc.aio.ServerInterceptor``, and
+grpc-interceptor's aio base class exports no metrics (from their documentation as we
+know it; this machine's package index carries neither, so neither was tried). Server-streaming
+RPCs also count as open streams (``gamehost_open_streams``) while they run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from prometheus_client import Counter, Histogram
+
+from services import metrics
+
+_LABELS = ["grpc_type", "grpc_service", "grpc_method"]
+
+STARTED = Counter("grpc_server_started_total", "RPCs started on the server", _LABELS)
+HANDLED = Counter(
+    "grpc_server_handled_total", "RPCs completed on the server", [*_LABELS, "grpc_code"]
+)
+HANDLING_SECONDS = Histogram(
+    "grpc_server_handling_seconds",
+    "Time from an RPC's start to its completion on the server",
+    _LABELS,
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+MSG_RECEIVED = Counter("grpc_server_msg_received_total", "Messages received from clients", _LABELS)
+MSG_SENT = Counter("grpc_server_msg_sent_total", "Messages sent to clients", _LABELS)
+
+
+def _split(full_method: str) -> tuple[str, str]:
+    """'/pkg.Service/Method' -> ('pkg.Service', 'Method')."""
+    _, service, method = full_method.split("/", 2)
+    return service, method
+
+
+def _code_of(context: grpc.aio.ServicerContext, error: BaseException | None) -> str:
+    """The status the client sees: an abort's code, else OK, else UNKNOWN."""
+    code = context.code()
+    if code is not None:
+        return code.name if isinstance(code, grpc.StatusCode) else grpc.StatusCode(code).name
+    if error is None:
+        return "OK"
+    if isinstance(error, grpc.aio.AbortError):
+        return "UNKNOWN"  # an abort without a code: grpc answers UNKNOWN
+    # A client that hangs up cancels the handler (or closes its generator).
+    return "CANCELLED" if isinstance(error, (asyncio.CancelledError, GeneratorExit)) else "UNKNOWN"
+
+
+class _Call:
+    """The bookkeeping of one RPC."""
+
+    def __init__(self, grpc_type: str, full_method: str) -> None:
+        service, method = _split(full_method)
+        self.labels = (grpc_type, service, method)
+        self.started = time.perf_counter()
+        STARTED.labels(*self.labels).inc()
+
+    def received(self) -> None:
+        MSG_RECEIVED.labels(*self.labels).inc()
+
+    def sent(self) -> None:
+        MSG_SENT.labels(*self.labels).inc()
+
+    def done(self, context: grpc.aio.ServicerContext, error: BaseException | None) -> None:
+        HANDLED.labels(*self.labels, _code_of(context, error)).inc()
+        HANDLING_SECONDS.labels(*self.labels).observe(time.perf_counter() - self.started)
+
+
+class PrometheusServerInterceptor(grpc.aio.ServerInterceptor):
+    """Counts and times every unary and server-streaming RPC (the two kinds gamehost
+    serves); client- and bidi-streaming handlers pass through untouched."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.request_streaming:
+            return handler
+        method = details.method
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                _unary(handler.unary_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                _server_stream(handler.unary_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable[Any]]:
+    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        call = _Call("unary", method)
+        call.received()
+        error: BaseException | None = None
+        try:
+            reply = behavior(request, context)
+            if hasattr(reply, "__await__"):
+                reply = await reply
+            call.sent()
+            return reply
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            call.done(context, error)
+
+    return wrapper
+
+
+def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., AsyncIterator[Any]]:
+    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        call = _Call("server_stream", method)
+        call.received()
+        streams = metrics.OPEN_STREAMS.labels(call.labels[2])
+        streams.inc()
+        error: BaseException | None = None
+        try:
+            replies = behavior(request, context)
+            if hasattr(replies, "__aiter__"):
+                async for reply in replies:
+                    call.sent()
+                    yield reply
+            else:  # a handler that writes with context.write() and returns nothing
+                await replies
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            streams.dec()
+            call.done(context, error)
+
+    return wrapper

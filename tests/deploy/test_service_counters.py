@@ -1,0 +1,49 @@
+"""The service metrics that the scrape tests cannot provoke on demand: a lost
+compare-and-set, and the latency of each Redis store call."""
+
+from __future__ import annotations
+
+from prometheus_client import REGISTRY
+
+from services import play
+from services.stores import CommitOutcome, NewGame
+from services.stores.memory import MemoryStore
+from services.stores.redis_store import RedisStore
+
+
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+class _Frozen:
+    """A stand-in state: commit_step needs only its bytes and whether it is over."""
+
+    def to_bytes(self) -> bytes:
+        return b"state"
+
+    def is_terminal(self) -> bool:
+        return False
+
+
+async def test_a_lost_compare_and_set_is_counted():
+    store = MemoryStore()
+    await store.create(NewGame("g1", {"game_type": "cite"}, b"state", 1, play.IN_PROGRESS))
+    snapshot = await store.load("g1")
+    step = play.Step(events=[{"type": "test"}], version=2, state=_Frozen())
+    before = sample("gamehost_cas_conflicts_total")
+    assert (await play.commit_step(store, snapshot, step)).outcome is CommitOutcome.APPLIED
+    assert sample("gamehost_cas_conflicts_total") == before
+    # The same snapshot again: the game's version has moved on.
+    assert (await play.commit_step(store, snapshot, step)).outcome is CommitOutcome.STALE
+    assert sample("gamehost_cas_conflicts_total") == before + 1
+
+
+async def test_redis_store_calls_are_timed(redis_url, redis_prefix):
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    try:
+        before = sample("gamehost_redis_call_seconds_count", operation="load")
+        assert await store.load("absent") is None
+        assert sample("gamehost_redis_call_seconds_count", operation="load") == before + 1
+        assert sample("gamehost_redis_call_seconds_count", operation="wait_events") == 0
+    finally:
+        await store.close()
