@@ -165,7 +165,8 @@ class Client:
         return self._call(self._stub.SubmitAction, request, retry=True)
 
     def watch(self, game_id: str, token: str = "", after: str = "") -> Iterator[pb.GameEvent]:
-        """Events as they happen (ends after the game finishes)."""
+        """Events as they happen (ends after the game finishes). A stream is not retried:
+        on UNAVAILABLE, watch again with ``after`` = the last event id received."""
         stream = self._stub.WatchGame(
             pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after)
         )
