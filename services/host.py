@@ -392,7 +392,11 @@ class GameHost:
 
 
 def _check_event_id(event_id: str) -> None:
-    if event_id and not re.fullmatch(r"\d+-\d+", event_id):
+    # Both parts are 64-bit in Redis: a larger number is refused there (not a client error).
+    if event_id and not (
+        re.fullmatch(r"\d{1,20}-\d{1,20}", event_id)
+        and all(int(part) < 2**64 for part in event_id.split("-"))
+    ):
         raise InvalidArgument(
             f"malformed event id {quote_input(event_id)}: expected '<ms>-<seq>' as sent"
         )

@@ -120,3 +120,11 @@ def test_submit_action_fields_out_of_range(client):
         assert len(details) < 200, details
     after = client.state(created.game_id)
     assert (after.version, after.last_event_id) == (before.version, before.last_event_id)
+
+
+def test_event_ids_beyond_64_bits_are_invalid_arguments(client):
+    created = client.create_game("cite", ["human", "human"], seed=4)
+    for after in ["99999999999999999999999-0", "18446744073709551616-0", "1-" + "9" * 21]:
+        with pytest.raises(GameError) as caught:
+            next(client.watch(created.game_id, after=after))
+        assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT, caught.value
