@@ -34,6 +34,7 @@ it cannot use what its seat may not see; each tree determinizes it once more.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,6 +42,7 @@ from typing import Any
 from bots.greedy import greedy_action
 from bots.heuristics import knowledge
 from games import State
+from games.base import quote_input
 
 
 @dataclass(frozen=True)
@@ -114,25 +116,55 @@ _FIELDS = {
     "playout": str,
 }
 PLAYOUTS = ("game", "random")
+# Largest custom budgets: one game's bot must not take the whole search pool.
+MAXIMA = {
+    "trees": 16,
+    "iterations": 20_000,
+    "seconds": 10.0,
+    "depth": 500,
+    "policy_depth": 500,
+    "c": 100.0,
+}
+_MAX_SPEC = 200
 
 
 def _custom(spec: str) -> Level:
     base = LEVELS["mcts-fast"]
+    shown = quote_input(spec)
+    if len(spec) > _MAX_SPEC:
+        raise ValueError(f"bad search level {shown}: longer than {_MAX_SPEC} characters")
     values: dict[str, Any] = {}
     for item in spec.removeprefix("mcts:").split(","):
         key, _, text = item.partition("=")
         key = key.strip()
         if key not in _FIELDS or not text:
-            raise ValueError(f"bad search level {spec!r}: fields are {', '.join(_FIELDS)}")
-        values[key] = None if text.strip() == "none" else _FIELDS[key](text)
+            raise ValueError(f"bad search level {shown}: fields are {', '.join(_FIELDS)}")
+        try:
+            values[key] = None if text.strip() == "none" else _FIELDS[key](text)
+        except ValueError:
+            raise ValueError(f"bad search level {shown}: {key} takes a number") from None
+        _check_bound(shown, key, values[key])
     if "seconds" in values and "iterations" not in values:
         values["iterations"] = None
     level = replace(base, name=spec, description="custom search level", **values)
     if level.trees < 1 or (level.iterations is None and level.seconds is None):
-        raise ValueError(f"bad search level {spec!r}: it needs trees >= 1 and a budget")
+        raise ValueError(f"bad search level {shown}: it needs trees >= 1 and a budget")
     if level.playout not in PLAYOUTS:
-        raise ValueError(f"bad search level {spec!r}: playout is one of {', '.join(PLAYOUTS)}")
+        raise ValueError(f"bad search level {shown}: playout is one of {', '.join(PLAYOUTS)}")
     return level
+
+
+def _check_bound(shown: str, key: str, value: Any) -> None:
+    """Budgets are positive (c finite and > 0), depths >= 0, and none above ``MAXIMA``."""
+    if value is None or key not in MAXIMA:
+        return
+    low_ok = value >= 0 if key in ("depth", "policy_depth") else value > 0
+    if not (math.isfinite(value) and low_ok and value <= MAXIMA[key]):
+        least = "0" if key in ("depth", "policy_depth") else "above 0"
+        raise ValueError(
+            f"bad search level {shown}: {key} must be {least} and at most {MAXIMA[key]}, "
+            f"not {value}"
+        )
 
 
 def choose_action(state: State, seat: int, level: str, seed: int) -> int:

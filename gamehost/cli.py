@@ -11,6 +11,8 @@ import sys
 import threading
 from collections.abc import Iterator
 
+import grpc
+
 from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
@@ -115,18 +117,19 @@ def _connect(
     """A client for ``target``, or for an embedded server started for the occasion."""
     if target:
         with Client(target) as client:
-            client.wait_ready()
+            client.wait_ready(timeout=3.0)  # one clear line within 5 s when nobody answers
             yield client
         return
     from services.server import ServerConfig, ServerThread
+    from services.store_health import StoreUnreachable
 
-    with (
-        ServerThread(
-            ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
-        ) as server,
-        Client(server.target) as client,
-    ):
-        yield client
+    with contextlib.ExitStack() as stack:
+        config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
+        try:
+            server = stack.enter_context(ServerThread(config))
+        except StoreUnreachable as exc:
+            raise GameError(grpc.StatusCode.UNAVAILABLE, str(exc)) from None
+        yield stack.enter_context(Client(server.target))
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -157,7 +160,13 @@ def _serve(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         celery=args.celery,
     )
-    run(serve(config))
+    from services.store_health import StoreUnreachable
+
+    try:
+        run(serve(config))
+    except StoreUnreachable as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

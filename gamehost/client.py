@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,11 +43,28 @@ def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
 
 
 class Client:
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 3) -> None:
+    """Calls that are safe to repeat (reads, and SubmitAction thanks to its request id)
+    are retried on UNAVAILABLE, the status of infrastructure faults, with exponential
+    backoff and full jitter: ``retries`` more tries, waits up to ``backoff`` doubling to
+    ``max_backoff`` seconds. CreateGame and JoinGame are not retried: a retry after a
+    reply was lost would create a second game or take a second seat."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        timeout: float = 30.0,
+        retries: int = 5,
+        backoff: float = 0.1,
+        max_backoff: float = 2.0,
+    ) -> None:
+        self.target = target
         self._channel = grpc.insecure_channel(target)
         self._stub = pb_grpc.GameHostStub(self._channel)
         self.timeout = timeout
         self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
 
     def __enter__(self) -> Client:
         return self
@@ -57,7 +76,14 @@ class Client:
         self._channel.close()
 
     def wait_ready(self, timeout: float = 30.0) -> None:
-        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        """Wait until the channel connects; GameError(UNAVAILABLE) if it does not in time."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise GameError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"no gamehost server answers at {self.target} (waited {timeout:g} s)",
+            ) from None
 
     def _call(self, method, request, retry: bool = False):
         attempts = self.retries + 1 if retry else 1
@@ -66,9 +92,14 @@ class Client:
                 return method(request, timeout=self.timeout)
             except grpc.RpcError as exc:
                 if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
+                    time.sleep(self._delay(attempt))
                     continue
                 raise GameError(exc.code(), exc.details()) from None
         raise AssertionError("unreachable")
+
+    def _delay(self, attempt: int) -> float:
+        """Full jitter: clients that failed together do not retry together."""
+        return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
 
     # ------------------------------------------------------------------ calls
     def game_types(self) -> pb.ListGameTypesResponse:
@@ -87,6 +118,7 @@ class Client:
             options={k: str(v) for k, v in (options or {}).items()},
             seed=seed,
         )
+        # Not retried: a lost reply would make a retry create a second game.
         return self._call(self._stub.CreateGame, request)
 
     def join(self, game_id: str, seat: int | None = None, name: str = "") -> Seat:
@@ -96,7 +128,8 @@ class Client:
         return Seat(reply.game_id, reply.seat, reply.token)
 
     def list_games(self, limit: int = 100) -> list[pb.GameSummary]:
-        return list(self._call(self._stub.ListGames, pb.ListGamesRequest(limit=limit)).games)
+        request = pb.ListGamesRequest(limit=limit)
+        return list(self._call(self._stub.ListGames, request, retry=True).games)
 
     def state(self, game_id: str, token: str = "") -> pb.GameState:
         return self._call(
@@ -132,7 +165,8 @@ class Client:
         return self._call(self._stub.SubmitAction, request, retry=True)
 
     def watch(self, game_id: str, token: str = "", after: str = "") -> Iterator[pb.GameEvent]:
-        """Events as they happen (ends after the game finishes)."""
+        """Events as they happen (ends after the game finishes). A stream is not retried:
+        on UNAVAILABLE, watch again with ``after`` = the last event id received."""
         stream = self._stub.WatchGame(
             pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after)
         )

@@ -26,6 +26,13 @@ CHANCE = -1
 TERMINAL = -4
 
 
+def quote_input(text: object, limit: int = 40) -> str:
+    """Client input as an error message shows it: repr'd, cut to a short prefix, so a
+    huge input never comes back in the error (the one helper for every such message)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(str(text))} chars)"
+
+
 class GameError(ValueError):
     """Base class of every error an engine raises on bad input."""
 
@@ -47,6 +54,23 @@ class OptionsError(GameError):
 
 
 @dataclass(frozen=True)
+class OptionBounds:
+    """What values an option takes: an inclusive integer range, or a set of words."""
+
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def check(self, key: str, value: Any) -> None:
+        if self.choices and str(value).strip().lower() not in self.choices:
+            raise OptionsError(
+                f"option {key!r} is one of {', '.join(self.choices)}, not {quote_input(value)}"
+            )
+        if self.low is not None and value < self.low or self.high is not None and value > self.high:
+            raise OptionsError(f"option {key!r} must be in {self.low}..{self.high}, not {value}")
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """Static facts about a game type."""
 
@@ -56,6 +80,8 @@ class GameInfo:
     max_players: int
     summary: str
     default_options: Mapping[str, Any] = field(default_factory=dict)
+    # Declared bounds of each option; ``parse_options`` enforces them for every game.
+    option_bounds: Mapping[str, OptionBounds] = field(default_factory=dict)
 
 
 class State(ABC):
@@ -232,14 +258,20 @@ class Game(ABC):
     def parse_options(cls, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Merge ``options`` over the defaults, type-checked against them.
 
-        String values (as they arrive over the API) are converted to the default's type.
+        String values (as they arrive over the API) are converted to the default's type,
+        then checked against the option's declared bounds.
         """
         merged = dict(cls.info.default_options)
         for key, value in (options or {}).items():
             if key not in merged:
                 known = ", ".join(sorted(merged)) or "none"
-                raise OptionsError(f"unknown option {key!r} for {cls.info.name} (known: {known})")
+                raise OptionsError(
+                    f"unknown option {quote_input(key)} for {cls.info.name} (known: {known})"
+                )
             merged[key] = _coerce_option(key, value, merged[key])
+            bounds = cls.info.option_bounds.get(key)
+            if bounds is not None:
+                bounds.check(key, merged[key])
         return merged
 
     @classmethod
@@ -267,4 +299,4 @@ def _coerce_option(key: str, value: Any, default: Any) -> Any:
             return kind(text)
         except ValueError:
             pass
-    raise OptionsError(f"option {key!r} must be a {kind.__name__}, got {value!r}")
+    raise OptionsError(f"option {key!r} must be a {kind.__name__}, got {quote_input(value)}")

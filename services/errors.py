@@ -35,3 +35,25 @@ class PermissionDenied(ServiceError):
 
 class AlreadyExists(ServiceError):
     code = "ALREADY_EXISTS"
+
+
+class Unavailable(ServiceError):
+    """An infrastructure fault (store or broker unreachable, loading, timing out):
+    nothing was decided, so the same call is safe to retry."""
+
+    code = "UNAVAILABLE"
+
+
+def infrastructure_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "the store or the broker is not answering right now"."""
+    import kombu.exceptions
+    import redis.exceptions
+
+    return (
+        redis.exceptions.ConnectionError,  # BusyLoadingError, MaxConnectionsError included
+        redis.exceptions.TimeoutError,
+        redis.exceptions.ReadOnlyError,
+        kombu.exceptions.OperationalError,
+        ConnectionError,
+        TimeoutError,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -14,8 +15,9 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import events as ev
 from services import metrics
-from services.errors import InvalidArgument, ServiceError
+from services.errors import InvalidArgument, ServiceError, infrastructure_errors
 from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
+from services.request_limits import check_request
 from services.stores import Snapshot
 
 log = logging.getLogger(__name__)
@@ -30,16 +32,102 @@ _EVENT_KIND = {
 _STATUS = {"in_progress": pb.IN_PROGRESS, "finished": pb.FINISHED}
 
 
+_INFRASTRUCTURE = infrastructure_errors()
+
+
+@dataclass(frozen=True)
+class MalformedRequest:
+    """What the lenient deserializer hands the servicer for bytes that do not parse."""
+
+    reason: str
+
+
+def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """A request deserializer that defers a parse failure to the servicer, which
+    answers INVALID_ARGUMENT (grpc itself would answer INTERNAL)."""
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except Exception as exc:  # DecodeError, or anything else the parser raises
+            return MalformedRequest(type(exc).__name__)
+
+    return deserialize
+
+
+def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
+    """Register the GameHost service, with lenient request deserializers."""
+    service = pb.DESCRIPTOR.services_by_name["GameHost"]
+    handlers = {}
+    for method in service.methods:
+        request_class = getattr(pb, method.input_type.name)
+        response_class = getattr(pb, method.output_type.name)
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=_lenient(request_class.FromString),
+            response_serializer=response_class.SerializeToString,
+        )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),)
+    )
+
+
+def _admit(request: Any) -> None:
+    """Refuse requests that did not parse or whose fields are over their caps."""
+    if isinstance(request, MalformedRequest):
+        raise InvalidArgument(f"the request is not a valid protobuf message ({request.reason})")
+    check_request(request)
+
+
+async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerContext) -> None:
+    """The one mapping of exceptions onto statuses, for unary and streaming RPCs alike."""
+    if isinstance(exc, ServiceError):
+        code, message = exc.code, str(exc)
+    elif isinstance(exc, _INFRASTRUCTURE):
+        code = "UNAVAILABLE"
+        message = f"the game store is not answering ({type(exc).__name__}); retry shortly"
+        log.warning("%s: %s: %s", name, type(exc).__name__, exc)
+    else:
+        code, message = "INTERNAL", f"internal error ({type(exc).__name__}); it is logged"
+        log.error("%s failed", name, exc_info=exc)
+    metrics.RPC_ERRORS.labels(name, code).inc()
+    await context.abort(grpc.StatusCode[code], message)
+
+
 def _unary(method: Callable) -> Callable:
-    """Turn ServiceErrors into the matching status code with the error's message."""
+    """Check the request, run the call, and map any failure onto a status code."""
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
+            _admit(request)
             return await method(self, request, context)
-        except ServiceError as exc:
-            metrics.RPC_ERRORS.labels(method.__name__, exc.code).inc()
-            await context.abort(grpc.StatusCode[exc.code], str(exc))
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _answer_error(method.__name__, exc, context)
+
+    return wrapper
+
+
+def _streaming(method: Callable) -> Callable:
+    """``_unary`` for server-streaming calls."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        try:
+            _admit(request)
+            async for item in method(self, request, context):
+                yield item
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _answer_error(method.__name__, exc, context)
 
     return wrapper
 
@@ -185,6 +273,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             action_id=done.action,
         )
 
+    @_streaming
     async def WatchGame(self, request, context):
         try:
             async for stored, data in self.host.watch(

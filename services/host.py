@@ -22,6 +22,7 @@ from typing import Any
 import bots
 from bots.levels import get_level
 from games import GameError, IllegalActionError, NotationError, State, game_names, get_game
+from games.base import quote_input
 from services import events as ev
 from services import metrics, play
 from services.bot_runner import BotRunner
@@ -130,7 +131,8 @@ class GameHost:
     ) -> GameView:
         if game_type not in game_names():
             raise InvalidArgument(
-                f"unknown game type {game_type!r}; choose one of: {', '.join(game_names())}"
+                f"unknown game type {quote_input(game_type)}; "
+                f"choose one of: {', '.join(game_names())}"
             )
         game = get_game(game_type)
         if not seats:
@@ -204,7 +206,9 @@ class GameHost:
     # ------------------------------------------------------------------ reading
     async def _load(self, game_id: str, request_key: str | None = None) -> Snapshot:
         if not _GAME_ID.fullmatch(game_id or ""):
-            raise InvalidArgument(f"malformed game id {game_id!r}: expected 32 hex digits")
+            raise InvalidArgument(
+                f"malformed game id {quote_input(game_id)}: expected 32 hex digits"
+            )
         snapshot = await self.store.load(game_id, request_key)
         if snapshot is None:
             raise NotFound(f"no game {game_id}")
@@ -250,6 +254,10 @@ class GameHost:
             raise InvalidArgument(f"request_id is longer than {_MAX_REQUEST_ID} characters")
         if action is None and notation is None:
             raise InvalidArgument("give the action as action_id or as notation")
+        if expected_version is not None and expected_version < 0:
+            raise InvalidArgument(f"expected_version must be 0 or more, not {expected_version}")
+        if action is not None and action < 0:
+            raise InvalidArgument(f"action_id must be 0 or more, not {action}")
         started = time.perf_counter()
         # Keyed by the credential, so it is known before the game is loaded: one read.
         request_key = f"{hash_token(token)[:32]}:{request_id}" if token and request_id else None
@@ -278,6 +286,9 @@ class GameHost:
     async def _try(
         self, attempt: _Attempt, snapshot: Snapshot, state: State, started: float
     ) -> Submitted:
+        seats = len(snapshot.meta["seats"])
+        if attempt.seat is not None and not 0 <= attempt.seat < seats:
+            raise InvalidArgument(f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}")
         viewer = self._viewer(snapshot, attempt.token, required=True)
         if attempt.seat is not None and attempt.seat != viewer:
             raise PermissionDenied(f"your token is for seat {viewer}, not seat {attempt.seat}")
@@ -381,5 +392,11 @@ class GameHost:
 
 
 def _check_event_id(event_id: str) -> None:
-    if event_id and not re.fullmatch(r"\d+-\d+", event_id):
-        raise InvalidArgument(f"malformed event id {event_id!r}: expected '<ms>-<seq>' as sent")
+    # Both parts are 64-bit in Redis: a larger number is refused there (not a client error).
+    if event_id and not (
+        re.fullmatch(r"\d{1,20}-\d{1,20}", event_id)
+        and all(int(part) < 2**64 for part in event_id.split("-"))
+    ):
+        raise InvalidArgument(
+            f"malformed event id {quote_input(event_id)}: expected '<ms>-<seq>' as sent"
+        )

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
-from gamehost.v1 import gamehost_pb2, gamehost_pb2_grpc
+from gamehost.v1 import gamehost_pb2
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
-from services.grpc_api import GameHostServicer
+from services.grpc_api import GameHostServicer, add_to_server
 from services.grpc_metrics import PrometheusServerInterceptor
 from services.host import GameHost
 from services.metrics_export import start_metrics_server
+from services.reflection import enable_reflection
+from services.store_health import StoreMonitor, StoreUnreachable, check_store
 from services.store_metrics import probe_forever, stop_prober
 from services.stores import GameStore, open_store
 
@@ -64,12 +65,15 @@ class RunningServer:
     runner: BotRunner
     health: health.aio.HealthServicer
     store_probe: asyncio.Task | None = None  # sets gamehost_store_up, gamehost_live_games
+    monitor: StoreMonitor | None = None
 
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     async def stop(self, grace: float = 1.0) -> None:
+        if self.monitor is not None:
+            await self.monitor.stop()
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         await stop_prober(self.store_probe)
@@ -79,6 +83,12 @@ class RunningServer:
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
     store = open_store(config.redis_url, config.redis_prefix)
+    try:
+        # Fail at start with one clear line rather than serve calls that all fail.
+        await check_store(store, config.redis_url or "memory")
+    except StoreUnreachable:
+        await store.close()
+        raise
     if executor is None:
         if config.celery:
             if not config.redis_url:
@@ -94,21 +104,21 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     server = grpc.aio.server(
         interceptors=[PrometheusServerInterceptor()], options=[("grpc.so_reuseport", 1)]
     )
-    gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
+    add_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-    )
+    enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
     port = server.add_insecure_port(f"{config.host}:{config.port}")
     if port == 0:
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    monitor = StoreMonitor(store, health_servicer, ("", SERVICE_NAME))
+    monitor.start()
     if config.metrics_port is not None:
         start_metrics_server(config.metrics_port, config.host)
-    running = RunningServer(server, port, host, store, runner, health_servicer)
+    running = RunningServer(server, port, host, store, runner, health_servicer, monitor=monitor)
     running.store_probe = asyncio.create_task(probe_forever(store))
     return running
 
@@ -142,7 +152,11 @@ class ServerThread:
         future = asyncio.run_coroutine_threadsafe(
             start_server(self.config, self._executor), self._loop
         )
-        self.running = future.result(timeout=60)
+        try:
+            self.running = future.result(timeout=60)
+        except BaseException:
+            self.__exit__()  # stop the loop thread: a failed start leaves nothing running
+            raise
         return self
 
     @property

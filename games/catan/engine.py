@@ -104,6 +104,7 @@ from games.base import (
     GameInfo,
     IllegalActionError,
     NotationError,
+    OptionBounds,
     OptionsError,
     State,
     shared_win,
@@ -119,6 +120,11 @@ INFO = GameInfo(
     summary="Settle an island: roll for resources, trade, build roads, settlements and "
     "cities; first to 10 victory points on their own turn wins.",
     default_options={"turn_limit": R.DEFAULT_TURN_LIMIT, "board": "random", "tokens": "spiral"},
+    option_bounds={
+        "turn_limit": OptionBounds(1, 10_000),
+        "board": OptionBounds(choices=("random", "beginner")),
+        "tokens": OptionBounds(choices=("spiral", "shuffled")),
+    },
 )
 
 # Beginner layout (§6), rows top to bottom: (terrain, number).

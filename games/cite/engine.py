@@ -32,6 +32,7 @@ from games.base import (
     GameInfo,
     IllegalActionError,
     NotationError,
+    OptionBounds,
     OptionsError,
     State,
     shared_win,
@@ -45,6 +46,7 @@ INFO = GameInfo(
     max_players=R.MAX_PLAYERS,
     summary="Dice-and-card survival: keep five gauges in balance; the last city standing wins.",
     default_options={"round_limit": R.DEFAULT_ROUND_LIMIT},
+    option_bounds={"round_limit": OptionBounds(1, R.MAX_ROUND_LIMIT)},
 )
 
 

@@ -69,6 +69,7 @@ from games.base import (
     GameInfo,
     IllegalActionError,
     NotationError,
+    OptionBounds,
     OptionsError,
     State,
     shared_win,
@@ -85,6 +86,7 @@ INFO = GameInfo(
     max_players=D.MAX_PLAYERS,
     summary="Age-of-sail empire building: ship, occupy, attack and draw for glory in 7 rounds.",
     default_options={"track_glory": "push-forward"},
+    option_bounds={"track_glory": OptionBounds(choices=TRACK_GLORY_OPTIONS)},
 )
 
 NB = D.NUM_BUILDING_TYPES

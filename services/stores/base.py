@@ -106,6 +106,10 @@ class GameStore(ABC):
         """Newest games first."""
 
     @abstractmethod
+    async def ping(self) -> None:
+        """Return when the store answers; raise (e.g. ConnectionError) when it does not."""
+
+    @abstractmethod
     async def close(self) -> None: ...
 
 

@@ -133,5 +133,8 @@ class MemoryStore(GameStore):
         newest = list(self._games.items())[::-1][:limit]
         return [self._snapshot(gid, game, None) for gid, game in newest]
 
+    async def ping(self) -> None:
+        """The in-memory store is always reachable."""
+
     async def close(self) -> None:
         self._games.clear()

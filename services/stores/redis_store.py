@@ -91,6 +91,9 @@ class RedisStore(GameStore):
         )
         return cls(client, prefix)
 
+    async def ping(self) -> None:
+        await self._redis.ping()
+
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
 

@@ -157,3 +157,16 @@ async def test_list_games_newest_first(store):
     ids = [g.game_id for g in games]
     assert ids.index("b") < ids.index("a")
     assert len(await store.list_games(limit=1)) == 1
+
+
+async def test_ping_answers_when_the_store_is_reachable(store):
+    await store.ping()  # raises when it does not answer
+
+
+async def test_ping_on_an_unreachable_redis_raises_an_infrastructure_error():
+    from services.errors import infrastructure_errors
+
+    unreachable = RedisStore.from_url("redis://127.0.0.1:1/0")
+    with pytest.raises(infrastructure_errors()):
+        await unreachable.ping()
+    await unreachable.close()

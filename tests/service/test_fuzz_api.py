@@ -1,0 +1,202 @@
+"""Fuzzing the API: hypothesis fills every field of every request message (and sends
+raw random bytes to every method) against a real server on Redis. No answer may be
+UNKNOWN or INTERNAL, and a refused call changes nothing in the store."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+import redis
+from google.protobuf.descriptor import FieldDescriptor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gamehost.v1 import gamehost_pb2 as pb
+from services.server import SERVICE_NAME
+
+FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
+SERVICE = pb.DESCRIPTOR.services_by_name["GameHost"]
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+_INT_RANGES = {
+    FieldDescriptor.CPPTYPE_INT32: (-(2**31), 2**31 - 1),
+    FieldDescriptor.CPPTYPE_INT64: (-(2**63), 2**63 - 1),
+    FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
+    FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
+}
+# Text that hits the interesting paths: real names, near-misses, huge and odd inputs.
+_WORDS = [
+    "",
+    "cite",
+    "catan",
+    "endeavor",
+    "random",
+    "greedy",
+    "mcts:iterations=-5",
+    "mcts:iterations=0",
+    "mcts:c=nan",
+    "mcts:trees=64,iterations=100000000",
+    "turn_limit",
+    "round_limit",
+    "track_glory",
+    "2147483648",
+    "2000000000",
+    "-1",
+    "nan",
+    "0" * 32,
+    "f" * 32,
+    "1-1",
+    "99999999999999999999999-0",
+    "x" * 5000,
+    "\x00",
+]
+
+
+@pytest.fixture(scope="module")
+def world(server, redis_url, module_prefix):
+    """One 2-seat Cité game with seat 0 joined: what the fuzzed requests aim at."""
+    channel = grpc.insecure_channel(server.target)
+    stub = pb_stub(channel)
+    created = stub.CreateGame(
+        pb.CreateGameRequest(
+            game_type="cite", seats=[pb.SeatSpec(kind=pb.HUMAN), pb.SeatSpec(kind=pb.HUMAN)]
+        )
+    )
+    joined = stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=0))
+    store = redis.Redis.from_url(redis_url)
+    yield {
+        "channel": channel,
+        "game_id": created.game_id,
+        "token": joined.token,
+        "store": store,
+        "prefix": module_prefix,
+    }
+    store.close()
+    channel.close()
+
+
+def pb_stub(channel):
+    from gamehost.v1 import gamehost_pb2_grpc
+
+    return gamehost_pb2_grpc.GameHostStub(channel)
+
+
+def fingerprint(world) -> tuple:
+    """The set of games, and every byte stored for the target game."""
+    store, prefix = world["store"], world["prefix"]
+    games = frozenset(store.zrange(f"{prefix}:games", 0, -1))
+    keys = sorted(store.scan_iter(match=f"{prefix}:{{{world['game_id']}}}:*", count=500))
+    return games, [(key, store.dump(key)) for key in keys]
+
+
+def _text(world):
+    known = [world["game_id"], world["token"], *_WORDS]
+    return st.one_of(st.sampled_from(known), st.text(max_size=40))
+
+
+def _scalar(field: FieldDescriptor, world):
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _text(world)
+    if field.type == FieldDescriptor.TYPE_BYTES:
+        return st.binary(max_size=64)
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        return st.booleans()
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return st.integers(-3, 10)
+    if field.cpp_type in (FieldDescriptor.CPPTYPE_DOUBLE, FieldDescriptor.CPPTYPE_FLOAT):
+        return st.floats(allow_nan=True)
+    low, high = _INT_RANGES[field.cpp_type]
+    return st.one_of(st.integers(max(low, -3), 20), st.integers(low, high))
+
+
+def message(descriptor, world, depth: int = 0):
+    """A strategy for ``descriptor``'s message with any subset of fields set."""
+    cls = _class(descriptor)
+
+    @st.composite
+    def build(draw):
+        msg = cls()
+        for field in descriptor.fields:
+            if not draw(st.booleans()):
+                continue
+            if field.message_type is not None and field.message_type.GetOptions().map_entry:
+                key = field.message_type.fields_by_name["key"]
+                value = field.message_type.fields_by_name["value"]
+                entries = draw(
+                    st.dictionaries(_scalar(key, world), _scalar(value, world), max_size=4)
+                )
+                getattr(msg, field.name).update(entries)
+            elif field.message_type is not None:
+                if depth > 2:
+                    continue
+                inner = message(field.message_type, world, depth + 1)
+                if field.is_repeated:
+                    getattr(msg, field.name).extend(draw(st.lists(inner, max_size=5)))
+                else:
+                    getattr(msg, field.name).CopyFrom(draw(inner))
+            elif field.is_repeated:
+                getattr(msg, field.name).extend(draw(st.lists(_scalar(field, world), max_size=4)))
+            else:
+                setattr(msg, field.name, draw(_scalar(field, world)))
+        return msg
+
+    return build()
+
+
+def _class(descriptor):
+    from google.protobuf import message_factory
+
+    return message_factory.GetMessageClass(descriptor)
+
+
+def call(world, method, request_bytes: bytes) -> grpc.StatusCode:
+    """Send raw bytes to ``method``; the status it ends with."""
+    path = f"/{SERVICE_NAME}/{method.name}"
+    channel = world["channel"]
+    try:
+        if method.server_streaming:
+            stream = channel.unary_stream(path)(request_bytes, timeout=0.5)
+            for _ in stream:
+                pass
+        else:
+            channel.unary_unary(path)(request_bytes, timeout=10)
+    except grpc.RpcError as exc:
+        return exc.code()
+    return grpc.StatusCode.OK
+
+
+def check(world, method, request_bytes: bytes) -> None:
+    before = fingerprint(world)
+    code = call(world, method, request_bytes)
+    assert code not in FORBIDDEN, (method.name, request_bytes[:200])
+    if code != grpc.StatusCode.OK and code != grpc.StatusCode.DEADLINE_EXCEEDED:
+        assert fingerprint(world) == before, (method.name, code, request_bytes[:200])
+
+
+@pytest.mark.parametrize("method", list(SERVICE.methods), ids=lambda m: m.name)
+def test_any_request_fields_answer_a_client_error_and_change_nothing(world, method):
+    @FUZZ
+    @given(data=st.data())
+    def run(data):
+        request = data.draw(message(method.input_type, world))
+        check(world, method, request.SerializeToString())
+
+    run()
+
+
+@pytest.mark.parametrize("method", list(SERVICE.methods), ids=lambda m: m.name)
+def test_random_request_bytes_answer_invalid_argument_or_a_client_error(world, method):
+    @FUZZ
+    @given(raw=st.binary(min_size=1, max_size=200))
+    def run(raw):
+        check(world, method, raw)
+
+    run()
+
+
+def test_garbage_bytes_are_invalid_argument(world):
+    for method in SERVICE.methods:
+        assert call(world, method, b"\xff\xff\xff") == grpc.StatusCode.INVALID_ARGUMENT
