@@ -68,6 +68,7 @@ class RunningServer:
     async def stop(self, grace: float = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        await self.host.hub.close()
         await self.runner.close()
         await self.store.close()
 
