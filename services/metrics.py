@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 GAMES_CREATED = Counter("gamehost_games_created_total", "Games created", ["game"])
 ACTIONS = Counter("gamehost_actions_total", "Actions submitted by clients and applied", ["game"])
@@ -19,3 +19,5 @@ BOT_SECONDS = Histogram(
     buckets=(0.001, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30),
 )
 RPC_ERRORS = Counter("gamehost_rpc_errors_total", "RPCs answered with an error", ["method", "code"])
+WATCH_STREAMS = Gauge("gamehost_watch_streams", "WatchGame streams following a live game")
+WATCH_GAMES = Gauge("gamehost_watch_games", "Games the shared watch reader follows")

@@ -87,7 +87,16 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 1)])
+    # Pending-request caps far above grpc's default 1,000: a burst of thousands of
+    # WatchGame streams opening at once over several connections was otherwise
+    # answered CANCELLED for some of them.
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 1),
+            ("grpc.server.max_pending_requests", 20_000),
+            ("grpc.server.max_pending_requests_hard_limit", 40_000),
+        ]
+    )
     gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

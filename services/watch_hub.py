@@ -19,6 +19,7 @@ import logging
 import random
 from collections.abc import AsyncIterator
 
+from services import metrics
 from services.stores import EventReader, GameStore, StoredEvent
 from services.stores.base import event_id_key
 
@@ -124,7 +125,9 @@ class WatchHub:
         added = feed is None
         if feed is None:
             feed = self._feeds[game_id] = _Feed(newest)
+            metrics.WATCH_GAMES.inc()
         feed.subscribers.add(subscription)
+        metrics.WATCH_STREAMS.inc()
         try:
             if self._task is None:
                 self._task = asyncio.create_task(self._read_loop(), name="watch-hub reader")
@@ -133,8 +136,10 @@ class WatchHub:
             yield subscription
         finally:
             feed.subscribers.discard(subscription)
+            metrics.WATCH_STREAMS.dec()
             if not feed.subscribers and self._feeds.get(game_id) is feed:
                 del self._feeds[game_id]
+                metrics.WATCH_GAMES.dec()
                 if not self._feeds:
                     await self._wake_reader()  # let it notice and stop now
 
