@@ -104,13 +104,13 @@ async def test_two_thousand_streams_on_one_replica(tmp_path, redis_url, redis_pr
         [*on_redis, "--bot-workers", "1", "--metrics-port", str(metrics_port)],
     )
     baseline_watchers = watch_connections(redis_url)
-    replica.start().wait_serving()
     # Separate connections: grpc would otherwise share one subchannel between them.
     channels = [
         grpc.aio.insecure_channel(replica.target, options=[("grpc.use_local_subchannel_pool", 1)])
         for _ in range(CHANNELS + 1)
     ]
     try:
+        replica.start().wait_serving()
         control = pb_grpc.GameHostStub(channels[-1])
         games, tokens = [], []
         for i in range(GAMES):
