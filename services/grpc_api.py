@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Callable
@@ -276,10 +277,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @_streaming
     async def WatchGame(self, request, context):
         try:
-            async for stored, data in self.host.watch(
-                request.game_id, request.token, request.after_event_id
-            ):
-                yield game_event(stored.event_id, data)
+            # aclosing: a cancelled stream leaves its feed at once, not when collected.
+            async with contextlib.aclosing(
+                self.host.watch(request.game_id, request.token, request.after_event_id)
+            ) as events:
+                async for stored, data in events:
+                    yield game_event(stored.event_id, data)
         except ServiceError as exc:
             metrics.RPC_ERRORS.labels("WatchGame", exc.code).inc()
             await context.abort(grpc.StatusCode[exc.code], str(exc))

@@ -8,6 +8,7 @@ a failed call changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -37,6 +38,8 @@ from services.errors import (
     Unauthenticated,
 )
 from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
+from services.stores.base import event_id_key
+from services.watch_hub import WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _MAX_REQUEST_ID = 128
@@ -109,6 +112,7 @@ class GameHost:
     def __init__(self, store: GameStore, runner: BotRunner) -> None:
         self.store = store
         self.runner = runner
+        self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
         # game id -> (snapshot, state) this replica committed last (LRU).
         self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
 
@@ -354,49 +358,78 @@ class GameHost:
 
     # ------------------------------------------------------------------ events and records
     async def watch(
-        self, game_id: str, token: str, after: str, poll_seconds: float = 5.0
+        self, game_id: str, token: str, after: str
     ) -> AsyncIterator[tuple[StoredEvent, dict[str, Any]]]:
+        """Events after ``after`` as the caller may see them; ends after the game's end."""
+        after = check_after_event_id(after)
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
-        _check_event_id(after)
-        while True:
-            batch = await self.store.wait_events(game_id, after, poll_seconds)
-            for event in batch:
-                after = event.event_id
-                yield event, ev.visible(event.data, viewer)
+        finished = snapshot.status == play.FINISHED
+        if event_id_key(after) > event_id_key(snapshot.last_event_id):
+            if finished:
+                return  # resumed past the end: nothing more will come
+            raise InvalidArgument(
+                f"after_event_id {after} is past this game's newest event "
+                f"{snapshot.last_event_id}: resume from an event id the server sent"
+            )
+        reveal = reveals_everything(snapshot)
+        async with contextlib.AsyncExitStack() as stack:
+            if finished:
+                events = self._logged(game_id, after)  # a replay: the log is complete
+            else:
+                events = await stack.enter_async_context(
+                    self.hub.subscribe(game_id, after, snapshot.last_event_id)
+                )
+            async for event in events:
+                yield event, ev.visible(event.data, viewer, reveal_all=reveal)
                 if event.data["kind"] == ev.FINISHED:
                     return
+
+    async def _logged(self, game_id: str, after: str = "") -> AsyncIterator[StoredEvent]:
+        """The stored log after ``after``, page by page, up to its current end."""
+        while True:
+            batch = await self.store.events(game_id, after)
+            if not batch:
+                return
+            for event in batch:
+                yield event
+            after = batch[-1].event_id
 
     async def record(self, game_id: str, token: str) -> Record:
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
-        finished = snapshot.status == play.FINISHED
+        reveal = reveals_everything(snapshot)
         entries: list[dict[str, Any]] = []
         initial = b""
         returns: list[float] = []
-        after = ""
-        while True:
-            batch = await self.store.events(game_id, after)
-            if not batch:
-                break
-            for event in batch:
-                data = event.data
-                if data["kind"] == ev.CREATED:
-                    initial = ev.initial_state_bytes(data)
-                elif data["kind"] == ev.ACTION and data["version"] <= snapshot.version:
-                    entries.append(ev.visible(data, viewer, reveal_all=finished))
-                elif data["kind"] == ev.FINISHED:
-                    returns = data["returns"]
-            after = batch[-1].event_id
+        async for event in self._logged(game_id):
+            data = event.data
+            if data["kind"] == ev.CREATED:
+                initial = ev.initial_state_bytes(data)
+            elif data["kind"] == ev.ACTION and data["version"] <= snapshot.version:
+                entries.append(ev.visible(data, viewer, reveal_all=reveal))
+            elif data["kind"] == ev.FINISHED:
+                returns = data["returns"]
         return Record(snapshot, initial, entries, returns)
 
 
-def _check_event_id(event_id: str) -> None:
-    # Both parts are 64-bit in Redis: a larger number is refused there (not a client error).
-    if event_id and not (
-        re.fullmatch(r"\d{1,20}-\d{1,20}", event_id)
-        and all(int(part) < 2**64 for part in event_id.split("-"))
-    ):
+def reveals_everything(snapshot: Snapshot) -> bool:
+    """Once a game is over its whole log is public: GetRecord and WatchGame both show
+    hidden actions to everyone from then on (the one home of that rule)."""
+    return snapshot.status == play.FINISHED
+
+
+_EVENT_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+_MAX_EVENT_ID_PART = 2**64 - 1  # Redis stream ids are two unsigned 64-bit numbers
+
+
+def check_after_event_id(text: str) -> str:
+    """``after_event_id`` as sent: "" (from the start) or an event id the server sent."""
+    match = _EVENT_ID.fullmatch(text) if text else None
+    if text and (match is None or max(int(p) for p in match.groups()) > _MAX_EVENT_ID_PART):
+        shown = repr(text[:24]) + ("..." if len(text) > 24 else "")
         raise InvalidArgument(
-            f"malformed event id {quote_input(event_id)}: expected '<ms>-<seq>' as sent"
+            f"malformed after_event_id {shown}: send an event id the server sent "
+            "('<ms>-<seq>'), or nothing to start from the beginning"
         )
+    return text

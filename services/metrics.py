@@ -68,3 +68,5 @@ CAS_CONFLICTS = Counter(
     "gamehost_cas_conflicts_total",
     "Commits refused because the game's version had moved on (compare-and-set lost)",
 )
+WATCH_STREAMS = Gauge("gamehost_watch_streams", "WatchGame streams following a live game")
+WATCH_GAMES = Gauge("gamehost_watch_games", "Games the shared watch reader follows")

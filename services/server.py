@@ -77,6 +77,7 @@ class RunningServer:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         await stop_prober(self.store_probe)
+        await self.host.hub.close()
         await self.runner.close()
         await self.store.close()
 
@@ -101,8 +102,16 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
+    # Pending-request caps far above grpc's default 1,000: a burst of thousands of
+    # WatchGame streams opening at once over several connections was otherwise
+    # answered CANCELLED for some of them.
     server = grpc.aio.server(
-        interceptors=[PrometheusServerInterceptor()], options=[("grpc.so_reuseport", 1)]
+        interceptors=[PrometheusServerInterceptor()],
+        options=[
+            ("grpc.so_reuseport", 1),
+            ("grpc.server.max_pending_requests", 20_000),
+            ("grpc.server.max_pending_requests_hard_limit", 40_000),
+        ],
     )
     add_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()

@@ -3,6 +3,7 @@
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
+    EventReader,
     GameStore,
     NewGame,
     Snapshot,
@@ -12,6 +13,7 @@ from services.stores.base import (
 __all__ = [
     "CommitOutcome",
     "CommitResult",
+    "EventReader",
     "GameStore",
     "NewGame",
     "Snapshot",

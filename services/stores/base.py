@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,26 @@ class CommitResult:
     request_result: dict[str, Any] | None = None  # the earlier result, for DUPLICATE
 
 
+class EventReader(ABC):
+    """One waiter on many games' logs at once: the watch hub reads every watched game
+    of a replica through one of these (for Redis: one XREAD on a connection of its own,
+    so blocking reads never take connections that other calls need)."""
+
+    @abstractmethod
+    async def read(
+        self, positions: Mapping[str, str], timeout: float
+    ) -> dict[str, list[StoredEvent]]:
+        """Events after each game's position (game id -> event id), waiting up to
+        ``timeout`` seconds for at least one; games without new events are left out."""
+
+    @abstractmethod
+    async def wake(self) -> None:
+        """Make a ``read`` in progress return soon (the set of games changed)."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+
 class GameStore(ABC):
     """Async storage of games. Implementations must make ``commit`` and
     ``claim_seat`` atomic, also across processes sharing the store."""
@@ -100,6 +121,10 @@ class GameStore(ABC):
     @abstractmethod
     async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
         """Like ``events`` but waits up to ``timeout`` seconds for at least one."""
+
+    @abstractmethod
+    def event_reader(self) -> EventReader:
+        """A new reader of many games' logs (close it when done)."""
 
     @abstractmethod
     async def list_games(self, limit: int = 100) -> list[Snapshot]:

@@ -7,13 +7,18 @@ awaiting in the middle of a change.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import contextlib
 import copy
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
+    EventReader,
     GameStore,
     NewGame,
     Snapshot,
@@ -38,6 +43,7 @@ class MemoryStore(GameStore):
     def __init__(self) -> None:
         self._games: dict[str, _Game] = {}
         self._seq = 0
+        self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
 
     def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[str]:
         ids = []
@@ -49,6 +55,9 @@ class MemoryStore(GameStore):
         if ids and game.changed is not None:
             game.changed.set()
             game.changed = None
+        if ids:
+            for reader in self._readers:
+                reader.changed.set()
         return ids
 
     async def create(self, game: NewGame) -> list[str]:
@@ -110,11 +119,16 @@ class MemoryStore(GameStore):
         return True
 
     async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
+        return self._events_after(game_id, after, limit)
+
+    def _events_after(self, game_id: str, after: str, limit: int = 1000) -> list[StoredEvent]:
         game = self._games.get(game_id)
         if game is None:
             return []
-        start = event_id_key(after)
-        return [e for e in game.events if event_id_key(e.event_id) > start][:limit]
+        first = bisect.bisect_right(
+            game.events, event_id_key(after), key=lambda e: event_id_key(e.event_id)
+        )
+        return game.events[first : first + limit]
 
     async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
         found = await self.events(game_id, after)
@@ -129,6 +143,11 @@ class MemoryStore(GameStore):
             return []
         return await self.events(game_id, after)
 
+    def event_reader(self) -> EventReader:
+        reader = _MemoryEventReader(self)
+        self._readers.add(reader)
+        return reader
+
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
         newest = list(self._games.items())[::-1][:limit]
         return [self._snapshot(gid, game, None) for gid, game in newest]
@@ -138,3 +157,36 @@ class MemoryStore(GameStore):
 
     async def close(self) -> None:
         self._games.clear()
+
+
+class _MemoryEventReader(EventReader):
+    """Waits on an in-process event that every append (and ``wake``) sets."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+        self.changed = asyncio.Event()
+
+    def _found(self, positions: Mapping[str, str]) -> dict[str, list[StoredEvent]]:
+        found = {}
+        for game_id, after in positions.items():
+            events = self._store._events_after(game_id, after)
+            if events:
+                found[game_id] = events
+        return found
+
+    async def read(
+        self, positions: Mapping[str, str], timeout: float
+    ) -> dict[str, list[StoredEvent]]:
+        found = self._found(positions)
+        if found:
+            return found
+        self.changed.clear()  # no await since the check above: no append is missed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout)
+        return self._found(positions)
+
+    async def wake(self) -> None:
+        self.changed.set()
+
+    async def close(self) -> None:
+        self._store._readers.discard(self)

@@ -12,8 +12,10 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -22,6 +24,7 @@ from services.store_metrics import time_store_calls
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
+    EventReader,
     GameStore,
     NewGame,
     Snapshot,
@@ -83,13 +86,21 @@ class RedisStore(GameStore):
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
+    MAX_CONNECTIONS = 100  # pooled connections per process
+    POOL_WAIT_SECONDS = 5.0  # then the call fails with a ConnectionError
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "gamehost") -> RedisStore:
-        client = aioredis.Redis.from_url(
-            url, decode_responses=False, socket_timeout=3 * cls.MAX_BLOCK_SECONDS
+        # A burst of calls waits for a pooled connection instead of failing with
+        # "Too many connections" (blocking reads of WatchGame do not use this pool).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=cls.MAX_CONNECTIONS,
+            timeout=cls.POOL_WAIT_SECONDS,
+            decode_responses=False,
+            socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(client, prefix)
+        return cls(aioredis.Redis.from_pool(pool), prefix)
 
     async def ping(self) -> None:
         await self._redis.ping()
@@ -201,6 +212,17 @@ class RedisStore(GameStore):
         )
         return self._decode(reply[0][1]) if reply else []
 
+    def event_reader(self) -> EventReader:
+        # A connection of its own (not from the shared pool): it spends its life
+        # blocked in XREAD, and calls that need the pool must never wait behind it.
+        pool = self._redis.connection_pool
+        kwargs = {**pool.connection_kwargs, "client_name": WATCH_CLIENT_NAME}
+        own_pool = aioredis.ConnectionPool(
+            connection_class=pool.connection_class, max_connections=1, **kwargs
+        )
+        client = aioredis.Redis(connection_pool=own_pool, single_connection_client=True)
+        return _RedisEventReader(self, client)
+
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
         ids = await self._redis.zrevrange(f"{self._prefix}:games", 0, max(0, limit - 1))
         snapshots = []
@@ -217,3 +239,57 @@ class RedisStore(GameStore):
 
     async def close(self) -> None:
         await self._redis.aclose()
+
+
+WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one connection
+
+
+class _RedisEventReader(EventReader):
+    """One XREAD over every watched game's stream; ``wake`` ends a blocked XREAD early
+    with CLIENT UNBLOCK (else it returns at its block timeout)."""
+
+    def __init__(self, store: RedisStore, client: aioredis.Redis) -> None:
+        self._store = store
+        self._client = client
+        self._client_id: int | None = None  # this connection's id, for CLIENT UNBLOCK
+        self._blocked = False
+        self._reads = 0
+
+    async def read(
+        self, positions: Mapping[str, str], timeout: float
+    ) -> dict[str, list[StoredEvent]]:
+        streams = {
+            self._store._key(game_id, "events"): positions[game_id] or "0-0"
+            for game_id in positions
+        }
+        games = {key.encode(): game_id for key, game_id in zip(streams, positions, strict=True)}
+        try:
+            if self._client_id is None:
+                self._client_id = int(await self._client.client_id())
+            self._blocked = True
+            self._reads += 1
+            reply = await self._client.xread(
+                streams,
+                count=1000,
+                block=max(1, int(min(timeout, RedisStore.MAX_BLOCK_SECONDS) * 1000)),
+            )
+        except BaseException:
+            self._client_id = None  # the connection may come back as another client
+            raise
+        finally:
+            self._blocked = False
+        return {games[key]: RedisStore._decode(entries) for key, entries in reply or []}
+
+    async def wake(self) -> None:
+        reads = self._reads
+        for _ in range(5):
+            if not self._blocked or self._reads != reads or self._client_id is None:
+                return
+            if await self._store._redis.client_unblock(self._client_id):
+                return
+            # The XREAD may still be on its way to Redis: try again in a moment.
+            await asyncio.sleep(0.01)
+        self._client_id = None  # maybe not our id any more (a reconnect): ask again
+
+    async def close(self) -> None:
+        await self._client.aclose(close_connection_pool=True)

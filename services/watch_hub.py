@@ -1,0 +1,188 @@
+"""Live event feeds for WatchGame: one shared reader per replica, fanned out in process.
+
+Every watched game of a replica is read by ONE task through one ``EventReader`` (for
+Redis: one XREAD over all their streams on a connection of its own), however many
+streams watch it. Each new batch is handed to the game's subscribers, which are
+cheap in-process queues. A subscriber first catches up from the store on its own
+(plain paged reads), and goes back to the store whenever it fell too far behind, so
+a slow client costs a bounded queue, never the others' progress. The reader runs
+while some game is watched, and backs off and resumes (from each game's last event
+id) when the store fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import random
+from collections.abc import AsyncIterator
+
+from services import metrics
+from services.stores import EventReader, GameStore, StoredEvent
+from services.stores.base import event_id_key
+
+log = logging.getLogger(__name__)
+
+PAGE = 500  # events per catch-up read
+QUEUE_LIMIT = 1000  # events a subscriber may hold before it must catch up from the store
+BLOCK_SECONDS = 5.0  # one read waits at most this long (a ceiling, not a poll period)
+
+
+class Subscription:
+    """One stream's view of a game's log: every event after ``after``, in order, once."""
+
+    def __init__(self, hub: WatchHub, game_id: str, after: str) -> None:
+        self._hub = hub
+        self.game_id = game_id
+        self._pending: collections.deque[StoredEvent] = collections.deque()
+        self._last = after  # id of the newest event handed out or pending
+        self._handed = after  # id of the newest event handed out
+        self._catch_up = True  # read the store before trusting what the reader delivers
+        self._reading = False
+        self._wake = asyncio.Event()
+
+    def deliver(self, events: list[StoredEvent]) -> None:
+        """Called by the hub's reader with a game's next events."""
+        if self._catch_up or self._reading:
+            # A store read is due or under way: it (or the next one) returns these.
+            self._catch_up = True
+        else:
+            last = event_id_key(self._last)
+            for event in events:
+                if event_id_key(event.event_id) > last:
+                    self._pending.append(event)
+            if self._pending:
+                self._last = self._pending[-1].event_id
+            if len(self._pending) > QUEUE_LIMIT:  # a slow client: drop, re-read later
+                self._pending.clear()
+                self._last = self._handed
+                self._catch_up = True
+        self._wake.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> StoredEvent:
+        while True:
+            if self._pending:
+                event = self._pending.popleft()
+                self._handed = event.event_id
+                return event
+            if self._catch_up:
+                self._catch_up = False
+                self._reading = True
+                try:
+                    batch = await self._hub.store.events(self.game_id, self._last, PAGE)
+                finally:
+                    self._reading = False
+                self._pending.extend(batch)
+                if batch:
+                    self._last = batch[-1].event_id
+                if len(batch) == PAGE:
+                    self._catch_up = True
+                continue
+            self._wake.clear()  # nothing pending and no await since: no delivery is missed
+            await self._wake.wait()
+
+
+class _Feed:
+    """What the reader knows of one watched game."""
+
+    def __init__(self, position: str) -> None:
+        self.position = position  # the newest event id the reader has seen
+        self.subscribers: set[Subscription] = set()
+
+
+class WatchHub:
+    def __init__(self, store: GameStore, block_seconds: float = BLOCK_SECONDS) -> None:
+        self.store = store
+        self._block_seconds = block_seconds
+        self._feeds: dict[str, _Feed] = {}
+        self._reader: EventReader | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def subscribers(self) -> int:
+        return sum(len(feed.subscribers) for feed in self._feeds.values())
+
+    @property
+    def games(self) -> int:
+        """Games the reader follows."""
+        return len(self._feeds)
+
+    @property
+    def reading(self) -> bool:
+        return self._task is not None
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, game_id: str, after: str, newest: str) -> AsyncIterator[Subscription]:
+        """Follow ``game_id`` from event id ``after``; ``newest`` is the game's newest
+        event id as just read (where the shared reader starts if nobody watched it)."""
+        subscription = Subscription(self, game_id, after)
+        feed = self._feeds.get(game_id)
+        added = feed is None
+        if feed is None:
+            feed = self._feeds[game_id] = _Feed(newest)
+            metrics.WATCH_GAMES.inc()
+        feed.subscribers.add(subscription)
+        metrics.WATCH_STREAMS.inc()
+        try:
+            if self._task is None:
+                self._task = asyncio.create_task(self._read_loop(), name="watch-hub reader")
+            elif added:
+                await self._wake_reader()
+            yield subscription
+        finally:
+            feed.subscribers.discard(subscription)
+            metrics.WATCH_STREAMS.dec()
+            if not feed.subscribers and self._feeds.get(game_id) is feed:
+                del self._feeds[game_id]
+                metrics.WATCH_GAMES.dec()
+                if not self._feeds:
+                    await self._wake_reader()  # let it notice and stop now
+
+    async def _wake_reader(self) -> None:
+        if self._reader is None:
+            return
+        try:
+            await self._reader.wake()
+        except Exception as exc:  # the read then returns at its block timeout
+            log.debug("could not wake the watch reader: %s", exc)
+
+    async def _read_loop(self) -> None:
+        self._reader = reader = self.store.event_reader()
+        failures = 0
+        try:
+            while self._feeds:
+                positions = {game_id: feed.position for game_id, feed in self._feeds.items()}
+                try:
+                    found = await reader.read(positions, self._block_seconds)
+                except Exception as exc:
+                    # A store fault must not end the feeds: back off, then resume each
+                    # game from its last event id.
+                    failures += 1
+                    delay = min(5.0, 0.1 * 2**failures) * random.uniform(0.5, 1.0)
+                    log.warning("watch reader: %s; retrying in %.1f s", exc, delay)
+                    await asyncio.sleep(delay)
+                    continue
+                failures = 0
+                for game_id, events in found.items():
+                    feed = self._feeds.get(game_id)
+                    if feed is None or not events:
+                        continue
+                    feed.position = events[-1].event_id
+                    for subscription in list(feed.subscribers):
+                        subscription.deliver(events)
+        finally:
+            self._reader = None
+            self._task = None
+            await reader.close()
+
+    async def close(self) -> None:
+        task = self._task
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

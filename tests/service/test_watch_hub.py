@@ -1,0 +1,103 @@
+"""The watch hub on both stores: a slow subscriber holds a bounded queue yet misses
+nothing, the reader stops with its last subscriber, and it outlives a Redis restart."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import redis
+
+from services import watch_hub
+from services.stores.memory import MemoryStore
+from services.stores.redis_store import RedisStore
+from services.watch_hub import WatchHub
+from tests.procs import RedisServer
+from tests.stores.test_store_contract import new_game
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request):
+    if request.param == "memory":
+        s = MemoryStore()
+    else:
+        url = request.getfixturevalue("redis_url")
+        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
+    yield s
+    await s.close()
+
+
+async def append(store, version: int) -> None:
+    """One event {"n": version} on game "g" (at ``version``)."""
+    result = await store.commit("g", version, version + 1, b"s", "in_progress", [{"n": version}])
+    assert result.event_ids
+
+
+async def until(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_slow_subscriber_is_bounded_and_misses_nothing(store, monkeypatch):
+    monkeypatch.setattr(watch_hub, "QUEUE_LIMIT", 5)
+    monkeypatch.setattr(watch_hub, "PAGE", 4)
+    hub = WatchHub(store)
+    await store.create(new_game("g"))
+    newest = (await store.load("g")).last_event_id
+    try:
+        async with (
+            hub.subscribe("g", newest, newest) as slow,
+            hub.subscribe("g", newest, newest) as fast,
+        ):
+            await append(store, 0)
+            first = [await asyncio.wait_for(anext(s), 10) for s in (slow, fast)]
+            assert [e.data["n"] for e in first] == [0, 0]
+            seen_fast, overflowed = [], False
+            for version in range(1, 30):  # the slow one reads nothing meanwhile
+                await append(store, version)
+                seen_fast.append(await asyncio.wait_for(anext(fast), 10))
+                assert len(slow._pending) <= watch_hub.QUEUE_LIMIT
+                overflowed = overflowed or slow._catch_up
+            assert overflowed, "the slow subscriber should have been sent back to the store"
+            seen_slow = [await asyncio.wait_for(anext(slow), 10) for _ in range(29)]
+            assert [e.data["n"] for e in seen_fast] == list(range(1, 30))
+            assert [e.event_id for e in seen_slow] == [e.event_id for e in seen_fast]
+        assert hub.subscribers == 0 and hub.games == 0
+        await until(lambda: not hub.reading, 10, "the reader to stop with its last subscriber")
+    finally:
+        await hub.close()
+
+
+async def test_the_reader_outlives_a_redis_restart(tmp_path):
+    server = RedisServer(tmp_path / "redis").start()
+    store = RedisStore.from_url(server.url, "hub-test")
+    hub = WatchHub(store, block_seconds=1.0)
+    try:
+        await store.create(new_game("g"))
+        newest = (await store.load("g")).last_event_id
+        async with hub.subscribe("g", newest, newest) as subscription:
+            await append(store, 0)
+            assert (await asyncio.wait_for(anext(subscription), 10)).data["n"] == 0
+            server.restart()  # kill -9, then the AOF brings the game back
+            deadline = time.monotonic() + 10
+            while True:  # the first call after the restart may meet the dead connection
+                try:
+                    await append(store, 1)
+                    break
+                except redis.exceptions.ConnectionError:
+                    assert time.monotonic() < deadline
+            started = time.monotonic()
+            event = await asyncio.wait_for(anext(subscription), 10)
+            assert event.data["n"] == 1
+            print(
+                f"an event after a Redis restart reached the stream in "
+                f"{time.monotonic() - started:.2f} s"
+            )
+            assert hub.reading
+    finally:
+        await hub.close()
+        await store.close()
+        server.stop()

@@ -1,0 +1,201 @@
+"""2,000 WatchGame streams on ONE replica (a `gamehost serve` subprocess on Redis):
+every stream is served and sees its game's next event, other calls keep their
+latency, and nothing is left behind once the streams close.
+
+The streams are held by this test process (grpc.aio), the server runs in its own
+process, so the load generator never shares the server's event loop or GIL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.request
+from collections.abc import Callable
+
+import grpc
+import pytest
+import redis
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.stores.redis_store import WATCH_CLIENT_NAME
+from tests.procs import Replica, free_port
+
+STREAMS = 2000
+GAMES = 50
+IN_ONE_GAME = 500  # game 0's streams; the others share the remaining games evenly
+CHANNELS = 8  # HTTP/2 connections the streams are spread over
+SAMPLES = 300  # GetState calls per latency measurement
+# The bound this test asserts: GetState p99 with 2,000 open streams stays within
+# twice its p99 without them, plus 20 ms of slack for a noisy, shared 2-core machine.
+P99_FACTOR, P99_SLACK_S = 2.0, 0.020
+
+
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+async def get_state_latencies(stub, game_ids: list[str]) -> list[float]:
+    latencies = []
+    for i in range(SAMPLES):
+        started = time.perf_counter()
+        await stub.GetState(pb.GetStateRequest(game_id=game_ids[i % len(game_ids)]), timeout=10)
+        latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+async def eventually(
+    condition: Callable[[], bool], timeout: float, what: Callable[[], str]
+) -> None:
+    """Poll ``condition`` (without blocking the loop) until true; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what()}")
+        await asyncio.sleep(0.05)
+
+
+def gauge(port: int, name: str) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+        for line in reply.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    raise AssertionError(f"no metric {name}")
+
+
+class Watcher:
+    """One open WatchGame stream and what it received."""
+
+    def __init__(self, stub, game_id: str, token: str) -> None:
+        self.game_id = game_id
+        self.events: list[pb.GameEvent] = []
+        self.error: grpc.aio.AioRpcError | None = None
+        self.call = stub.WatchGame(pb.WatchGameRequest(game_id=game_id, token=token))
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for event in self.call:
+                self.events.append(event)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self.error = exc
+
+    def saw(self, event_id: str) -> bool:
+        return any(e.event_id == event_id for e in self.events)
+
+
+def watch_connections(redis_url: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return sum(1 for c in client.client_list() if c.get("name") == WATCH_CLIENT_NAME)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("store", ["redis", "memory"])
+async def test_two_thousand_streams_on_one_replica(tmp_path, redis_url, redis_prefix, store):
+    metrics_port = free_port()
+    on_redis = ["--redis", redis_url, "--redis-prefix", redis_prefix] if store == "redis" else []
+    replica = Replica(
+        tmp_path / "replica.log",
+        [*on_redis, "--bot-workers", "1", "--metrics-port", str(metrics_port)],
+    )
+    baseline_watchers = watch_connections(redis_url)
+    # Separate connections: grpc would otherwise share one subchannel between them.
+    channels = [
+        grpc.aio.insecure_channel(replica.target, options=[("grpc.use_local_subchannel_pool", 1)])
+        for _ in range(CHANNELS + 1)
+    ]
+    try:
+        replica.start().wait_serving()
+        control = pb_grpc.GameHostStub(channels[-1])
+        games, tokens = [], []
+        for i in range(GAMES):
+            seats = [pb.SeatSpec(kind=pb.HUMAN), pb.SeatSpec(kind=pb.HUMAN)]
+            created = await control.CreateGame(
+                pb.CreateGameRequest(game_type="cite", seats=seats, seed=i)
+            )
+            joined = await control.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=0))
+            games.append(created.game_id)
+            tokens.append(joined.token)
+        before = await get_state_latencies(control, games)
+
+        # 500 streams on game 0, 1,500 over the 49 others; a quarter watch as seat 0.
+        owners = [0] * IN_ONE_GAME + [1 + i % (GAMES - 1) for i in range(STREAMS - IN_ONE_GAME)]
+        stubs = [pb_grpc.GameHostStub(c) for c in channels[:CHANNELS]]
+        opened = time.perf_counter()
+        watchers = [
+            Watcher(stubs[i % CHANNELS], games[g], tokens[g] if i % 4 == 0 else "")
+            for i, g in enumerate(owners)
+        ]
+        newest = {
+            g: (await control.GetState(pb.GetStateRequest(game_id=g))).last_event_id for g in games
+        }
+        # Each stream replays its game's log first: seeing the newest event means it is open.
+        await eventually(
+            lambda: all(w.saw(newest[w.game_id]) or w.error for w in watchers),
+            60,
+            lambda: (
+                f"every stream to catch up ({sum(w.saw(newest[w.game_id]) for w in watchers)} did)"
+            ),
+        )
+        assert [w.error for w in watchers if w.error] == []
+        print(f"{store}: {STREAMS} streams open in {time.perf_counter() - opened:.1f} s")
+        assert gauge(metrics_port, "gamehost_watch_streams") == STREAMS
+        assert gauge(metrics_port, "gamehost_watch_games") == GAMES
+        # On Redis: one reader connection (one XREAD) for all 2,000 streams.
+        assert watch_connections(redis_url) == baseline_watchers + (store == "redis")
+
+        during = await get_state_latencies(control, games)
+
+        # The next event of every game reaches every one of its streams.
+        moved = {}
+        moving = time.perf_counter()
+        for game_id, token in zip(games, tokens, strict=True):
+            state = await control.GetState(pb.GetStateRequest(game_id=game_id, token=token))
+            reply = await control.SubmitAction(
+                pb.SubmitActionRequest(
+                    game_id=game_id,
+                    token=token,
+                    action_id=state.legal_actions[0].id,
+                    expected_version=state.version,
+                )
+            )
+            moved[game_id] = reply.version
+        await eventually(
+            lambda: all(
+                any(e.kind == pb.ACTION and e.version == moved[w.game_id] for e in w.events)
+                for w in watchers
+            ),
+            30,
+            lambda: "every stream to see its game's move",
+        )
+        print(f"{store}: {GAMES} moves reached all streams {time.perf_counter() - moving:.1f} s")
+        assert [w.error for w in watchers if w.error] == []
+
+        base, loaded = p99(before), p99(during)
+        print(
+            f"{store}: GetState p99 {base * 1e3:.1f} ms alone, {loaded * 1e3:.1f} ms with streams"
+        )
+        assert loaded <= P99_FACTOR * base + P99_SLACK_S, (base, loaded)
+
+        for watcher in watchers:
+            watcher.call.cancel()
+        await asyncio.gather(*(w.task for w in watchers), return_exceptions=True)
+        # The replica lets go of everything: no subscriber, no feed, no reader connection.
+        await eventually(
+            lambda: (
+                gauge(metrics_port, "gamehost_watch_streams") == 0
+                and gauge(metrics_port, "gamehost_watch_games") == 0
+                and watch_connections(redis_url) == baseline_watchers
+            ),
+            30,
+            lambda: "the replica to drop every stream and its reader",
+        )
+    finally:
+        for channel in channels:
+            await channel.close()
+        replica.kill_group()
