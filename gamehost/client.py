@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
@@ -40,10 +41,30 @@ def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
     raise ValueError(f"seat spec {spec!r}: use 'human[:name]' or 'bot[:level]'")
 
 
+def _channel(target: str, tls: bool, ca_file: str | None) -> grpc.Channel:
+    if not tls:
+        return grpc.insecure_channel(target)
+    ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
+    return grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=ca))
+
+
 class Client:
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 3) -> None:
-        self._channel = grpc.insecure_channel(target)
+    """``api_key`` is sent with every call (metadata ``x-api-key``); ``tls`` connects over
+    TLS, trusting ``ca_file`` (PEM) or the system's certificate authorities."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        timeout: float = 30.0,
+        retries: int = 3,
+        api_key: str | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
+    ) -> None:
+        self._channel = _channel(target, tls or bool(ca_file), ca_file)
         self._stub = pb_grpc.GameHostStub(self._channel)
+        self._metadata = (("x-api-key", api_key),) if api_key else ()
         self.timeout = timeout
         self.retries = retries
 
@@ -63,7 +84,7 @@ class Client:
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
             try:
-                return method(request, timeout=self.timeout)
+                return method(request, timeout=self.timeout, metadata=self._metadata)
             except grpc.RpcError as exc:
                 if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
                     continue
@@ -80,18 +101,28 @@ class Client:
         seats: Sequence[str | pb.SeatSpec],
         options: Mapping[str, object] | None = None,
         seed: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool | None = None,
     ) -> pb.CreateGameResponse:
+        """A private game answers with ``invite_codes`` (one per human seat) that
+        ``join`` needs; ``spectators=False`` refuses calls without a seat token."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             seats=[seat_spec(s) for s in seats],
             options={k: str(v) for k, v in (options or {}).items()},
             seed=seed,
+            private=private,
+            spectators=spectators,
         )
         return self._call(self._stub.CreateGame, request)
 
-    def join(self, game_id: str, seat: int | None = None, name: str = "") -> Seat:
+    def join(
+        self, game_id: str, seat: int | None = None, name: str = "", invite_code: str = ""
+    ) -> Seat:
         reply = self._call(
-            self._stub.JoinGame, pb.JoinGameRequest(game_id=game_id, seat=seat, name=name)
+            self._stub.JoinGame,
+            pb.JoinGameRequest(game_id=game_id, seat=seat, name=name, invite_code=invite_code),
         )
         return Seat(reply.game_id, reply.seat, reply.token)
 
@@ -134,7 +165,8 @@ class Client:
     def watch(self, game_id: str, token: str = "", after: str = "") -> Iterator[pb.GameEvent]:
         """Events as they happen (ends after the game finishes)."""
         stream = self._stub.WatchGame(
-            pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after)
+            pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after),
+            metadata=self._metadata,
         )
         try:
             yield from stream

@@ -35,3 +35,7 @@ class PermissionDenied(ServiceError):
 
 class AlreadyExists(ServiceError):
     code = "ALREADY_EXISTS"
+
+
+class ResourceExhausted(ServiceError):
+    code = "RESOURCE_EXHAUSTED"

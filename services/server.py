@@ -8,13 +8,14 @@ import contextlib
 import logging
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gamehost.v1 import gamehost_pb2, gamehost_pb2_grpc
+from services import access, expiry, limits, tls
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer
 from services.host import GameHost
@@ -50,6 +51,18 @@ class ServerConfig:
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
     celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
+    # Limits (README "Limits and access"); 0 turns a rate or cap off.
+    finished_retention: float = 7 * 86400.0  # seconds a finished game is kept
+    idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
+    request_ttl: float = 86400.0  # seconds a request id is remembered for retries
+    rate_limit: float = 200.0  # requests a second per client (API key, else address)
+    rate_burst: float = 1000.0
+    failed_auth_rate: float = 5.0  # wrong tokens a second per client, bursts of 20
+    live_games_per_client: int = 1000  # unfinished games one client may have
+    # Access: all off by default.
+    api_keys_file: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
 
 @dataclass
@@ -60,6 +73,7 @@ class RunningServer:
     store: GameStore
     runner: BotRunner
     health: health.aio.HealthServicer
+    background: list[asyncio.Task] = field(default_factory=list)
 
     @property
     def target(self) -> str:
@@ -68,12 +82,14 @@ class RunningServer:
     async def stop(self, grace: float = 1.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        for task in self.background:
+            task.cancel()
         await self.runner.close()
         await self.store.close()
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
-    store = open_store(config.redis_url, config.redis_prefix)
+    store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     if executor is None:
         if config.celery:
             if not config.redis_url:
@@ -84,16 +100,29 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         else:
             executor = LocalPoolExecutor(config.bot_workers)
     runner = BotRunner(store, executor)
-    host = GameHost(store, runner)
+    host = GameHost(store, runner, config.live_games_per_client)
+    interceptor = limits.AccessInterceptor(
+        access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
+        limits.TokenBuckets(config.rate_limit, config.rate_burst),
+        limits.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
+    )
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 1)])
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 1)], interceptors=[interceptor])
     gamehost_pb2_grpc.add_GameHostServicer_to_server(GameHostServicer(host), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    address = f"{config.host}:{config.port}"
+    if config.tls_cert or config.tls_key:
+        if not (config.tls_cert and config.tls_key):
+            raise ValueError("TLS needs both --tls-cert and --tls-key")
+        port = server.add_secure_port(
+            address, tls.server_credentials(config.tls_cert, config.tls_key)
+        )
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
@@ -103,7 +132,13 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         from prometheus_client import start_http_server
 
         start_http_server(config.metrics_port, addr=config.host)
-    return RunningServer(server, port, host, store, runner, health_servicer)
+    running = RunningServer(server, port, host, store, runner, health_servicer)
+    running.background.append(
+        asyncio.create_task(
+            expiry.sweep_forever(store, config.finished_retention, config.idle_expiry)
+        )
+    )
+    return running
 
 
 async def serve(config: ServerConfig) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,12 +34,27 @@ class _Game:
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
     changed: asyncio.Event | None = None
+    touched: float = field(default_factory=time.time)  # last activity (expiry)
+    request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
 
 
 class MemoryStore(GameStore):
-    def __init__(self) -> None:
+    def __init__(self, request_ttl: float = 86400.0) -> None:
         self._games: dict[str, _Game] = {}
         self._seq = 0
+        self._request_ttl = request_ttl
+        self._secret = secrets.token_bytes(32)  # one per store (process)
+        self._live: dict[str, dict[str, float]] = {}  # owner -> game id -> reserved at
+
+    def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
+        """The result of an applied request, unless it has expired (removed then)."""
+        if not request_key or request_key not in game.requests:
+            return None
+        if time.time() - game.request_times.get(request_key, 0.0) > self._request_ttl:
+            del game.requests[request_key]
+            game.request_times.pop(request_key, None)
+            return None
+        return game.requests[request_key]
 
     def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[str]:
         ids = []
@@ -46,6 +63,7 @@ class MemoryStore(GameStore):
             event_id = f"{self._seq}-0"
             game.events.append(StoredEvent(event_id, copy.deepcopy(data)))
             ids.append(event_id)
+        game.touched = time.time()
         if ids and game.changed is not None:
             game.changed.set()
             game.changed = None
@@ -66,7 +84,7 @@ class MemoryStore(GameStore):
             version=game.version,
             status=game.status,
             tokens=dict(game.tokens),
-            request_result=copy.deepcopy(game.requests.get(request_key)) if request_key else None,
+            request_result=copy.deepcopy(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else "",
         )
 
@@ -88,15 +106,15 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         if game is None:
             return CommitResult(CommitOutcome.NOT_FOUND)
-        if request_key and request_key in game.requests:
-            return CommitResult(
-                CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(game.requests[request_key])
-            )
+        previous = self._request(game, request_key)
+        if previous is not None:
+            return CommitResult(CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(previous))
         if game.version != expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
         game.state, game.version, game.status = state, new_version, status
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
+            game.request_times[request_key] = time.time()
         return CommitResult(CommitOutcome.APPLIED, new_version, self._append(game, events))
 
     async def claim_seat(
@@ -132,6 +150,41 @@ class MemoryStore(GameStore):
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
         newest = list(self._games.items())[::-1][:limit]
         return [self._snapshot(gid, game, None) for gid, game in newest]
+
+    async def secret(self) -> bytes:
+        return self._secret
+
+    async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        now = time.time()
+        gone = [
+            game_id
+            for game_id, game in self._games.items()
+            if now - game.touched
+            > (finished_retention if game.status == "finished" else idle_expiry)
+        ]
+        for game_id in gone:
+            game = self._games.pop(game_id)
+            if game.changed is not None:
+                game.changed.set()
+        for game in self._games.values():
+            for key in [k for k, t in game.request_times.items() if now - t > self._request_ttl]:
+                game.requests.pop(key, None)
+                del game.request_times[key]
+        return gone
+
+    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        now = time.time()
+        live = self._live.setdefault(owner, {})
+        for other, reserved in list(live.items()):
+            game = self._games.get(other)
+            # A reservation whose game never appeared is dropped after a minute.
+            ended = game.status == "finished" if game else now - reserved > 60
+            if ended:
+                del live[other]
+        if game_id not in live and len(live) >= cap:
+            return False
+        live[game_id] = now
+        return True
 
     async def close(self) -> None:
         self._games.clear()
