@@ -67,8 +67,9 @@ def seat_for_invite(invites: Mapping[str, str], code: str) -> int | None:
     return None
 
 
-def mix_seed(secret: bytes, seed: int) -> int:
-    """A client's seed combined with the server secret: still one fixed seed per game
-    (so the game replays from its stored seed), but one the client cannot foresee."""
-    digest = hmac.new(secret, f"seed:{seed}".encode(), hashlib.sha256).digest()
+def mix_seed(secret: bytes, seed: int, game_id: str) -> int:
+    """A client's seed combined with the server secret and the game id: still one fixed
+    seed per game (the game replays from its stored seed), but one the client cannot
+    foresee, not even by replaying an earlier game it created with the same seed."""
+    digest = hmac.new(secret, f"seed:{seed}:{game_id}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") & _MAX_SEED

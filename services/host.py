@@ -155,18 +155,18 @@ class GameHost:
                 meta_seats.append({"kind": HUMAN, "level": "", "name": seat.name})
             else:
                 raise InvalidArgument(f"seat {index}: kind must be HUMAN or BOT")
+        game_id = secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
         elif any(s["kind"] == HUMAN for s in meta_seats):
             # A person could foresee hidden draws from a seed they chose: mix in the
             # server secret. All-bot games keep their seed (reproducible selfplay).
-            seed = access.mix_seed(await self.store.secret(), seed)
+            seed = access.mix_seed(await self.store.secret(), seed, game_id)
         try:
             parsed = game.parse_options(options)
             state = game.new_game(len(seats), seed, parsed)
         except GameError as exc:
             raise InvalidArgument(str(exc)) from None
-        game_id = secrets.token_hex(16)
         invite_codes = (
             {i: access.new_invite_code() for i, s in enumerate(meta_seats) if s["kind"] == HUMAN}
             if private
