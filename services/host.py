@@ -390,6 +390,8 @@ class GameHost:
         _check_event_id(after)
         while True:
             batch = await self.store.wait_events(game_id, after, poll_seconds)
+            if not batch and await self.store.load(game_id) is None:
+                raise NotFound(f"game {game_id} has expired")  # deleted while watched
             for event in batch:
                 after = event.event_id
                 yield event, ev.visible(event.data, viewer)

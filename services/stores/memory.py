@@ -170,21 +170,32 @@ class MemoryStore(GameStore):
             for key in [k for k, t in game.request_times.items() if now - t > self._request_ttl]:
                 game.requests.pop(key, None)
                 del game.request_times[key]
+        self._forget_owners()
         return gone
 
-    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
-        now = time.time()
+    def _prune_live(self, owner: str, now: float) -> dict[str, float]:
+        """The owner's live games, without finished or gone ones (a reservation whose
+        game never appeared is dropped after a minute)."""
         live = self._live.setdefault(owner, {})
         for other, reserved in list(live.items()):
             game = self._games.get(other)
-            # A reservation whose game never appeared is dropped after a minute.
-            ended = game.status == "finished" if game else now - reserved > 60
-            if ended:
+            if (game.status == "finished") if game else now - reserved > 60:
                 del live[other]
+        return live
+
+    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        now = time.time()
+        live = self._prune_live(owner, now)
         if game_id not in live and len(live) >= cap:
             return False
         live[game_id] = now
         return True
+
+    def _forget_owners(self) -> None:
+        """Drop owners with no live game left (the map grows with clients otherwise)."""
+        now = time.time()
+        for owner in [o for o in self._live if not self._prune_live(o, now)]:
+            del self._live[owner]
 
     async def close(self) -> None:
         self._games.clear()

@@ -87,6 +87,8 @@ end
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 1 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], now, ARGV[2])
+-- An owner who never comes back: its set goes after 90 days (games expire before).
+redis.call('EXPIRE', KEYS[1], 7776000)
 return 1
 """
 

@@ -14,6 +14,7 @@ from gamehost.cli import main as cli_main
 from games import get_game
 from services import play
 from services.server import ServerConfig, ServerThread
+from tests.procs import Replica
 
 KEY, OTHER_KEY = "k" * 20 + "-alice", "k" * 20 + "-bob"
 
@@ -166,3 +167,18 @@ def test_all_bot_games_replay_from_their_seed():
     assert records[0].initial_state == records[1].initial_state
     assert list(records[0].entries) == list(records[1].entries)
     assert list(records[0].returns) == list(records[1].returns)
+
+
+def test_serve_flags_turn_keys_and_limits_on(tmp_path):
+    keys = tmp_path / "keys"
+    keys.write_text(f"{KEY} alice\n")
+    flags = ["--api-keys", str(keys), "--live-games-per-client", "1", "--bot-workers", "1"]
+    replica = Replica(tmp_path / "serve.log", flags).start()
+    try:
+        replica.wait_serving()
+        with Client(replica.target) as anonymous, Client(replica.target, api_key=KEY) as alice:
+            refused(grpc.StatusCode.UNAUTHENTICATED, anonymous.create_game, "cite", ["human"] * 2)
+            alice.create_game("cite", ["human", "human"])
+            refused(grpc.StatusCode.RESOURCE_EXHAUSTED, alice.create_game, "cite", ["human"] * 2)
+    finally:
+        replica.kill_group()

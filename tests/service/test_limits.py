@@ -118,6 +118,10 @@ def test_abandoned_games_expire():
     config = ServerConfig(port=0, bot_workers=1, idle_expiry=0.5)
     with ServerThread(config) as server, Client(server.target) as client:
         game_id = client.create_game("cite", ["human", "human"]).game_id
+        with pytest.raises(GameError) as watching:
+            for _ in client.watch(game_id):
+                pass  # a watcher of a game that expires is told so, not left hanging
+        assert watching.value.code == grpc.StatusCode.NOT_FOUND
 
         def gone() -> bool:
             return game_id not in {g.game_id for g in client.list_games()}
