@@ -44,9 +44,8 @@ def client_id(api_key: str, peer: str) -> str:
     if api_key:
         return "key:" + hashlib.sha256(api_key.encode()).hexdigest()[:24]
     kind, _, rest = peer.partition(":")
-    if kind in ("ipv4", "ipv6"):
-        host = rest.rsplit(":", 1)[0] if kind == "ipv4" else rest.rsplit(":", 1)[0]
-        return f"ip:{host.strip('[]')}"
+    if kind in ("ipv4", "ipv6"):  # "ipv6:[::1]:5678" -> "ip:::1"
+        return f"ip:{rest.rsplit(':', 1)[0].strip('[]')}"
     return f"peer:{peer}"
 
 

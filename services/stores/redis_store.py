@@ -105,6 +105,7 @@ class RedisStore(GameStore):
         self._prefix = prefix
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._reserve = client.register_script(_RESERVE)
+        self._secret: bytes | None = None
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
         self._load = client.register_script(_LOAD)
@@ -243,9 +244,11 @@ class RedisStore(GameStore):
         return snapshots
 
     async def secret(self) -> bytes:
-        key = f"{self._prefix}:secret"
-        await self._redis.set(key, secrets.token_hex(32), nx=True)
-        return await self._redis.get(key)
+        if self._secret is None:  # made once per deployment; the first replica wins
+            key = f"{self._prefix}:secret"
+            await self._redis.set(key, secrets.token_hex(32), nx=True)
+            self._secret = await self._redis.get(key)
+        return self._secret
 
     async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
         """One pass over the index; a game's last activity is its newest event's time
