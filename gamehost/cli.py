@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument(
         "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
     )
+    _limit_options(serve)
     serve.add_argument(
         "--celery-broker",
         metavar="URL",
@@ -69,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     play.add_argument("--seed", type=int)
     play.add_argument("--target", metavar="HOST:PORT", help="a running server (default: embedded)")
+    play.add_argument(
+        "--private", action="store_true", help="unlisted game; seats only by invite code"
+    )
+    play.add_argument("--no-spectators", action="store_true", help="refuse spectators")
+    _remote_options(play)
 
     selfplay = commands.add_parser("selfplay", help="play one game of bots through the service")
     selfplay.add_argument("game")
@@ -79,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--redis", metavar="URL", help="embedded server on this Redis")
     where.add_argument("--target", metavar="HOST:PORT", help="a running server")
     selfplay.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
+    _remote_options(selfplay)
 
     board = commands.add_parser("board", help="print a board map with the ids notation uses")
     board.add_argument("game", choices=["catan"])
@@ -89,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
 
     games = commands.add_parser("games", help="list the game types a server hosts")
     games.add_argument("--target", metavar="HOST:PORT")
+    _remote_options(games)
 
     args = parser.parse_args(argv)
     try:
@@ -110,13 +118,103 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _remote_options(parser: argparse.ArgumentParser) -> None:
+    """How to reach a --target server: TLS and an API key."""
+    parser.add_argument("--tls", action="store_true", help="connect to --target over TLS")
+    parser.add_argument(
+        "--ca-file", metavar="PEM", help="trust this CA for --tls (default: system CAs)"
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("GAMEHOST_API_KEY"),
+        help="API key for --target (default: $GAMEHOST_API_KEY)",
+    )
+
+
+def _limit_options(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s limits and access control (README: Limits and access)."""
+    day = 86400.0
+    serve.add_argument(
+        "--finished-retention",
+        type=float,
+        default=7 * day,
+        metavar="SECONDS",
+        help="keep finished games this long (default 7 days)",
+    )
+    serve.add_argument(
+        "--idle-expiry",
+        type=float,
+        default=30 * day,
+        metavar="SECONDS",
+        help="delete unfinished games idle this long (default 30 days)",
+    )
+    serve.add_argument(
+        "--request-ttl",
+        type=float,
+        default=day,
+        metavar="SECONDS",
+        help="remember request ids for retries this long (default 1 day)",
+    )
+    serve.add_argument(
+        "--rate-limit",
+        type=float,
+        default=200.0,
+        metavar="PER_SECOND",
+        help="requests a second per client and replica; 0: off (default 200)",
+    )
+    serve.add_argument("--rate-burst", type=float, default=1000.0, help="bucket size (1000)")
+    serve.add_argument(
+        "--failed-auth-rate",
+        type=float,
+        default=5.0,
+        metavar="PER_SECOND",
+        help="wrong tokens a second per client before refusing (default 5)",
+    )
+    serve.add_argument(
+        "--live-games-per-client",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="unfinished games one key/address may own; 0: no cap (1000)",
+    )
+    serve.add_argument(
+        "--api-keys", metavar="FILE", help="require an API key (metadata x-api-key) to create games"
+    )
+    serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
+    serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+
+
+def _limit_config(args: argparse.Namespace) -> dict:
+    names = (
+        "finished_retention",
+        "idle_expiry",
+        "request_ttl",
+        "rate_limit",
+        "rate_burst",
+        "failed_auth_rate",
+        "live_games_per_client",
+        "tls_cert",
+        "tls_key",
+    )
+    return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
+
+
 @contextlib.contextmanager
 def _connect(
-    target: str | None, redis_url: str | None = None, redis_prefix: str = "gamehost"
+    target: str | None,
+    redis_url: str | None = None,
+    redis_prefix: str = "gamehost",
+    *,
+    args: argparse.Namespace | None = None,
 ) -> Iterator[Client]:
     """A client for ``target``, or for an embedded server started for the occasion."""
     if target:
-        with Client(target) as client:
+        remote = {
+            "tls": getattr(args, "tls", False),
+            "ca_file": getattr(args, "ca_file", None),
+            "api_key": getattr(args, "api_key", None),
+        }
+        with Client(target, **remote) as client:
             client.wait_ready(timeout=3.0)  # one clear line within 5 s when nobody answers
             yield client
         return
@@ -159,6 +257,7 @@ def _serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         metrics_port=args.metrics_port,
         celery=args.celery,
+        **_limit_config(args),
     )
     from services.store_health import StoreUnreachable
 
@@ -193,6 +292,10 @@ def _serve_processes(args: argparse.Namespace) -> int:
     workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
     argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
+    for name, value in _limit_config(args).items():
+        if value is not None:
+            flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
+            argv += [flag, str(value)]
     if args.celery:
         argv += [
             "--celery",
@@ -261,7 +364,7 @@ def _health(args: argparse.Namespace) -> int:
 
 
 def _games(args: argparse.Namespace) -> int:
-    with _connect(args.target) as client:
+    with _connect(args.target, args=args) as client:
         reply = client.game_types()
         for game in reply.game_types:
             print(f"{game.name:10} {game.min_players}-{game.max_players} players  {game.summary}")
@@ -282,7 +385,7 @@ def _board(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    with _connect(args.target, args.redis, args.redis_prefix) as client:
+    with _connect(args.target, args.redis, args.redis_prefix, args=args) as client:
         created = client.create_game(args.game, [f"bot:{args.bot}"] * args.players, seed=args.seed)
         game_id = created.game_id
         for _ in client.watch(game_id):
@@ -309,9 +412,16 @@ def _play(args: argparse.Namespace) -> int:
         print(f"gamehost: --seat must be 0..{args.players - 1}", file=sys.stderr)
         return 2
     seats[args.seat] = "human:you"
-    with _connect(args.target) as client:
-        created = client.create_game(args.game, seats, seed=args.seed)
-        me = client.join(created.game_id, args.seat)
+    with _connect(args.target, args=args) as client:
+        created = client.create_game(
+            args.game,
+            seats,
+            seed=args.seed,
+            private=args.private,
+            spectators=False if args.no_spectators else None,
+        )
+        codes = {c.seat: c.code for c in created.invite_codes}
+        me = client.join(created.game_id, args.seat, invite_code=codes.get(args.seat, ""))
         print(f"game {created.game_id}: you are seat {me.seat}")
         feed = _EventFeed(client, me)
         while True:

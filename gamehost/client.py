@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
@@ -42,12 +43,22 @@ def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
     raise ValueError(f"seat spec {spec!r}: use 'human[:name]' or 'bot[:level]'")
 
 
+def _channel(target: str, tls: bool, ca_file: str | None) -> grpc.Channel:
+    if not tls:
+        return grpc.insecure_channel(target)
+    ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
+    return grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=ca))
+
+
 class Client:
     """Calls that are safe to repeat (reads, and SubmitAction thanks to its request id)
     are retried on UNAVAILABLE, the status of infrastructure faults, with exponential
     backoff and full jitter: ``retries`` more tries, waits up to ``backoff`` doubling to
     ``max_backoff`` seconds. CreateGame and JoinGame are not retried: a retry after a
-    reply was lost would create a second game or take a second seat."""
+    reply was lost would create a second game or take a second seat.
+
+    ``api_key`` is sent with every call (metadata ``x-api-key``); ``tls`` connects over
+    TLS, trusting ``ca_file`` (PEM) or the system's certificate authorities."""
 
     def __init__(
         self,
@@ -57,10 +68,14 @@ class Client:
         retries: int = 5,
         backoff: float = 0.1,
         max_backoff: float = 2.0,
+        api_key: str | None = None,
+        tls: bool = False,
+        ca_file: str | None = None,
     ) -> None:
         self.target = target
-        self._channel = grpc.insecure_channel(target)
+        self._channel = _channel(target, tls or bool(ca_file), ca_file)
         self._stub = pb_grpc.GameHostStub(self._channel)
+        self._metadata = (("x-api-key", api_key),) if api_key else ()
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -89,7 +104,7 @@ class Client:
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
             try:
-                return method(request, timeout=self.timeout)
+                return method(request, timeout=self.timeout, metadata=self._metadata)
             except grpc.RpcError as exc:
                 if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
                     time.sleep(self._delay(attempt))
@@ -111,19 +126,29 @@ class Client:
         seats: Sequence[str | pb.SeatSpec],
         options: Mapping[str, object] | None = None,
         seed: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool | None = None,
     ) -> pb.CreateGameResponse:
+        """A private game answers with ``invite_codes`` (one per human seat) that
+        ``join`` needs; ``spectators=False`` refuses calls without a seat token."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             seats=[seat_spec(s) for s in seats],
             options={k: str(v) for k, v in (options or {}).items()},
             seed=seed,
+            private=private,
+            spectators=spectators,
         )
         # Not retried: a lost reply would make a retry create a second game.
         return self._call(self._stub.CreateGame, request)
 
-    def join(self, game_id: str, seat: int | None = None, name: str = "") -> Seat:
+    def join(
+        self, game_id: str, seat: int | None = None, name: str = "", invite_code: str = ""
+    ) -> Seat:
         reply = self._call(
-            self._stub.JoinGame, pb.JoinGameRequest(game_id=game_id, seat=seat, name=name)
+            self._stub.JoinGame,
+            pb.JoinGameRequest(game_id=game_id, seat=seat, name=name, invite_code=invite_code),
         )
         return Seat(reply.game_id, reply.seat, reply.token)
 
@@ -168,7 +193,8 @@ class Client:
         """Events as they happen (ends after the game finishes). A stream is not retried:
         on UNAVAILABLE, watch again with ``after`` = the last event id received."""
         stream = self._stub.WatchGame(
-            pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after)
+            pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after),
+            metadata=self._metadata,
         )
         try:
             yield from stream

@@ -57,3 +57,7 @@ def infrastructure_errors() -> tuple[type[BaseException], ...]:
         ConnectionError,
         TimeoutError,
     )
+
+
+class ResourceExhausted(ServiceError):
+    code = "RESOURCE_EXHAUSTED"

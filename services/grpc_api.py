@@ -16,6 +16,7 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import events as ev
 from services import metrics
+from services.access import api_key_of, client_id
 from services.errors import InvalidArgument, ServiceError, infrastructure_errors
 from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
 from services.request_limits import check_request
@@ -161,6 +162,8 @@ def game_state(view: GameView) -> pb.GameState:
         options={k: str(v) for k, v in snapshot.meta["options"].items()},
         legal_actions=[pb.LegalAction(id=a, notation=t) for a, t in view.legal_actions],
         last_event_id=snapshot.last_event_id,
+        private=snapshot.meta.get("private", False),
+        spectators=snapshot.meta.get("spectators", True),
     )
     getattr(message, snapshot.meta["game_type"]).CopyFrom(state.view(view.viewer))
     return message
@@ -218,13 +221,28 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             seats,
             dict(request.options),
             request.seed if request.HasField("seed") else None,
+            private=request.private,
+            spectators=request.spectators if request.HasField("spectators") else True,
+            owner=client_id(
+                api_key_of(dict(context.invocation_metadata() or ())), context.peer() or ""
+            ),
         )
-        return pb.CreateGameResponse(game_id=view.snapshot.game_id, state=game_state(view))
+        return pb.CreateGameResponse(
+            game_id=view.snapshot.game_id,
+            state=game_state(view),
+            invite_codes=[
+                pb.AccessInviteCode(seat=seat, code=code)
+                for seat, code in sorted(view.invite_codes.items())
+            ],
+        )
 
     @_unary
     async def JoinGame(self, request, context):
         seat, token = await self.host.join_game(
-            request.game_id, request.seat if request.HasField("seat") else None, request.name
+            request.game_id,
+            request.seat if request.HasField("seat") else None,
+            request.name,
+            request.invite_code,
         )
         return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
 

@@ -17,15 +17,15 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import bots
 from bots.levels import get_level
 from games import GameError, IllegalActionError, NotationError, State, game_names, get_game
 from games.base import quote_input
+from services import access, metrics, play
 from services import events as ev
-from services import metrics, play
 from services.bot_runner import BotRunner
 from services.errors import (
     Aborted,
@@ -34,6 +34,7 @@ from services.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     ServiceError,
     Unauthenticated,
 )
@@ -62,6 +63,7 @@ class GameView:
     snapshot: Snapshot
     state: State
     viewer: int | None
+    invite_codes: dict[int, str] = field(default_factory=dict)  # private games' creator only
 
     @property
     def legal_actions(self) -> list[tuple[int, str]]:
@@ -109,10 +111,11 @@ def hash_token(token: str) -> str:
 
 
 class GameHost:
-    def __init__(self, store: GameStore, runner: BotRunner) -> None:
+    def __init__(self, store: GameStore, runner: BotRunner, live_games_per_client: int = 0) -> None:
         self.store = store
         self.runner = runner
         self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
+        self.live_games_per_client = live_games_per_client  # 0: no cap
         # game id -> (snapshot, state) this replica committed last (LRU).
         self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
 
@@ -132,6 +135,10 @@ class GameHost:
         seats: list[SeatSpec],
         options: Mapping[str, str],
         seed: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool = True,
+        owner: str = "",
     ) -> GameView:
         if game_type not in game_names():
             raise InvalidArgument(
@@ -154,14 +161,29 @@ class GameHost:
                 meta_seats.append({"kind": HUMAN, "level": "", "name": seat.name})
             else:
                 raise InvalidArgument(f"seat {index}: kind must be HUMAN or BOT")
+        game_id = secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
+        elif any(s["kind"] == HUMAN for s in meta_seats):
+            # A person could foresee hidden draws from a seed they chose: mix in the
+            # server secret. All-bot games keep their seed (reproducible selfplay).
+            seed = access.mix_seed(await self.store.secret(), seed, game_id)
         try:
             parsed = game.parse_options(options)
             state = game.new_game(len(seats), seed, parsed)
         except GameError as exc:
             raise InvalidArgument(str(exc)) from None
-        game_id = secrets.token_hex(16)
+        invite_codes = (
+            {i: access.new_invite_code() for i, s in enumerate(meta_seats) if s["kind"] == HUMAN}
+            if private
+            else {}
+        )
+        cap = self.live_games_per_client
+        if owner and cap > 0 and not await self.store.reserve_live_game(owner, game_id, cap):
+            raise ResourceExhausted(
+                f"you have {self.live_games_per_client} unfinished games, the most "
+                "allowed per client; finish one or wait until one expires"
+            )
         log = [ev.created_event(state)]
         version = play.resolve_chance(state, seed, 0, log)
         meta = {
@@ -171,6 +193,9 @@ class GameHost:
             "seats": meta_seats,
             "seed": seed,
             "created": time.time(),
+            "private": private,
+            "spectators": spectators,
+            "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
         }
         await self.store.create(
             NewGame(game_id, meta, state.to_bytes(), version, play.status_of(state), log)
@@ -178,11 +203,21 @@ class GameHost:
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self._load(game_id)
         self._kick_bots(snapshot, state)
-        return GameView(snapshot, state, SPECTATOR)
+        return GameView(snapshot, state, SPECTATOR, invite_codes)
 
-    async def join_game(self, game_id: str, seat: int | None, name: str) -> tuple[int, str]:
+    async def join_game(
+        self, game_id: str, seat: int | None, name: str, invite_code: str = ""
+    ) -> tuple[int, str]:
         snapshot = await self._load(game_id)
         seats = snapshot.meta["seats"]
+        if snapshot.meta.get("private"):
+            invited = access.seat_for_invite(snapshot.meta.get("invites", {}), invite_code)
+            if invited is None or (seat is not None and seat != invited):
+                raise PermissionDenied(
+                    f"game {game_id} is private: join with the invite code its creator "
+                    "got for your seat"
+                )
+            seat = invited
         if seat is None:
             free = [
                 i for i, s in enumerate(seats) if s["kind"] == HUMAN and i not in snapshot.tokens
@@ -224,6 +259,10 @@ class GameHost:
         if not token:
             if required:
                 raise Unauthenticated("this call needs a seat token: get one from JoinGame")
+            if not snapshot.meta.get("spectators", True):
+                raise PermissionDenied(
+                    f"game {snapshot.game_id} admits no spectators: send a seat token"
+                )
             return SPECTATOR
         digest = hash_token(token)
         for seat, stored in snapshot.tokens.items():
@@ -240,7 +279,8 @@ class GameHost:
         return GameView(snapshot, state, viewer)
 
     async def list_games(self, limit: int) -> list[Snapshot]:
-        return await self.store.list_games(min(max(limit, 1), 1000) if limit else 100)
+        games = await self.store.list_games(min(max(limit, 1), 1000) if limit else 100)
+        return [s for s in games if not s.meta.get("private")]  # private: listed to nobody
 
     # ------------------------------------------------------------------ acting
     async def submit_action(

@@ -8,12 +8,13 @@ import contextlib
 import logging
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
+from services import access, expiry, limits, tls
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer, add_to_server
 from services.grpc_metrics import PrometheusServerInterceptor
@@ -54,6 +55,18 @@ class ServerConfig:
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
     celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
+    # Limits (README "Limits and access"); 0 turns a rate or cap off.
+    finished_retention: float = 7 * 86400.0  # seconds a finished game is kept
+    idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
+    request_ttl: float = 86400.0  # seconds a request id is remembered for retries
+    rate_limit: float = 200.0  # requests a second per client (API key, else address)
+    rate_burst: float = 1000.0
+    failed_auth_rate: float = 5.0  # wrong tokens a second per client, bursts of 20
+    live_games_per_client: int = 1000  # unfinished games one client may have
+    # Access: all off by default.
+    api_keys_file: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
 
 @dataclass
@@ -66,6 +79,7 @@ class RunningServer:
     health: health.aio.HealthServicer
     store_probe: asyncio.Task | None = None  # sets gamehost_store_up, gamehost_live_games
     monitor: StoreMonitor | None = None
+    background: list[asyncio.Task] = field(default_factory=list)
 
     @property
     def target(self) -> str:
@@ -78,12 +92,14 @@ class RunningServer:
         await self.server.stop(grace)
         await stop_prober(self.store_probe)
         await self.host.hub.close()
+        for task in self.background:
+            task.cancel()
         await self.runner.close()
         await self.store.close()
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
-    store = open_store(config.redis_url, config.redis_prefix)
+    store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:
         # Fail at start with one clear line rather than serve calls that all fail.
         await check_store(store, config.redis_url or "memory")
@@ -100,13 +116,18 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         else:
             executor = LocalPoolExecutor(config.bot_workers)
     runner = BotRunner(store, executor)
-    host = GameHost(store, runner)
+    host = GameHost(store, runner, config.live_games_per_client)
+    interceptor = limits.AccessInterceptor(
+        access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
+        limits.TokenBuckets(config.rate_limit, config.rate_burst),
+        limits.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
+    )
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
     # Pending-request caps far above grpc's default 1,000: a burst of thousands of
     # WatchGame streams opening at once over several connections was otherwise
     # answered CANCELLED for some of them.
     server = grpc.aio.server(
-        interceptors=[PrometheusServerInterceptor()],
+        interceptors=[PrometheusServerInterceptor(), interceptor],
         options=[
             ("grpc.so_reuseport", 1),
             ("grpc.server.max_pending_requests", 20_000),
@@ -117,7 +138,15 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    address = f"{config.host}:{config.port}"
+    if config.tls_cert or config.tls_key:
+        if not (config.tls_cert and config.tls_key):
+            raise ValueError("TLS needs both --tls-cert and --tls-key")
+        port = server.add_secure_port(
+            address, tls.server_credentials(config.tls_cert, config.tls_key)
+        )
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
@@ -129,6 +158,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         start_metrics_server(config.metrics_port, config.host)
     running = RunningServer(server, port, host, store, runner, health_servicer, monitor=monitor)
     running.store_probe = asyncio.create_task(probe_forever(store))
+    running.background.append(
+        asyncio.create_task(
+            expiry.sweep_forever(store, config.finished_retention, config.idle_expiry)
+        )
+    )
     return running
 
 

@@ -96,7 +96,7 @@ class SeatSpec(_message.Message):
     def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("game_type", "seats", "options", "seed")
+    __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -108,29 +108,45 @@ class CreateGameRequest(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     options: _containers.ScalarMap[str, str]
     seed: int
-    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ...) -> None: ...
+    private: bool
+    spectators: bool
+    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ...) -> None: ...
+
+class AccessInviteCode(_message.Message):
+    __slots__ = ("seat", "code")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    code: str
+    def __init__(self, seat: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
-    __slots__ = ("game_id", "state")
+    __slots__ = ("game_id", "state", "invite_codes")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     state: GameState
-    def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ...) -> None: ...
+    invite_codes: _containers.RepeatedCompositeFieldContainer[AccessInviteCode]
+    def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., invite_codes: _Optional[_Iterable[_Union[AccessInviteCode, _Mapping]]] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "name")
+    __slots__ = ("game_id", "seat", "name", "invite_code")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     name: str
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
+    invite_code: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., invite_code: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("game_id", "seat", "token")
@@ -201,7 +217,7 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id")
+    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -223,6 +239,8 @@ class GameState(_message.Message):
     ENDEAVOR_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIVATE_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     version: int
@@ -237,7 +255,9 @@ class GameState(_message.Message):
     endeavor: _endeavor_pb2.EndeavorView
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
     last_event_id: str
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ...) -> None: ...
+    private: bool
+    spectators: bool
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")

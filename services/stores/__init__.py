@@ -22,12 +22,14 @@ __all__ = [
 ]
 
 
-def open_store(redis_url: str | None, prefix: str = "gamehost") -> GameStore:
+def open_store(
+    redis_url: str | None, prefix: str = "gamehost", request_ttl: float = 86400.0
+) -> GameStore:
     """The Redis store for a URL, else the embedded in-memory store."""
     if redis_url:
         from services.stores.redis_store import RedisStore
 
-        return RedisStore.from_url(redis_url, prefix)
+        return RedisStore.from_url(redis_url, prefix, request_ttl)
     from services.stores.memory import MemoryStore
 
-    return MemoryStore()
+    return MemoryStore(request_ttl)

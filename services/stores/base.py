@@ -130,6 +130,22 @@ class GameStore(ABC):
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
         """Newest games first."""
 
+    # -------------------------------------------------------------- limits and secrets
+    @abstractmethod
+    async def secret(self) -> bytes:
+        """This deployment's server secret (made once, then the same for every replica
+        sharing the store); mixed into client-supplied seeds."""
+
+    @abstractmethod
+    async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        """Delete every game finished more than ``finished_retention`` seconds ago, or
+        with no activity (event) for ``idle_expiry`` seconds; returns their ids."""
+
+    @abstractmethod
+    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        """Count ``game_id`` as a live (unfinished, unexpired) game of ``owner`` unless
+        the owner already has ``cap`` of them: False then. Atomic across replicas."""
+
     @abstractmethod
     async def ping(self) -> None:
         """Return when the store answers; raise (e.g. ConnectionError) when it does not."""

@@ -10,6 +10,8 @@ import asyncio
 import bisect
 import contextlib
 import copy
+import secrets
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,13 +39,28 @@ class _Game:
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
     changed: asyncio.Event | None = None
+    touched: float = field(default_factory=time.time)  # last activity (expiry)
+    request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
 
 
 class MemoryStore(GameStore):
-    def __init__(self) -> None:
+    def __init__(self, request_ttl: float = 86400.0) -> None:
         self._games: dict[str, _Game] = {}
         self._seq = 0
         self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
+        self._request_ttl = request_ttl
+        self._secret = secrets.token_bytes(32)  # one per store (process)
+        self._live: dict[str, dict[str, float]] = {}  # owner -> game id -> reserved at
+
+    def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
+        """The result of an applied request, unless it has expired (removed then)."""
+        if not request_key or request_key not in game.requests:
+            return None
+        if time.time() - game.request_times.get(request_key, 0.0) > self._request_ttl:
+            del game.requests[request_key]
+            game.request_times.pop(request_key, None)
+            return None
+        return game.requests[request_key]
 
     def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[str]:
         ids = []
@@ -52,6 +69,7 @@ class MemoryStore(GameStore):
             event_id = f"{self._seq}-0"
             game.events.append(StoredEvent(event_id, copy.deepcopy(data)))
             ids.append(event_id)
+        game.touched = time.time()
         if ids and game.changed is not None:
             game.changed.set()
             game.changed = None
@@ -75,7 +93,7 @@ class MemoryStore(GameStore):
             version=game.version,
             status=game.status,
             tokens=dict(game.tokens),
-            request_result=copy.deepcopy(game.requests.get(request_key)) if request_key else None,
+            request_result=copy.deepcopy(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else "",
         )
 
@@ -97,15 +115,15 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         if game is None:
             return CommitResult(CommitOutcome.NOT_FOUND)
-        if request_key and request_key in game.requests:
-            return CommitResult(
-                CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(game.requests[request_key])
-            )
+        previous = self._request(game, request_key)
+        if previous is not None:
+            return CommitResult(CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(previous))
         if game.version != expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
         game.state, game.version, game.status = state, new_version, status
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
+            game.request_times[request_key] = time.time()
         return CommitResult(CommitOutcome.APPLIED, new_version, self._append(game, events))
 
     async def claim_seat(
@@ -154,6 +172,52 @@ class MemoryStore(GameStore):
 
     async def ping(self) -> None:
         """The in-memory store is always reachable."""
+
+    async def secret(self) -> bytes:
+        return self._secret
+
+    async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        now = time.time()
+        gone = [
+            game_id
+            for game_id, game in self._games.items()
+            if now - game.touched
+            > (finished_retention if game.status == "finished" else idle_expiry)
+        ]
+        for game_id in gone:
+            game = self._games.pop(game_id)
+            if game.changed is not None:
+                game.changed.set()
+        for game in self._games.values():
+            for key in [k for k, t in game.request_times.items() if now - t > self._request_ttl]:
+                game.requests.pop(key, None)
+                del game.request_times[key]
+        self._forget_owners()
+        return gone
+
+    def _prune_live(self, owner: str, now: float) -> dict[str, float]:
+        """The owner's live games, without finished or gone ones (a reservation whose
+        game never appeared is dropped after a minute)."""
+        live = self._live.setdefault(owner, {})
+        for other, reserved in list(live.items()):
+            game = self._games.get(other)
+            if (game.status == "finished") if game else now - reserved > 60:
+                del live[other]
+        return live
+
+    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        now = time.time()
+        live = self._prune_live(owner, now)
+        if game_id not in live and len(live) >= cap:
+            return False
+        live[game_id] = now
+        return True
+
+    def _forget_owners(self) -> None:
+        """Drop owners with no live game left (the map grows with clients otherwise)."""
+        now = time.time()
+        for owner in [o for o in self._live if not self._prune_live(o, now)]:
+            del self._live[owner]
 
     async def close(self) -> None:
         self._games.clear()

@@ -5,15 +5,19 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
 
     <prefix>:{id}:game      hash: meta (JSON), state, version, status
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
-    <prefix>:{id}:requests  hash: seat/request id -> result JSON (idempotent retries)
+    <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
+                            expiring after ``request_ttl`` (set atomically by the commit)
     <prefix>:{id}:events    stream: one entry per event, field "e" = JSON
     <prefix>:games          sorted set: game ids by creation time (the index)
+    <prefix>:secret         string: the server secret mixed into client seeds
+    <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -37,12 +41,12 @@ _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
 if ARGV[5] ~= '' then
-  local previous = redis.call('HGET', KEYS[2], ARGV[5])
+  local previous = redis.call('GET', KEYS[2])
   if previous then return {'duplicate', version, previous} end
 end
 if version ~= ARGV[1] then return {'stale', version} end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[5], ARGV[6]) end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
 local result = {'applied', ARGV[2]}
 for i = 7, #ARGV do
   result[#result + 1] = redis.call('XADD', KEYS[3], '*', 'e', ARGV[i])
@@ -63,11 +67,33 @@ _LOAD = """
 local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status')
 if not game[1] then return false end
 local previous = false
-if ARGV[1] ~= '' then previous = redis.call('HGET', KEYS[3], ARGV[1]) end
+if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
 local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
 local last_id = ''
 if #last > 0 then last_id = last[1][1] end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous, last_id}
+"""
+
+
+# Live games of one owner: drop the finished or gone ones (a reservation whose game
+# never appeared counts for a minute), then admit the new one if under the cap.
+# Game keys are built here from ARGV: fine on a single Redis, not on a Cluster.
+_RESERVE = """
+local now = tonumber(ARGV[4])
+local members = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #members, 2 do
+  local gid = members[i]
+  local status = redis.call('HGET', ARGV[1] .. ':{' .. gid .. '}:game', 'status')
+  if status == 'finished' or (not status and now - tonumber(members[i + 1]) > 60) then
+    redis.call('ZREM', KEYS[1], gid)
+  end
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+-- An owner who never comes back: its set goes after 90 days (games expire before).
+redis.call('EXPIRE', KEYS[1], 7776000)
+return 1
 """
 
 
@@ -77,9 +103,14 @@ def _dumps(data: Any) -> bytes:
 
 @time_store_calls  # gamehost_redis_call_seconds{operation}
 class RedisStore(GameStore):
-    def __init__(self, client: aioredis.Redis, prefix: str = "gamehost") -> None:
+    def __init__(
+        self, client: aioredis.Redis, prefix: str = "gamehost", request_ttl: float = 86400.0
+    ) -> None:
         self._redis = client
         self._prefix = prefix
+        self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
+        self._reserve = client.register_script(_RESERVE)
+        self._secret: bytes | None = None
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
         self._load = client.register_script(_LOAD)
@@ -90,7 +121,9 @@ class RedisStore(GameStore):
     POOL_WAIT_SECONDS = 5.0  # then the call fails with a ConnectionError
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = "gamehost") -> RedisStore:
+    def from_url(
+        cls, url: str, prefix: str = "gamehost", request_ttl: float = 86400.0
+    ) -> RedisStore:
         # A burst of calls waits for a pooled connection instead of failing with
         # "Too many connections" (blocking reads of WatchGame do not use this pool).
         pool = aioredis.BlockingConnectionPool.from_url(
@@ -100,7 +133,7 @@ class RedisStore(GameStore):
             decode_responses=False,
             socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix)
+        return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
 
     async def ping(self) -> None:
         await self._redis.ping()
@@ -127,7 +160,12 @@ class RedisStore(GameStore):
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
         reply = await self._load(
-            keys=[self._key(game_id, part) for part in ("game", "tokens", "requests", "events")],
+            keys=[
+                self._key(game_id, "game"),
+                self._key(game_id, "tokens"),
+                self._key(game_id, f"request:{request_key or ''}"),
+                self._key(game_id, "events"),
+            ],
             args=[request_key or ""],
         )
         if not reply:
@@ -158,7 +196,7 @@ class RedisStore(GameStore):
         reply = await self._commit(
             keys=[
                 self._key(game_id, "game"),
-                self._key(game_id, "requests"),
+                self._key(game_id, f"request:{request_key or ''}"),
                 self._key(game_id, "events"),
             ],
             args=[
@@ -166,7 +204,7 @@ class RedisStore(GameStore):
                 str(new_version),
                 state,
                 status,
-                request_key or "",
+                self._request_ttl_ms if request_key else "",
                 _dumps(request_result or {}),
                 *(_dumps(e) for e in events),
             ],
@@ -231,6 +269,53 @@ class RedisStore(GameStore):
             if snap is not None:
                 snapshots.append(snap)
         return snapshots
+
+    async def secret(self) -> bytes:
+        if self._secret is None:  # made once per deployment; the first replica wins
+            key = f"{self._prefix}:secret"
+            await self._redis.set(key, secrets.token_hex(32), nx=True)
+            self._secret = await self._redis.get(key)
+        return self._secret
+
+    async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        """One pass over the index; a game's last activity is its newest event's time
+        (stream ids start with milliseconds)."""
+        index = f"{self._prefix}:games"
+        now_ms = time.time() * 1000
+        gone: list[str] = []
+        cursor = 0
+        while True:
+            cursor, page = await self._redis.zscan(index, cursor, count=500)
+            ids = [raw.decode() for raw, _ in page]
+            pipe = self._redis.pipeline(transaction=False)
+            for game_id in ids:
+                pipe.hget(self._key(game_id, "game"), "status")
+                pipe.xrevrange(self._key(game_id, "events"), "+", "-", count=1)
+            replies = await pipe.execute()
+            for i, game_id in enumerate(ids):
+                status, last = replies[2 * i], replies[2 * i + 1]
+                if status is None:
+                    gone.append(game_id)  # already gone: drop it from the index
+                    continue
+                last_ms = int(last[0][0].split(b"-")[0]) if last else 0
+                limit = finished_retention if status == b"finished" else idle_expiry
+                if now_ms - last_ms > limit * 1000:
+                    gone.append(game_id)
+            if cursor == 0:
+                break
+        for game_id in gone:
+            await self._redis.delete(
+                *(self._key(game_id, part) for part in ("game", "tokens", "events"))
+            )
+            await self._redis.zrem(index, game_id)
+        return gone
+
+    async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        reply = await self._reserve(
+            keys=[f"{self._prefix}:live:{owner}"],
+            args=[self._prefix, game_id, str(cap), str(time.time())],
+        )
+        return bool(reply)
 
     async def delete_all(self) -> None:
         """Remove every key under this store's prefix (tests and tooling)."""

@@ -210,3 +210,105 @@ async def test_event_reader_wake_ends_a_wait_early(store):
         assert waiter.result() == {}
     finally:
         await reader.close()
+
+
+# ---------------------------------------------------------------- limits and secrets
+async def eventually(check, timeout: float = 10.0, what: str = "condition"):
+    """Poll an async check until it returns something truthy (no fixed sleeps)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        result = await check()
+        if result:
+            return result
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def finish(store, game_id: str) -> None:
+    result = await store.commit(game_id, 0, 1, b"end", "finished", [{"kind": "finished"}])
+    assert result.outcome is CommitOutcome.APPLIED
+
+
+async def test_finished_games_expire_after_their_retention(store):
+    await store.create(new_game("done"))
+    await store.create(new_game("live"))
+    await finish(store, "done")
+
+    async def done_gone():
+        await store.expire_games(finished_retention=0.2, idle_expiry=3600)
+        return await store.load("done") is None
+
+    await eventually(done_gone, what="the finished game to expire")
+    assert await store.events("done") == []
+    assert [g.game_id for g in await store.list_games()] == ["live"]
+    assert (await store.load("live")).version == 0
+
+
+async def test_idle_games_expire(store):
+    await store.create(new_game("idle"))
+    assert await store.expire_games(finished_retention=3600, idle_expiry=3600) == []
+
+    async def idle_gone():
+        return "idle" in await store.expire_games(finished_retention=3600, idle_expiry=0.2)
+
+    await eventually(idle_gone, what="the idle game to expire")
+    assert await store.load("idle") is None
+    assert await store.list_games() == []
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def short_ttl_store(request):
+    """A store that remembers request ids for 0.3 s only."""
+    if request.param == "memory":
+        s = MemoryStore(request_ttl=0.3)
+    else:
+        url = request.getfixturevalue("redis_url")
+        prefix = request.getfixturevalue("redis_prefix")
+        s = RedisStore.from_url(url, prefix=prefix, request_ttl=0.3)
+    yield s
+    await s.close()
+
+
+async def test_request_ids_expire(short_ttl_store):
+    store = short_ttl_store
+    await store.create(new_game())
+    first = await store.commit("g1", 0, 1, b"s1", "in_progress", [], "seat0:r1", {"v": 1})
+    assert first.outcome is CommitOutcome.APPLIED
+    again = await store.commit("g1", 0, 1, b"s1", "in_progress", [], "seat0:r1", {"v": 1})
+    assert again.outcome is CommitOutcome.DUPLICATE
+    assert (await store.load("g1", "seat0:r1")).request_result == {"v": 1}
+
+    async def forgotten():
+        return (await store.load("g1", "seat0:r1")).request_result is None
+
+    await eventually(forgotten, what="the request id to expire")
+    later = await store.commit("g1", 1, 2, b"s2", "in_progress", [], "seat0:r1", {"v": 2})
+    assert later.outcome is CommitOutcome.APPLIED
+
+
+async def test_live_games_are_capped_per_owner(store):
+    for game_id in ("a", "b", "c"):
+        await store.create(new_game(game_id))
+    assert await store.reserve_live_game("key:x", "a", 2)
+    assert await store.reserve_live_game("key:x", "b", 2)
+    assert await store.reserve_live_game("key:x", "b", 2)  # the same game again: no change
+    assert not await store.reserve_live_game("key:x", "c", 2)
+    assert await store.reserve_live_game("key:y", "c", 2)  # another owner
+    await finish(store, "a")
+    assert await store.reserve_live_game("key:x", "c", 2)  # a finished game frees its slot
+
+
+async def test_secret_is_made_once(store):
+    secret = await store.secret()
+    assert len(secret) >= 32
+    assert await store.secret() == secret
+
+
+async def test_redis_replicas_share_one_secret(redis_url, redis_prefix):
+    first = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    second = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        assert await first.secret() == await second.secret()
+    finally:
+        await first.close()
+        await second.close()
