@@ -27,6 +27,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
     serve.add_argument(
+        "--max-search-iterations",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="cap on one bot decision's search, trees x iterations (0: none; default 100000)",
+    )
+    serve.add_argument(
         "--processes",
         type=int,
         default=1,
@@ -140,6 +147,7 @@ def _serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         metrics_port=args.metrics_port,
         celery=args.celery,
+        max_search_iterations=args.max_search_iterations,
     )
     run(serve(config))
     return 0
@@ -162,6 +170,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
     argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
+    argv += ["--max-search-iterations", str(args.max_search_iterations)]
     if args.celery:
         argv += [
             "--celery",

@@ -12,8 +12,8 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
+from services import bot_runner, metrics
 from services import events as ev
-from services import metrics
 from services.errors import InvalidArgument, ServiceError
 from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
 from services.stores import Snapshot
@@ -57,6 +57,14 @@ def _seats(snapshot: Snapshot) -> list[pb.Seat]:
     ]
 
 
+def _bot_status(snapshot: Snapshot, actor: int) -> int:
+    if actor < 0 or snapshot.meta["seats"][actor]["kind"] != "bot":
+        return pb.BOT_STATUS_UNSPECIFIED
+    if snapshot.bot_status == f"{snapshot.version}:{bot_runner.WAITING}":
+        return pb.BOT_WAITING_FOR_CAPACITY
+    return pb.BOT_THINKING
+
+
 def game_state(view: GameView) -> pb.GameState:
     snapshot, state = view.snapshot, view.state
     actor = state.current_player()
@@ -72,6 +80,7 @@ def game_state(view: GameView) -> pb.GameState:
         options={k: str(v) for k, v in snapshot.meta["options"].items()},
         legal_actions=[pb.LegalAction(id=a, notation=t) for a, t in view.legal_actions],
         last_event_id=snapshot.last_event_id,
+        bot_status=_bot_status(snapshot, actor),
     )
     getattr(message, snapshot.meta["game_type"]).CopyFrom(state.view(view.viewer))
     return message

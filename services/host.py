@@ -167,7 +167,15 @@ class GameHost:
             "created": time.time(),
         }
         await self.store.create(
-            NewGame(game_id, meta, state.to_bytes(), version, play.status_of(state), log)
+            NewGame(
+                game_id,
+                meta,
+                state.to_bytes(),
+                version,
+                play.status_of(state),
+                log,
+                bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+            )
         )
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self._load(game_id)

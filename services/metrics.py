@@ -19,3 +19,9 @@ BOT_SECONDS = Histogram(
     buckets=(0.001, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30),
 )
 RPC_ERRORS = Counter("gamehost_rpc_errors_total", "RPCs answered with an error", ["method", "code"])
+BOT_POOL_RESTARTS = Counter(
+    "gamehost_bot_pool_restarts", "Local bot search pools replaced after a child died"
+)
+BOT_TURN_FAILURES = Counter(
+    "gamehost_bot_turn_failures", "Bot turns that failed and were retried after a backoff"
+)

@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gamehost.v1 import gamehost_pb2, gamehost_pb2_grpc
+from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer
 from services.host import GameHost
@@ -50,6 +51,8 @@ class ServerConfig:
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
     celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
+    # Per-server cap on one bot decision's search (trees x iterations; 0: no cap).
+    max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
 
 
 @dataclass
@@ -80,9 +83,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
                 raise ValueError("--celery needs --redis: workers read and write games in Redis")
             from services.celery_executor import CeleryExecutor
 
-            executor = CeleryExecutor(config.redis_url, config.redis_prefix)
+            executor = CeleryExecutor(
+                config.redis_url, config.redis_prefix, config.max_search_iterations or None
+            )
         else:
-            executor = LocalPoolExecutor(config.bot_workers)
+            executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
@@ -99,6 +104,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    # Sweeps the store's schedule of due bot turns: no client call is needed for bots
+    # to move, also for turns left behind by replicas that died.
+    runner.start()
     if config.metrics_port is not None:
         from prometheus_client import start_http_server
 
