@@ -140,6 +140,7 @@ class BotRunner:
         self._sweeper: asyncio.Task | None = None
         self._failures = _Failures()
         self._store_down_since: float | None = None
+        self._again: set[str] = set()
 
     def start(self) -> None:
         """Start the sweeper (on the running loop); ``kick`` starts it too."""
@@ -185,7 +186,9 @@ class BotRunner:
         if room <= 0:
             return
         for game_id in await self._store.claim_bot_turns(room, self.LEASE):
-            if game_id not in self._games:
+            if game_id in self._games:
+                self._again.add(game_id)  # claimed while its task winds down: look again
+            else:
                 self._games[game_id] = asyncio.get_running_loop().create_task(self._play(game_id))
 
     async def _play(self, game_id: str) -> None:
@@ -193,20 +196,10 @@ class BotRunner:
         current: dict[str, int] = {}
         heartbeat = asyncio.get_running_loop().create_task(self._heartbeat(game_id, current))
         try:
-            while True:
-                snapshot = await self._store.load(game_id)
-                if snapshot is None:
-                    await self._store.drop_bot_turn(game_id)
-                    return
-                turn = bot_turns.prepare(snapshot)
-                if turn is None:
-                    return  # the commit that got here took the game out of the schedule
-                current["version"] = snapshot.version
-                if self._executor.commits_itself:
-                    await self._dispatch(turn, snapshot.bot_status)
-                    return
-                if not await self._play_turn(turn):
-                    return
+            await self._play_turns(game_id, current)
+            while game_id in self._again:
+                self._again.discard(game_id)
+                await self._play_turns(game_id, current)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a store fault: the lease runs out and a sweep retries
@@ -218,6 +211,22 @@ class BotRunner:
             )
         finally:
             heartbeat.cancel()
+
+    async def _play_turns(self, game_id: str, current: dict[str, int]) -> None:
+        while True:
+            snapshot = await self._store.load(game_id)
+            if snapshot is None:
+                await self._store.drop_bot_turn(game_id)
+                return
+            turn = bot_turns.prepare(snapshot)
+            if turn is None:
+                return  # the commit that got here took the game out of the schedule
+            current["version"] = snapshot.version
+            if self._executor.commits_itself:
+                await self._dispatch(turn, snapshot.bot_status)
+                return
+            if not await self._play_turn(turn):
+                return
 
     async def _heartbeat(self, game_id: str, current: dict[str, int]) -> None:
         while True:
