@@ -125,8 +125,8 @@ class _Failures:
 
 
 class BotRunner:
-    LEASE = 3.0  # a claimed turn is due again this long after its last heartbeat
-    HEARTBEAT = 1.0
+    LEASE = 2.0  # a claimed turn is due again this long after its last heartbeat
+    HEARTBEAT = 0.5
     SWEEP = 0.5  # how often every replica looks for due turns
     STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
     CELERY_WAITING_AFTER = 2.0  # a dispatched turn no worker started: waiting for capacity
