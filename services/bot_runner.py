@@ -130,6 +130,9 @@ class BotRunner:
     SWEEP = 0.5  # how often every replica looks for due turns
     STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
     CELERY_WAITING_AFTER = 2.0  # a dispatched turn no worker started: waiting for capacity
+    # A dispatched turn no worker has started is dispatched again after this (a worker may
+    # have died between taking it and marking it started; a duplicate is harmless).
+    CELERY_REDISPATCH_AFTER = 15.0
 
     def __init__(self, store: GameStore, executor: BotExecutor, max_games: int = 64) -> None:
         self._store = store
@@ -286,6 +289,8 @@ class BotRunner:
                 return
             if snapshot.bot_status == f"{version}:{STARTED}":
                 return
+            if time.monotonic() - since > self.CELERY_REDISPATCH_AFTER:
+                return  # taken by a worker that died before it said so? Let the lease lapse.
             await self._store.renew_bot_turn(game_id, version, self.LEASE)
             if not marked and time.monotonic() - since > self.CELERY_WAITING_AFTER:
                 await self._store.set_bot_status(game_id, version, WAITING)

@@ -81,14 +81,33 @@ def heartbeat(payload: dict[str, Any]) -> Iterator[None]:
         thread.join(timeout=5)
 
 
+def _moved_on(payload: dict[str, Any]) -> bool:
+    """True when the game is past the job's version (a late duplicate: skip the search)."""
+
+    async def check() -> bool:
+        job = BotJob.from_json(payload["job"])
+        store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+        try:
+            snapshot = await store.load(job.game_id)
+        finally:
+            await store.close()
+        return snapshot is None or snapshot.version != job.version
+
+    return asyncio.run(check())
+
+
 @app.task(name="gamehost.search")
 def search(payload: dict[str, Any], tree: int) -> dict:
+    if _moved_on(payload):
+        return {"visits": {}, "values": {}, "iterations": 0, "seconds": 0.0}
     with heartbeat(payload):
         return search_tree(BotJob.from_json(payload["job"]), tree, payload.get("max_iterations"))
 
 
 @app.task(name="gamehost.commit_search")
 def commit_search(results: list[dict], payload: dict[str, Any]) -> str:
+    if not any(result["visits"] for result in results):
+        return "stale"  # every tree was skipped: the game had moved on
     action = bots.best_action(bots.merge_root_stats(results))
     return commit_after_search(payload, action)
 
