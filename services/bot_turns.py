@@ -101,7 +101,9 @@ async def commit_turn(
     )
 
 
-async def commit(store: GameStore, job: BotJob, action: int) -> CommitResult:
+async def commit(
+    store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
+) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
     snapshot = await store.load(job.game_id, f"bot:{job.version}")
     if snapshot is None:
@@ -113,4 +115,4 @@ async def commit(store: GameStore, job: BotJob, action: int) -> CommitResult:
     turn = prepare(snapshot)
     if turn is None or turn.seat != job.seat:
         return CommitResult(CommitOutcome.STALE, snapshot.version)
-    return await commit_turn(store, turn, action)
+    return await commit_turn(store, turn, action, keep_bot_lease)

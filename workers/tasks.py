@@ -23,6 +23,7 @@ import bots
 from services import bot_turns
 from services.bot_runner import STARTED, decide_without_search, search_tree, trees_of
 from services.bot_turns import BotJob
+from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
 from workers.app import app
 
@@ -32,6 +33,9 @@ log = logging.getLogger(__name__)
 # turn is due again within the lease (and a replica's next sweep).
 WORKER_HEARTBEAT_SECONDS = 2.0
 WORKER_LEASE_SECONDS = 10.0
+# A next turn this worker dispatched itself is left to the workers this long: as long as
+# a replica holds a turn it dispatched and no worker started (BotRunner).
+NEXT_TURN_HOLD_SECONDS = 15.0
 
 
 def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
@@ -128,7 +132,18 @@ async def _commit_async(payload: dict[str, Any], action: int) -> str:
     job = BotJob.from_json(payload["job"])
     store = RedisStore.from_url(payload["store_url"], payload["prefix"])
     try:
-        result = await bot_turns.commit(store, job, action)
+        # The next bot turn is scheduled with the commit, leased to this worker, which
+        # dispatches it at once (no sweep to wait for); if it dies first, or no worker
+        # starts it, the lease runs out and a replica dispatches it.
+        result = await bot_turns.commit(store, job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS)
+        following = None
+        if result.outcome is CommitOutcome.APPLIED:
+            snapshot = await store.load(job.game_id)
+            following = bot_turns.prepare(snapshot) if snapshot is not None else None
     finally:
         await store.close()
+    if following is not None:
+        dispatch(
+            following.job(), payload["store_url"], payload["prefix"], payload.get("max_iterations")
+        )
     return result.outcome.value

@@ -6,9 +6,11 @@ the fault and checks that every acknowledged action is kept exactly once."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from gamehost import Client
+from gamehost.client import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from tests.faults.harness import SEARCHING_BOT, Ledger, time_to_move, version
 from tests.procs import alive_pids, descendants, wait_until
@@ -25,6 +27,14 @@ def wait_moves(target: str, game_id: str, moves: int, timeout: float = 30) -> in
     start = version(target, game_id)
     wait_until(lambda: version(target, game_id) >= start + moves, timeout, "bot moves")
     return version(target, game_id)
+
+
+def answers(target: str, game_id: str) -> bool:
+    try:
+        version(target, game_id)
+    except GameError:
+        return False
+    return True
 
 
 def test_replica_killed_mid_search_other_replica_resumes(replicas):
@@ -58,13 +68,24 @@ def test_redis_killed_and_restarted_bots_resume(replicas, own_redis):
 
     own_redis.kill9()
     down_at = time.monotonic()
+    wait_until(lambda: not answers(first.target, game_id), 10, "the replica to see Redis down")
+    wait_until(
+        lambda: "cannot reach the store" in first.output() + second.output(),
+        10,
+        "a sweeper to meet the outage",
+    )
+    # A human keeps trying through the outage (the same request id until acknowledged).
+    during = threading.Thread(target=ledger.play, args=(5,))
+    during.start()
     own_redis.start()  # the AOF brings every acknowledged write back
     back = time.monotonic()
     at = version(first.target, game_id)
     resumed = time_to_move(first.target, game_id, at, timeout=30, started=back)
     print(f"\nresume after Redis came back: {resumed:.2f} s (down {back - down_at:.2f} s)")
     assert resumed < RESUME_S
-    ledger.play(5)
+    during.join(timeout=60)
+    assert not during.is_alive()
+    assert len(ledger.acked) == 8
     ledger.check(second.target)
     assert first.alive() and second.alive()
 
