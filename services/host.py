@@ -235,7 +235,7 @@ class GameHost:
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
         state = play.load_state(snapshot)
-        # A bot turn whose trigger was lost (say, a replica restarted) resumes on a read.
+        # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, viewer)
 
