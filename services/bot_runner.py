@@ -106,10 +106,13 @@ class _Failures:
     def __init__(self) -> None:
         self._count: dict[str, int] = {}
 
-    def failed(self, game_id: str, exc: BaseException) -> float:
+    def count(self, game_id: str) -> int:
+        return self._count.get(game_id, 0)
+
+    def failed(self, game_id: str, exc: BaseException, quiet: bool = False) -> float:
         count = self._count[game_id] = self._count.get(game_id, 0) + 1
         metrics.BOT_TURN_FAILURES.inc()
-        if count & (count - 1) == 0:  # 1, 2, 4, 8, ...
+        if not quiet and count & (count - 1) == 0:  # 1, 2, 4, 8, ...
             log.warning(
                 "bot turn of game %s failed (%d time%s so far; retrying with backoff): %s: %s",
                 game_id,
@@ -255,8 +258,14 @@ class BotRunner:
         started = time.perf_counter()
         try:
             action = await self._executor.decide(turn, waiting)
-        except bot_pool.PoolRestarted:
-            return True  # the pool was replaced (and said so once): just try again
+        except bot_pool.PoolRestarted as exc:
+            if not self._failures.count(game_id):
+                # The pool was replaced (and said so once): retry at once, quietly.
+                self._failures.failed(game_id, exc, quiet=True)
+                return True
+            delay = self._failures.failed(game_id, exc)  # it breaks again: back off
+            await self._store.renew_bot_turn(game_id, version, delay)
+            return False
         except asyncio.CancelledError:
             raise
         except Exception as exc:
