@@ -128,9 +128,9 @@ class _Failures:
 
 
 class BotRunner:
-    LEASE = 2.0  # a claimed turn is due again this long after its last heartbeat
-    HEARTBEAT = 0.5
-    SWEEP = 0.5  # how often every replica looks for due turns
+    LEASE = 1.5  # a claimed turn is due again this long after its last heartbeat
+    HEARTBEAT = 0.3
+    SWEEP = 0.25  # how often every replica looks for due turns
     STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
     CELERY_WAITING_AFTER = 2.0  # a dispatched turn no worker started: waiting for capacity
     # A dispatched turn no worker has started is dispatched again after this (a worker may

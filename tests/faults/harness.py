@@ -13,7 +13,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from tests.procs import wait_until
 
 # A bot level whose decision is a real search of about half a second on one core.
-SEARCHING_BOT = "bot:mcts:trees=1,iterations=2500,depth=30"
+SEARCHING_BOT = "bot:mcts:trees=1,iterations=1500,depth=30"
 
 
 @dataclass

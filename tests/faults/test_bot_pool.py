@@ -15,7 +15,7 @@ from tests.faults.harness import Ledger, time_to_move, version
 from tests.procs import cmdline, descendants, free_port, wait_until
 
 BOT = "bot:mcts:trees=2,iterations=300,depth=10"
-SHORT = {"round_limit": 6}
+SHORT = {"round_limit": 4}
 
 
 def pool_children(replica_pid: int) -> set[int]:
