@@ -181,8 +181,13 @@ class BotRunner:
                     )
                 timeout = self.STORE_RETRY
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            # asyncio.wait, not wait_for: on Python 3.11 wait_for can swallow a
+            # cancellation that races its timeout, and the sweeper would never stop.
+            woken = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({woken}, timeout=timeout)
+            finally:
+                woken.cancel()
 
     async def _claim_and_start(self) -> None:
         for game_id, task in list(self._games.items()):
