@@ -29,6 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
     serve.add_argument(
+        "--max-search-iterations",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="cap on one bot decision's search, trees x iterations (0: none; default 100000)",
+    )
+    serve.add_argument(
         "--processes",
         type=int,
         default=1,
@@ -258,6 +265,7 @@ def _serve(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         celery=args.celery,
         **_limit_config(args),
+        max_search_iterations=args.max_search_iterations,
     )
     from services.store_health import StoreUnreachable
 
@@ -296,6 +304,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
         if value is not None:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]
+    argv += ["--max-search-iterations", str(args.max_search_iterations)]
     if args.celery:
         argv += [
             "--celery",

@@ -88,14 +88,22 @@ def prepare(snapshot: Snapshot) -> BotTurn | None:
     )
 
 
-async def commit_turn(store: GameStore, turn: BotTurn, action: int) -> CommitResult:
-    """Commit ``action`` for a turn prepared in this process (compare-and-set)."""
+async def commit_turn(
+    store: GameStore, turn: BotTurn, action: int, keep_bot_lease: float = 0.0
+) -> CommitResult:
+    """Commit ``action`` for a turn prepared in this process (compare-and-set); a bot
+    to move next is scheduled in the same write (leased to the caller for
+    ``keep_bot_lease`` s when it goes on to play it)."""
     step = play.play(turn.state, action, turn.snapshot.meta["seed"], turn.snapshot.version)
     result = {"version": step.version, "action": action}
-    return await play.commit_step(store, turn.snapshot, step, turn.request_key, result)
+    return await play.commit_step(
+        store, turn.snapshot, step, turn.request_key, result, keep_bot_lease
+    )
 
 
-async def commit(store: GameStore, job: BotJob, action: int) -> CommitResult:
+async def commit(
+    store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
+) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
     snapshot = await store.load(job.game_id, f"bot:{job.version}")
     if snapshot is None:
@@ -107,4 +115,4 @@ async def commit(store: GameStore, job: BotJob, action: int) -> CommitResult:
     turn = prepare(snapshot)
     if turn is None or turn.seat != job.seat:
         return CommitResult(CommitOutcome.STALE, snapshot.version)
-    return await commit_turn(store, turn, action)
+    return await commit_turn(store, turn, action, keep_bot_lease)

@@ -11,14 +11,17 @@ from services.bot_turns import BotJob
 class CeleryExecutor(BotExecutor):
     commits_itself = True
 
-    def __init__(self, store_url: str, prefix: str) -> None:
+    def __init__(self, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
         # Imported here: the embedded default must not need Celery configured.
         from workers.tasks import dispatch
 
         self._dispatch = dispatch
         self._store_url = store_url
         self._prefix = prefix
+        self._max_iterations = max_iterations
 
     async def dispatch(self, job: BotJob) -> None:
         # Publishing to the broker is blocking I/O: keep it off the event loop.
-        await asyncio.to_thread(self._dispatch, job, self._store_url, self._prefix)
+        await asyncio.to_thread(
+            self._dispatch, job, self._store_url, self._prefix, self._max_iterations
+        )

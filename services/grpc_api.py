@@ -14,8 +14,8 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
+from services import bot_runner, metrics
 from services import events as ev
-from services import metrics
 from services.access import api_key_of, client_id
 from services.errors import InvalidArgument, ServiceError, infrastructure_errors
 from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
@@ -147,6 +147,14 @@ def _seats(snapshot: Snapshot) -> list[pb.Seat]:
     ]
 
 
+def _bot_status(snapshot: Snapshot, actor: int) -> int:
+    if actor < 0 or snapshot.meta["seats"][actor]["kind"] != "bot":
+        return pb.BOT_STATUS_UNSPECIFIED
+    if snapshot.bot_status == f"{snapshot.version}:{bot_runner.WAITING}":
+        return pb.BOT_WAITING_FOR_CAPACITY
+    return pb.BOT_THINKING
+
+
 def game_state(view: GameView) -> pb.GameState:
     snapshot, state = view.snapshot, view.state
     actor = state.current_player()
@@ -164,6 +172,7 @@ def game_state(view: GameView) -> pb.GameState:
         last_event_id=snapshot.last_event_id,
         private=snapshot.meta.get("private", False),
         spectators=snapshot.meta.get("spectators", True),
+        bot_status=_bot_status(snapshot, actor),
     )
     getattr(message, snapshot.meta["game_type"]).CopyFrom(state.view(view.viewer))
     return message

@@ -198,7 +198,15 @@ class GameHost:
             "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
         }
         await self.store.create(
-            NewGame(game_id, meta, state.to_bytes(), version, play.status_of(state), log)
+            NewGame(
+                game_id,
+                meta,
+                state.to_bytes(),
+                version,
+                play.status_of(state),
+                log,
+                bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+            )
         )
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self._load(game_id)
@@ -274,7 +282,7 @@ class GameHost:
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
         state = play.load_state(snapshot)
-        # A bot turn whose trigger was lost (say, a replica restarted) resumes on a read.
+        # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, viewer)
 

@@ -70,3 +70,9 @@ CAS_CONFLICTS = Counter(
 )
 WATCH_STREAMS = Gauge("gamehost_watch_streams", "WatchGame streams following a live game")
 WATCH_GAMES = Gauge("gamehost_watch_games", "Games the shared watch reader follows")
+BOT_POOL_RESTARTS = Counter(
+    "gamehost_bot_pool_restarts", "Local bot search pools replaced after a child died"
+)
+BOT_TURN_FAILURES = Counter(
+    "gamehost_bot_turn_failures", "Bot turns that failed and were retried after a backoff"
+)

@@ -44,6 +44,12 @@ def resolve_chance(state: State, seed: int, version: int, log: list[dict[str, An
     return version
 
 
+def bot_to_move(meta: dict[str, Any], state: State) -> bool:
+    """True when a bot seat is to move in ``state`` (its turn goes in the schedule)."""
+    actor = state.current_player()
+    return actor >= 0 and meta["seats"][actor]["kind"] == "bot"
+
+
 def status_of(state: State) -> str:
     return FINISHED if state.is_terminal() else IN_PROGRESS
 
@@ -71,7 +77,11 @@ async def commit_step(
     step: Step,
     request_key: str | None = None,
     request_result: dict[str, Any] | None = None,
+    keep_bot_lease: float = 0.0,
 ) -> CommitResult:
+    """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
+    with ``keep_bot_lease``, leased that long to the caller, who goes on to play it."""
+    due_in = keep_bot_lease if bot_to_move(snapshot.meta, step.state) else None
     result = await store.commit(
         snapshot.game_id,
         snapshot.version,
@@ -81,6 +91,7 @@ async def commit_step(
         step.events,
         request_key,
         request_result,
+        due_in,
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()

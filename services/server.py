@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
 from services import access, expiry, limits, tls
+from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer, add_to_server
 from services.grpc_metrics import PrometheusServerInterceptor
@@ -67,6 +68,8 @@ class ServerConfig:
     api_keys_file: str | None = None
     tls_cert: str | None = None
     tls_key: str | None = None
+    # Per-server cap on one bot decision's search (trees x iterations; 0: no cap).
+    max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
 
 
 @dataclass
@@ -112,9 +115,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
                 raise ValueError("--celery needs --redis: workers read and write games in Redis")
             from services.celery_executor import CeleryExecutor
 
-            executor = CeleryExecutor(config.redis_url, config.redis_prefix)
+            executor = CeleryExecutor(
+                config.redis_url, config.redis_prefix, config.max_search_iterations or None
+            )
         else:
-            executor = LocalPoolExecutor(config.bot_workers)
+            executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner, config.live_games_per_client)
     interceptor = limits.AccessInterceptor(
@@ -154,6 +159,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     monitor = StoreMonitor(store, health_servicer, ("", SERVICE_NAME))
     monitor.start()
+    # Sweeps the store's schedule of due bot turns: no client call is needed for bots
+    # to move, also for turns left behind by replicas that died.
+    runner.start()
     if config.metrics_port is not None:
         start_metrics_server(config.metrics_port, config.host)
     running = RunningServer(server, port, host, store, runner, health_servicer, monitor=monitor)

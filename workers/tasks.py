@@ -1,79 +1,130 @@
 """Celery tasks: a bot turn fans out K root-parallel search trees as a chord whose
 callback merges their root statistics and commits the chosen action.
 
-The chain continues from the worker: after a commit, if a bot is to move next
-(or the game moved on under a late search), the next bot turn is dispatched.
+Every task marks the turn started and renews its lease in the store's bot-turn
+schedule while it runs (a heartbeat), so a turn whose worker dies is due again
+within ``WORKER_LEASE_SECONDS`` and a replica dispatches it anew; the commit puts
+the next bot turn in the schedule, where the replicas' sweepers pick it up.
 Nothing here blocks on another task's result.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
+from collections.abc import Iterator
 from typing import Any
 
-import redis
 from celery import chord
 
 import bots
 from services import bot_turns
-from services.bot_runner import decide_without_search, search_tree, trees_of
+from services.bot_runner import STARTED, decide_without_search, search_tree, trees_of
 from services.bot_turns import BotJob
 from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
-from workers.app import MAX_SEARCH_SECONDS, app
+from workers.app import app
 
 log = logging.getLogger(__name__)
 
-
-_clients: dict[str, redis.Redis] = {}
-
-# A turn whose search was lost (say, with its worker) may be dispatched again after
-# this: longer than any search may run (time limits), short enough to resume soon.
-DISPATCH_CLAIM_SECONDS = 3 * MAX_SEARCH_SECONDS
-
-
-def claim_dispatch(store_url: str, prefix: str, game_id: str, version: int) -> bool:
-    """True for the first caller, across every replica and worker, to dispatch a turn."""
-    client = _clients.get(store_url)
-    if client is None:
-        client = _clients[store_url] = redis.Redis.from_url(store_url)
-    key = f"{prefix}:{{{game_id}}}:dispatched:{version}"
-    return bool(client.set(key, 1, nx=True, ex=DISPATCH_CLAIM_SECONDS))
+# A running task renews its turn's lease this often, for this long: a dead worker's
+# turn is due again within the lease (and a replica's next sweep).
+WORKER_HEARTBEAT_SECONDS = 2.0
+WORKER_LEASE_SECONDS = 10.0
+# A next turn this worker dispatched itself is left to the workers this long: as long as
+# a replica holds a turn it dispatched and no worker started (BotRunner).
+NEXT_TURN_HOLD_SECONDS = 15.0
 
 
-def dispatch(job: BotJob, store_url: str, prefix: str) -> bool:
-    """Start ``job`` on the workers unless someone already has; True if started."""
-    if not claim_dispatch(store_url, prefix, job.game_id, job.version):
-        return False
-    payload = {"job": job.to_json(), "store_url": store_url, "prefix": prefix}
-    trees = trees_of(job.level)
+def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
+    """Start ``job`` on the workers (the replica holds its lease until one starts it)."""
+    payload = {
+        "job": job.to_json(),
+        "store_url": store_url,
+        "prefix": prefix,
+        "max_iterations": max_iterations,
+    }
+    trees = trees_of(job.level, max_iterations)
     if trees:
         chord(search.s(payload, tree) for tree in range(trees))(commit_search.s(payload))
     else:
         decide_and_commit.delay(payload)
-    return True
+
+
+async def _beat(payload: dict[str, Any], stop: threading.Event) -> None:
+    job = BotJob.from_json(payload["job"])
+    store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+    try:
+        await store.set_bot_status(job.game_id, job.version, STARTED)
+        while True:
+            with contextlib.suppress(Exception):  # the store is down: the lease runs out
+                await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
+            if await asyncio.to_thread(stop.wait, WORKER_HEARTBEAT_SECONDS):
+                return
+    finally:
+        await store.close()
+
+
+@contextlib.contextmanager
+def heartbeat(payload: dict[str, Any]) -> Iterator[None]:
+    """Keep the turn's lease while the body runs (a thread with its own event loop)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            asyncio.run(_beat(payload, stop))
+
+    thread = threading.Thread(target=run, daemon=True, name="bot-turn-heartbeat")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def _moved_on(payload: dict[str, Any]) -> bool:
+    """True when the game is past the job's version (a late duplicate: skip the search)."""
+
+    async def check() -> bool:
+        job = BotJob.from_json(payload["job"])
+        store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+        try:
+            snapshot = await store.load(job.game_id)
+        finally:
+            await store.close()
+        return snapshot is None or snapshot.version != job.version
+
+    return asyncio.run(check())
 
 
 @app.task(name="gamehost.search")
 def search(payload: dict[str, Any], tree: int) -> dict:
-    return search_tree(BotJob.from_json(payload["job"]), tree)
+    if _moved_on(payload):
+        return {"visits": {}, "values": {}, "iterations": 0, "seconds": 0.0}
+    with heartbeat(payload):
+        return search_tree(BotJob.from_json(payload["job"]), tree, payload.get("max_iterations"))
 
 
 @app.task(name="gamehost.commit_search")
 def commit_search(results: list[dict], payload: dict[str, Any]) -> str:
+    if not any(result["visits"] for result in results):
+        return "stale"  # every tree was skipped: the game had moved on
     action = bots.best_action(bots.merge_root_stats(results))
     return commit_after_search(payload, action)
 
 
 @app.task(name="gamehost.decide_and_commit")
 def decide_and_commit(payload: dict[str, Any]) -> str:
-    action = decide_without_search(BotJob.from_json(payload["job"]))
+    with heartbeat(payload):
+        action = decide_without_search(BotJob.from_json(payload["job"]))
     return commit_after_search(payload, action)
 
 
 def commit_after_search(payload: dict[str, Any], action: int) -> str:
-    """Commit a bot's chosen action and start the next bot turn; returns the outcome."""
+    """Commit a bot's chosen action (the next bot turn is scheduled with it)."""
     return asyncio.run(_commit_async(payload, action))
 
 
@@ -81,14 +132,18 @@ async def _commit_async(payload: dict[str, Any], action: int) -> str:
     job = BotJob.from_json(payload["job"])
     store = RedisStore.from_url(payload["store_url"], payload["prefix"])
     try:
-        result = await bot_turns.commit(store, job, action)
-        if result.outcome in (CommitOutcome.NOT_FOUND, CommitOutcome.DUPLICATE):
-            return result.outcome.value  # a duplicate's first delivery carried the chain on
-        # Applied, or the game moved on: whoever is to move now, if a bot, gets its turn.
-        snapshot = await store.load(job.game_id)
-        following = bot_turns.prepare(snapshot) if snapshot is not None else None
+        # The next bot turn is scheduled with the commit, leased to this worker, which
+        # dispatches it at once (no sweep to wait for); if it dies first, or no worker
+        # starts it, the lease runs out and a replica dispatches it.
+        result = await bot_turns.commit(store, job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS)
+        following = None
+        if result.outcome is CommitOutcome.APPLIED:
+            snapshot = await store.load(job.game_id)
+            following = bot_turns.prepare(snapshot) if snapshot is not None else None
     finally:
         await store.close()
     if following is not None:
-        dispatch(following.job(), payload["store_url"], payload["prefix"])
+        dispatch(
+            following.job(), payload["store_url"], payload["prefix"], payload.get("max_iterations")
+        )
     return result.outcome.value

@@ -28,6 +28,12 @@ class Actor(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANCE: _ClassVar[Actor]
     NOBODY: _ClassVar[Actor]
 
+class BotStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_STATUS_UNSPECIFIED: _ClassVar[BotStatus]
+    BOT_THINKING: _ClassVar[BotStatus]
+    BOT_WAITING_FOR_CAPACITY: _ClassVar[BotStatus]
+
 class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
@@ -44,6 +50,9 @@ FINISHED: GameStatus
 ACTOR_UNSPECIFIED: Actor
 CHANCE: Actor
 NOBODY: Actor
+BOT_STATUS_UNSPECIFIED: BotStatus
+BOT_THINKING: BotStatus
+BOT_WAITING_FOR_CAPACITY: BotStatus
 EVENT_KIND_UNSPECIFIED: EventKind
 GAME_CREATED: EventKind
 SEAT_JOINED: EventKind
@@ -217,7 +226,7 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators")
+    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators", "bot_status")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -241,6 +250,7 @@ class GameState(_message.Message):
     LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    BOT_STATUS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     version: int
@@ -257,7 +267,8 @@ class GameState(_message.Message):
     last_event_id: str
     private: bool
     spectators: bool
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    bot_status: BotStatus
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")

@@ -24,6 +24,7 @@ class NewGame:
     version: int
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
+    bot_due_in: float | None = None  # a bot moves first: due in this many seconds (0: now)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Snapshot:
     tokens: dict[int, str]  # seat -> token hash
     request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
     last_event_id: str = ""
+    bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
 
 
 @dataclass(frozen=True)
@@ -103,10 +105,15 @@ class GameStore(ABC):
         events: list[dict[str, Any]],
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
+        bot_due_in: float | None = None,
     ) -> CommitResult:
         """If the stored version equals ``expected_version`` (and ``request_key`` was
-        never applied): write the state, set the version, append the events and record
-        the request result, all at once."""
+        never applied): write the state, set the version, append the events, record
+        the request result and schedule the next bot turn, all at once.
+
+        ``bot_due_in``: None when no bot is to move after this commit (the game leaves
+        the bot-turn schedule), else the seconds until its turn is due (0: now; more:
+        the committer keeps it leased because it goes on to play it)."""
 
     @abstractmethod
     async def claim_seat(
@@ -149,6 +156,33 @@ class GameStore(ABC):
     @abstractmethod
     async def ping(self) -> None:
         """Return when the store answers; raise (e.g. ConnectionError) when it does not."""
+
+    # ------------------------------------------------------------------ bot-turn schedule
+    # Every game whose next move is a bot's is in a durable schedule, written by the
+    # same atomic create/commit that made the bot due, so a due turn is never lost.
+    # A replica claims due turns with a lease and renews it while the turn runs; a
+    # turn whose lease runs out (its replica or worker died) is due again.
+
+    @abstractmethod
+    async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        """Up to ``limit`` games whose bot turn is due, each now leased for ``lease`` s."""
+
+    @abstractmethod
+    async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        """Push the game's due time to ``lease`` s from now if it is still scheduled and
+        still at ``version`` (a heartbeat, a backoff, or 0 to hand it back); True if so."""
+
+    @abstractmethod
+    async def drop_bot_turn(self, game_id: str) -> None:
+        """Take a game that no longer exists out of the schedule."""
+
+    @abstractmethod
+    async def bot_turn_due_in(self, game_id: str) -> float | None:
+        """Seconds until the game's bot turn is due (negative: overdue), None if unscheduled."""
+
+    @abstractmethod
+    async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
+        """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
 
     @abstractmethod
     async def close(self) -> None: ...

@@ -41,6 +41,7 @@ class _Game:
     changed: asyncio.Event | None = None
     touched: float = field(default_factory=time.time)  # last activity (expiry)
     request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
+    bot_status: str = ""
 
 
 class MemoryStore(GameStore):
@@ -51,6 +52,7 @@ class MemoryStore(GameStore):
         self._request_ttl = request_ttl
         self._secret = secrets.token_bytes(32)  # one per store (process)
         self._live: dict[str, dict[str, float]] = {}  # owner -> game id -> reserved at
+        self._bot_due: dict[str, float] = {}  # game id -> monotonic time its bot turn is due
 
     def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
         """The result of an applied request, unless it has expired (removed then)."""
@@ -61,6 +63,12 @@ class MemoryStore(GameStore):
             game.request_times.pop(request_key, None)
             return None
         return game.requests[request_key]
+
+    def _schedule(self, game_id: str, due_in: float | None) -> None:
+        if due_in is None:
+            self._bot_due.pop(game_id, None)
+        else:
+            self._bot_due[game_id] = time.monotonic() + due_in
 
     def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[str]:
         ids = []
@@ -83,6 +91,7 @@ class MemoryStore(GameStore):
             raise ValueError(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
         self._games[game.game_id] = stored
+        self._schedule(game.game_id, game.bot_due_in)
         return self._append(stored, game.events)
 
     def _snapshot(self, game_id: str, game: _Game, request_key: str | None) -> Snapshot:
@@ -95,6 +104,7 @@ class MemoryStore(GameStore):
             tokens=dict(game.tokens),
             request_result=copy.deepcopy(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else "",
+            bot_status=game.bot_status,
         )
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -111,6 +121,7 @@ class MemoryStore(GameStore):
         events: list[dict[str, Any]],
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
+        bot_due_in: float | None = None,
     ) -> CommitResult:
         game = self._games.get(game_id)
         if game is None:
@@ -124,6 +135,7 @@ class MemoryStore(GameStore):
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
             game.request_times[request_key] = time.time()
+        self._schedule(game_id, bot_due_in)
         return CommitResult(CommitOutcome.APPLIED, new_version, self._append(game, events))
 
     async def claim_seat(
@@ -186,6 +198,7 @@ class MemoryStore(GameStore):
         ]
         for game_id in gone:
             game = self._games.pop(game_id)
+            self._bot_due.pop(game_id, None)
             if game.changed is not None:
                 game.changed.set()
         for game in self._games.values():
@@ -219,8 +232,35 @@ class MemoryStore(GameStore):
         for owner in [o for o in self._live if not self._prune_live(o, now)]:
             del self._live[owner]
 
+    async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        now = time.monotonic()
+        due = sorted((at, gid) for gid, at in self._bot_due.items() if at <= now)[:limit]
+        for _, game_id in due:
+            self._bot_due[game_id] = now + lease
+        return [game_id for _, game_id in due]
+
+    async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        game = self._games.get(game_id)
+        if game is None or game.version != version or game_id not in self._bot_due:
+            return False
+        self._bot_due[game_id] = time.monotonic() + lease
+        return True
+
+    async def drop_bot_turn(self, game_id: str) -> None:
+        self._bot_due.pop(game_id, None)
+
+    async def bot_turn_due_in(self, game_id: str) -> float | None:
+        at = self._bot_due.get(game_id)
+        return None if at is None else at - time.monotonic()
+
+    async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
+        game = self._games.get(game_id)
+        if game is not None:
+            game.bot_status = f"{version}:{status}"
+
     async def close(self) -> None:
         self._games.clear()
+        self._bot_due.clear()
 
 
 class _MemoryEventReader(EventReader):

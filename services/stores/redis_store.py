@@ -11,6 +11,12 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:games          sorted set: game ids by creation time (the index)
     <prefix>:secret         string: the server secret mixed into client seeds
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
+    <prefix>:botturns       sorted set: game ids whose bot is to move, by the Redis-time
+                            (ms) their turn is due or their lease runs out
+
+The bot-turn schedule is written inside the commit script with the game's keys, so
+a due bot turn is never lost between a commit and its scheduling (on a Redis
+Cluster this one key would have to share the games' slot; we run one primary).
 """
 
 from __future__ import annotations
@@ -47,8 +53,14 @@ end
 if version ~= ARGV[1] then return {'stale', version} end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
+if ARGV[7] == '' then
+  redis.call('ZREM', KEYS[4], ARGV[8])
+else
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[7]), ARGV[8])
+end
 local result = {'applied', ARGV[2]}
-for i = 7, #ARGV do
+for i = 9, #ARGV do
   result[#result + 1] = redis.call('XADD', KEYS[3], '*', 'e', ARGV[i])
 end
 return result
@@ -64,15 +76,55 @@ return true
 
 # One atomic read of everything a request needs, in one round trip.
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status')
+local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus')
 if not game[1] then return false end
 local previous = false
 if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
 local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
 local last_id = ''
 if #last > 0 then last_id = last[1][1] end
-return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous, last_id}
+return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous, last_id,
+        game[5]}
 """
+
+_NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+
+# Lease every due bot turn it returns: due again only when the lease runs out.
+_CLAIM_BOT_TURNS = (
+    _NOW_MS
+    + """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), id) end
+return ids
+"""
+)
+
+_RENEW_BOT_TURN = (
+    _NOW_MS
+    + """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+return 1
+"""
+)
+
+_BOT_TURN_DUE_IN = (
+    _NOW_MS
+    + """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return false end
+return tostring(tonumber(score) - now)
+"""
+)
+
+_SET_BOT_STATUS = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'botstatus', ARGV[1]) end
+"""
+
+
+def _ms(seconds: float | None) -> str:
+    return "" if seconds is None else str(int(seconds * 1000))
 
 
 # Live games of one owner: drop the finished or gone ones (a reservation whose game
@@ -114,6 +166,10 @@ class RedisStore(GameStore):
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
         self._load = client.register_script(_LOAD)
+        self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
+        self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
+        self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
+        self._set_bot_status = client.register_script(_SET_BOT_STATUS)
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
@@ -141,6 +197,10 @@ class RedisStore(GameStore):
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
 
+    @property
+    def _bot_turns_key(self) -> str:
+        return f"{self._prefix}:botturns"
+
     async def create(self, game: NewGame) -> list[str]:
         key = self._key(game.game_id, "game")
         pipe = self._redis.pipeline(transaction=True)
@@ -151,12 +211,15 @@ class RedisStore(GameStore):
         )
         for data in game.events:
             pipe.xadd(self._key(game.game_id, "events"), {"e": _dumps(data)})
+        if game.bot_due_in is not None:
+            # Score 0: due at once, first in line (create has no server time at hand).
+            pipe.zadd(self._bot_turns_key, {game.game_id: 0})
         results = await pipe.execute()
         if not results[0]:
             raise ValueError(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
         await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
-        return [r.decode() for r in results[2:]]
+        return [r.decode() for r in results[2 : 2 + len(game.events)]]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
         reply = await self._load(
@@ -170,7 +233,7 @@ class RedisStore(GameStore):
         )
         if not reply:
             return None
-        meta, state, version, status, tokens, previous, last_id = reply
+        meta, state, version, status, tokens, previous, last_id, bot_status = reply
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -180,6 +243,7 @@ class RedisStore(GameStore):
             tokens={int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)},
             request_result=json.loads(previous) if previous else None,
             last_event_id=last_id.decode(),
+            bot_status=bot_status.decode() if bot_status else "",
         )
 
     async def commit(
@@ -192,12 +256,14 @@ class RedisStore(GameStore):
         events: list[dict[str, Any]],
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
+        bot_due_in: float | None = None,
     ) -> CommitResult:
         reply = await self._commit(
             keys=[
                 self._key(game_id, "game"),
                 self._key(game_id, f"request:{request_key or ''}"),
                 self._key(game_id, "events"),
+                self._bot_turns_key,
             ],
             args=[
                 str(expected_version),
@@ -206,6 +272,8 @@ class RedisStore(GameStore):
                 status,
                 self._request_ttl_ms if request_key else "",
                 _dumps(request_result or {}),
+                _ms(bot_due_in),
+                game_id,
                 *(_dumps(e) for e in events),
             ],
         )
@@ -308,6 +376,7 @@ class RedisStore(GameStore):
                 *(self._key(game_id, part) for part in ("game", "tokens", "events"))
             )
             await self._redis.zrem(index, game_id)
+            await self._redis.zrem(self._bot_turns_key, game_id)
         return gone
 
     async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
@@ -316,6 +385,27 @@ class RedisStore(GameStore):
             args=[self._prefix, game_id, str(cap), str(time.time())],
         )
         return bool(reply)
+
+    async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        ids = await self._claim_bot_turns(keys=[self._bot_turns_key], args=[limit, _ms(lease)])
+        return [raw.decode() for raw in ids]
+
+    async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        renewed = await self._renew_bot_turn(
+            keys=[self._key(game_id, "game"), self._bot_turns_key],
+            args=[game_id, str(version), _ms(lease)],
+        )
+        return bool(renewed)
+
+    async def drop_bot_turn(self, game_id: str) -> None:
+        await self._redis.zrem(self._bot_turns_key, game_id)
+
+    async def bot_turn_due_in(self, game_id: str) -> float | None:
+        reply = await self._bot_turn_due_in(keys=[self._bot_turns_key], args=[game_id])
+        return None if reply is None else float(reply) / 1000
+
+    async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
+        await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])
 
     async def delete_all(self) -> None:
         """Remove every key under this store's prefix (tests and tooling)."""

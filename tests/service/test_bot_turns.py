@@ -23,7 +23,8 @@ class NobodyPlays(BotExecutor):
 
 async def test_duplicate_and_late_bot_decisions_change_nothing(redis_url, redis_prefix):
     store = RedisStore.from_url(redis_url, redis_prefix)
-    host = GameHost(store, BotRunner(store, NobodyPlays()))
+    runner = BotRunner(store, NobodyPlays())
+    host = GameHost(store, runner)
     try:
         created = await host.create_game("cite", [SeatSpec("bot", "random"), SeatSpec("human")], {})
         game_id = created.snapshot.game_id
@@ -45,12 +46,14 @@ async def test_duplicate_and_late_bot_decisions_change_nothing(redis_url, redis_
         assert (unchanged.version, unchanged.state) == (after.version, after.state)
         assert len(await store.events(game_id)) == logged
     finally:
+        await runner.close()
         await store.close()
 
 
 async def test_the_bot_sees_a_determinization_not_the_true_state(redis_url, redis_prefix):
     store = RedisStore.from_url(redis_url, redis_prefix)
-    host = GameHost(store, BotRunner(store, NobodyPlays()))
+    runner = BotRunner(store, NobodyPlays())
+    host = GameHost(store, runner)
     try:
         created = await host.create_game(
             "cite", [SeatSpec("bot", "random"), SeatSpec("human"), SeatSpec("human")], {}
@@ -60,4 +63,5 @@ async def test_the_bot_sees_a_determinization_not_the_true_state(redis_url, redi
         assert turn.view.observation(turn.seat) == turn.state.observation(turn.seat)
         assert turn.job().state == turn.view.to_bytes()
     finally:
+        await runner.close()
         await store.close()

@@ -1,0 +1,184 @@
+"""The local search pool: a process pool shared fairly across games, rebuilt when
+it breaks, whose children never outlive their replica.
+
+Fairness: a bot turn's root-parallel trees wait in a queue per game, and free pool
+slots take the next tree from the games in turn (round robin), so one game's big
+budget delays another game's bot by at most one tree per slot. A per-server cap on
+trees x iterations bounds how long a tree can hold its slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+
+from bots.levels import Level, get_level
+from bots.search import search_state
+from games import get_game
+from services import metrics
+
+log = logging.getLogger(__name__)
+
+# A replica's default cap on one decision's search: trees x iterations (mcts-strong: 6,000).
+DEFAULT_MAX_SEARCH_ITERATIONS = 100_000
+
+
+def capped_level(name: str, max_iterations: int | None) -> Level:
+    """``name``'s level with trees x iterations cut down to ``max_iterations``."""
+    level = get_level(name)
+    if not max_iterations or level.kind != "mcts":
+        return level
+    trees = max(1, min(level.trees, max_iterations))
+    per_tree = max(1, max_iterations // trees)
+    if level.iterations is None or level.iterations > per_tree:
+        level = replace(level, trees=trees, iterations=per_tree)
+    return replace(level, trees=trees)
+
+
+def search_tree(
+    game_type: str, state: bytes, seat: int, level: str, seed: int, tree: int, cap: int | None
+) -> dict:
+    """One root-parallel tree of ``level`` (capped), run in a pool process or worker."""
+    spec = capped_level(level, cap)
+    return search_state(get_game(game_type).state_class.from_bytes(state), seat, spec, seed, tree)
+
+
+def _exit_with(replica_pid: int) -> None:
+    """Pool child: exit as soon as the replica that started us is gone (even by kill -9)."""
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(replica_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                pass
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True, name="replica-watch").start()
+
+
+class PoolRestarted(Exception):
+    """The pool broke under this turn (a child died) and was replaced: retry the turn."""
+
+
+@dataclass
+class _Tree:
+    args: tuple
+    future: asyncio.Future
+
+
+class FairPool:
+    def __init__(self, workers: int | None = None, max_iterations: int | None = None) -> None:
+        self.slots = workers or os.cpu_count() or 1
+        self.max_iterations = max_iterations
+        self._queues: OrderedDict[str, deque[_Tree]] = OrderedDict()
+        self._busy = 0
+        self._running: dict[str, int] = {}  # game id -> its trees running now
+        self._pool = self._new_pool()
+        self.restarts = 0
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # forkserver: safe to start from a process that already runs threads (gRPC).
+        context = multiprocessing.get_context("forkserver")
+        return ProcessPoolExecutor(
+            max_workers=self.slots,
+            mp_context=context,
+            initializer=_exit_with,
+            initargs=(os.getpid(),),
+        )
+
+    def trees(self, level: str) -> int:
+        return capped_level(level, self.max_iterations).trees
+
+    def queued(self, game_id: str) -> bool:
+        """True while none of the game's trees could start for want of a free slot."""
+        return game_id in self._queues and not self._running.get(game_id)
+
+    async def search(self, game_id: str, args: Callable[[int], tuple], trees: int) -> list[dict]:
+        """Run ``trees`` trees (``args(tree)`` = search_tree's arguments) fairly."""
+        loop = asyncio.get_running_loop()
+        queue = self._queues.setdefault(game_id, deque())
+        futures = []
+        for tree in range(trees):
+            item = _Tree((*args(tree), self.max_iterations), loop.create_future())
+            queue.append(item)
+            futures.append(item.future)
+        self._pump()
+        try:
+            return list(await asyncio.gather(*futures))
+        finally:
+            # Cancelled or failed: its trees that never started are not run.
+            left = self._queues.get(game_id)
+            if left is not None:
+                for item in list(left):
+                    if item.future in futures:
+                        left.remove(item)
+                if not left:
+                    del self._queues[game_id]
+
+    def _pump(self) -> None:
+        while self._busy < self.slots and self._queues:
+            game_id, queue = self._queues.popitem(last=False)
+            item = queue.popleft()
+            if queue:
+                self._queues[game_id] = queue  # to the back: the next game goes first
+            if item.future.done():
+                continue
+            self._busy += 1
+            self._running[game_id] = self._running.get(game_id, 0) + 1
+            pool = self._pool
+            try:
+                running = asyncio.wrap_future(pool.submit(search_tree, *item.args))
+            except BrokenProcessPool:
+                running = asyncio.get_running_loop().create_future()
+                running.set_exception(BrokenProcessPool("the pool is broken"))
+            running.add_done_callback(
+                lambda done, g=game_id, item=item, pool=pool: self._done(done, g, item, pool)
+            )
+
+    def _done(
+        self, done: asyncio.Future, game_id: str, item: _Tree, pool: ProcessPoolExecutor
+    ) -> None:
+        self._busy -= 1
+        self._running[game_id] -= 1
+        if not self._running[game_id]:
+            del self._running[game_id]
+        if not item.future.done():
+            if done.cancelled():
+                item.future.cancel()
+            elif isinstance(done.exception(), BrokenProcessPool):
+                self._replace(pool)
+                item.future.set_exception(PoolRestarted())
+            elif done.exception() is not None:
+                item.future.set_exception(done.exception())
+            else:
+                item.future.set_result(done.result())
+        self._pump()
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        """Replace a broken pool once (every tree it ran fails with it)."""
+        if broken is not self._pool:
+            return
+        self.restarts += 1
+        metrics.BOT_POOL_RESTARTS.inc()
+        log.warning(
+            "bot search pool broken (a child process died): replaced it, restart #%d; "
+            "the turns it ran are retried",
+            self.restarts,
+        )
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._new_pool()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
