@@ -13,13 +13,13 @@
 
 Measured decision time on one core of the 2-CPU dev machine (trees one after
 another; ``benchmarks/bots_speed.py``, 4-player positions), mean over 8 positions,
-as README.md gives them:
+as docs/bots.md gives them:
 mcts-fast: Cité 169 ms, Catan 118 ms, Endeavor 175 ms;
 mcts-strong: Cité 2.22 s, Catan 0.89 s, Endeavor 1.32 s.
 In Cité more iterations alone bought no strength: the depth-30 playouts' model
 is searched out at mcts-fast's budget. Playouts to the end score a game's real
 result instead of the heuristic's guess, with more noise, which more iterations
-average out: that is where mcts-strong's budget pays (benchmarks in README.md).
+average out: that is where mcts-strong's budget pays (benchmarks in docs/benchmarks.md).
 A decision with one legal (bot) action is answered without search.
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,

@@ -139,7 +139,7 @@ def _remote_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _limit_options(serve: argparse.ArgumentParser) -> None:
-    """``serve``'s limits and access control (README: Limits and access)."""
+    """``serve``'s limits and access control (docs/operations.md: Limits and access)."""
     day = 86400.0
     serve.add_argument(
         "--finished-retention",

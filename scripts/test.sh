@@ -11,6 +11,22 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 
+# Programs the tests start themselves, installed from Debian's packages when missing:
+# redis-server (fault tests run a Redis of their own), openssl (the TLS test makes a
+# certificate), promtool and prometheus (tests/deploy; Debian's prometheus ships both).
+apt_missing=()
+command -v redis-server >/dev/null || apt_missing+=(redis-server)
+command -v openssl >/dev/null || apt_missing+=(openssl)
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  apt_missing+=(prometheus)
+fi
+if (( ${#apt_missing[@]} )); then
+  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${apt_missing[@]}" >/dev/null
+fi
+
 # A Redis for the tests: the machine's on 127.0.0.1:6379 if it answers, else one of our own.
 redis_answers() {
   .venv/bin/python - "$1" <<'PY'
@@ -25,7 +41,6 @@ if [[ -z "${GAMEHOST_TEST_REDIS_URL:-}" ]]; then
   if redis_answers redis://127.0.0.1:6379/0; then
     export GAMEHOST_TEST_REDIS_URL=redis://127.0.0.1:6379/0
   else
-    command -v redis-server >/dev/null || { echo "no Redis answers and redis-server is not installed" >&2; exit 1; }
     port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     mkdir -p .ci-redis
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
@@ -38,13 +53,6 @@ if [[ -z "${GAMEHOST_TEST_REDIS_URL:-}" ]]; then
   fi
 fi
 echo "tests use Redis at $GAMEHOST_TEST_REDIS_URL"
-
-# promtool and prometheus for tests/deploy (Debian's prometheus package ships both).
-if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
-  sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
-fi
 
 .venv/bin/ruff check .
 .venv/bin/pytest "$@"

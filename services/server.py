@@ -56,7 +56,7 @@ class ServerConfig:
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
     celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
-    # Limits (README "Limits and access"); 0 turns a rate or cap off.
+    # Limits (docs/operations.md, "Limits and access"); 0 turns a rate or cap off.
     finished_retention: float = 7 * 86400.0  # seconds a finished game is kept
     idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
     request_ttl: float = 86400.0  # seconds a request id is remembered for retries

@@ -10,6 +10,8 @@ import redis
 
 from gamehost import Client
 from services.server import ServerConfig, ServerThread
+from services.stores.memory import MemoryStore
+from services.stores.redis_store import RedisStore
 
 REDIS_URL = os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -49,6 +51,18 @@ def redis_prefix(redis_url):
 def module_prefix(redis_url):
     """A key prefix of this test module's own (for module-wide servers)."""
     yield from _scratch_prefix(redis_url)
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request):
+    """Each store in turn: the embedded in-memory one and the Redis one (own prefix)."""
+    if request.param == "memory":
+        s = MemoryStore()
+    else:
+        url = request.getfixturevalue("redis_url")
+        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
+    yield s
+    await s.close()
 
 
 @pytest.fixture(scope="module")

@@ -137,7 +137,7 @@ _BEGINNER = (
 )  # fmt: skip
 # Harbor types of the beginner board at the 9 standard spots, clockwise from the
 # top-left. The facts file has not transcribed them from the illustration, so
-# this is a fixed assignment of the project's own (documented in the README).
+# this is a fixed assignment of the project's own (documented in docs/games/catan.md).
 BEGINNER_HARBORS = (
     R.GENERIC,
     R.WOOL,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY
 
+from games import CHANCE
 from services import play
 from services.stores import CommitOutcome, NewGame
 from services.stores.memory import MemoryStore
@@ -16,7 +17,10 @@ def sample(name: str, **labels: str) -> float:
 
 
 class _Frozen:
-    """A stand-in state: commit_step needs only its bytes and whether it is over."""
+    """A stand-in state: commit_step needs its bytes, whether it is over and who moves."""
+
+    def current_player(self) -> int:
+        return CHANCE  # no bot seat to schedule
 
     def to_bytes(self) -> bytes:
         return b"state"

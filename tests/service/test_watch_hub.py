@@ -6,26 +6,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-import pytest
 import redis
 
 from services import watch_hub
-from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 from services.watch_hub import WatchHub
 from tests.procs import RedisServer
 from tests.stores.test_store_contract import new_game
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request):
-    if request.param == "memory":
-        s = MemoryStore()
-    else:
-        url = request.getfixturevalue("redis_url")
-        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
-    yield s
-    await s.close()
 
 
 async def append(store, version: int) -> None:

@@ -11,17 +11,6 @@ from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request):
-    if request.param == "memory":
-        s = MemoryStore()
-    else:
-        url = request.getfixturevalue("redis_url")
-        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
-    yield s
-    await s.close()
-
-
 def new_game(game_id: str = "g1") -> NewGame:
     return NewGame(
         game_id=game_id,
