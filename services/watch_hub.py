@@ -20,6 +20,7 @@ import random
 from collections.abc import AsyncIterator
 
 from services import metrics
+from services.errors import NotFound
 from services.stores import EventReader, GameStore, StoredEvent
 from services.stores.base import event_id_key
 
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 PAGE = 500  # events per catch-up read
 QUEUE_LIMIT = 1000  # events a subscriber may hold before it must catch up from the store
 BLOCK_SECONDS = 5.0  # one read waits at most this long (a ceiling, not a poll period)
+# A stream with nothing to send checks this often that its game still exists, so that
+# a watcher of a game deleted by expiry is told NOT_FOUND instead of waiting forever.
+EXISTS_CHECK_SECONDS = 20.0
 
 
 class Subscription:
@@ -84,7 +88,11 @@ class Subscription:
                     self._catch_up = True
                 continue
             self._wake.clear()  # nothing pending and no await since: no delivery is missed
-            await self._wake.wait()
+            try:
+                await asyncio.wait_for(self._wake.wait(), EXISTS_CHECK_SECONDS)
+            except TimeoutError:
+                if await self._hub.store.load(self.game_id) is None:
+                    raise NotFound(f"game {self.game_id} has expired") from None
 
 
 class _Feed:

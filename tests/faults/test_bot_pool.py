@@ -69,10 +69,13 @@ def test_a_killed_pool_child_is_replaced_and_games_play_on(replicas):
 def test_a_huge_search_budget_does_not_stop_other_games_bots(replicas):
     # A per-server cap keeps one decision's search bounded, and the pool's slots go
     # round-robin across games, so the small game's bots keep moving.
+    # (16 x 20,000 is the largest custom level; the server caps it at 20,000 here.)
     (replica,) = replicas(1, "--bot-workers", "1", "--max-search-iterations", "20000")
     with Client(replica.target, timeout=10) as client:
         huge = client.create_game(
-            "cite", ["bot:mcts:trees=64,iterations=100000000"] * 2, seed=6
+            "cite",
+            ["bot:mcts:trees=16,iterations=20000"] * 2,
+            seed=6,  # the largest level allowed
         ).game_id
         wait_until(lambda: version(replica.target, huge) >= 0, 5, "the huge game")
         small = client.create_game("cite", [BOT] * 2, SHORT, seed=7).game_id
