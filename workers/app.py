@@ -16,6 +16,15 @@ from celery import Celery
 BROKER = os.environ.get("GAMEHOST_CELERY_BROKER", "redis://127.0.0.1:6379/1")
 BACKEND = os.environ.get("GAMEHOST_CELERY_BACKEND", BROKER)
 QUEUE = os.environ.get("GAMEHOST_CELERY_QUEUE", "gamehost-bots")
+# Optional prefix of every broker and result key, so that deployments (or test runs)
+# sharing one Redis keep their keys apart and can remove them by prefix.
+KEY_PREFIX = os.environ.get("GAMEHOST_CELERY_KEY_PREFIX", "")
+
+
+def key_prefix_options(prefix: str) -> dict[str, str]:
+    """Transport options that put ``prefix`` before every key kombu or Celery writes."""
+    return {"global_keyprefix": prefix} if prefix else {}
+
 
 # The longest search a level may run, with room for a slow machine: every limit
 # below derives from it so that none can cut a legitimate search short.
@@ -34,7 +43,11 @@ app.conf.update(
     task_soft_time_limit=MAX_SEARCH_SECONDS,
     task_time_limit=MAX_SEARCH_SECONDS + 30,
     # Redelivery only after any search could have finished.
-    broker_transport_options={"visibility_timeout": 10 * MAX_SEARCH_SECONDS},
+    broker_transport_options={
+        "visibility_timeout": 10 * MAX_SEARCH_SECONDS,
+        **key_prefix_options(KEY_PREFIX),
+    },
+    result_backend_transport_options=key_prefix_options(KEY_PREFIX),
     result_expires=3600,
     task_serializer="json",
     result_serializer="json",

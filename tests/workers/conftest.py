@@ -8,6 +8,7 @@ import sys
 import uuid
 
 import pytest
+import redis
 
 from gamehost import Client
 from services.server import ServerConfig, ServerThread
@@ -15,12 +16,25 @@ from services.server import ServerConfig, ServerThread
 
 @pytest.fixture(scope="session")
 def celery_app(redis_url):
-    """The workers' Celery app, pointed at the test Redis and a queue of this run's own."""
-    from workers.app import app
+    """The workers' Celery app, pointed at the test Redis and a queue of this run's own;
+    every broker and result key it writes carries the queue's name as a prefix and is
+    removed afterwards."""
+    from workers.app import app, key_prefix_options
 
     queue = f"gamehost-test-{uuid.uuid4().hex[:8]}"
-    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_default_queue=queue)
-    return app
+    prefixed = key_prefix_options(f"{queue}:")
+    app.conf.update(
+        broker_url=redis_url,
+        result_backend=redis_url,
+        task_default_queue=queue,
+        broker_transport_options={**app.conf.broker_transport_options, **prefixed},
+        result_backend_transport_options=prefixed,
+    )
+    yield app
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(match=f"{queue}:*", count=500):
+        client.delete(key)
+    client.close()
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +44,7 @@ def celery_worker(celery_app, redis_url, tmp_path_factory):
         "GAMEHOST_CELERY_BROKER": redis_url,
         "GAMEHOST_CELERY_BACKEND": redis_url,
         "GAMEHOST_CELERY_QUEUE": celery_app.conf.task_default_queue,
+        "GAMEHOST_CELERY_KEY_PREFIX": f"{celery_app.conf.task_default_queue}:",
     }
     log = tmp_path_factory.mktemp("celery") / "worker.log"
     name = f"test-{uuid.uuid4().hex[:8]}@%h"
