@@ -5,6 +5,8 @@ Configuration comes from the environment:
 
     GAMEHOST_CELERY_BROKER   broker URL   (default redis://127.0.0.1:6379/1)
     GAMEHOST_CELERY_BACKEND  result URL   (default: the broker URL)
+    GAMEHOST_CELERY_QUEUE    queue name   (default gamehost-bots)
+    GAMEHOST_CELERY_KEY_PREFIX  prefix of every broker and result key (default none)
 """
 
 from __future__ import annotations
