@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from grpc_health.v1 import health, health_pb2
 
+from services import metrics
 from services.errors import infrastructure_errors
 from services.stores import GameStore
 
@@ -33,7 +34,7 @@ async def check_store(store: GameStore, where: str) -> None:
 
 class StoreMonitor:
     """Pings the store every ``interval`` seconds; sets ``names`` NOT_SERVING while it
-    does not answer and SERVING again once it does."""
+    does not answer and SERVING again once it does, and sets ``gamehost_store_up``."""
 
     def __init__(
         self,
@@ -50,6 +51,7 @@ class StoreMonitor:
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
+        metrics.STORE_UP.set(1)  # the start-up check has just seen it answer
         self._task = asyncio.create_task(self._run(), name="store health monitor")
 
     async def stop(self) -> None:
@@ -70,6 +72,7 @@ class StoreMonitor:
                 if self.serving:
                     log.warning("store unreachable, health NOT_SERVING: %r", exc)
                 up = False
+            metrics.STORE_UP.set(1 if up else 0)
             if up != self.serving:
                 if up:
                     log.warning("store reachable again, health SERVING")

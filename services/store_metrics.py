@@ -56,14 +56,13 @@ _seen_types: set[str] = set()
 
 
 async def probe_store(store: GameStore) -> None:
-    """One probe: store up or down, and the games in progress by type."""
+    """One sample of the games in progress by type (``gamehost_store_up`` is set by the
+    health monitor, services/store_health.py, which pings the store every second)."""
     try:
         games = await store.list_games(limit=LIVE_GAMES_SCAN_LIMIT)
-    except Exception as exc:  # any failure to answer means the store is unreachable
-        log.warning("store probe failed: %s", exc)
-        metrics.STORE_UP.set(0)
+    except Exception as exc:  # the health monitor reports the outage itself
+        log.debug("live-games sample failed: %s", exc)
         return
-    metrics.STORE_UP.set(1)
     live = Counter(g.meta.get("game_type", "?") for g in games if g.status == "in_progress")
     _seen_types.update(live)
     for game_type in _seen_types:  # a type whose last game ended drops to 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import REGISTRY
 
 from gamehost import Client, GameError
 from services.server import ServerConfig, ServerThread
@@ -37,6 +38,10 @@ def code_of(call, *args, **kwargs) -> grpc.StatusCode:
     return caught.value.code
 
 
+def store_up() -> float | None:
+    return REGISTRY.get_sample_value("gamehost_store_up")
+
+
 def test_redis_outage_answers_unavailable_and_recovers(own_redis):
     config = ServerConfig(port=0, redis_url=own_redis.url, bot_workers=1)
     with ServerThread(config) as server, Client(server.target, retries=0) as client:
@@ -61,6 +66,7 @@ def test_redis_outage_answers_unavailable_and_recovers(own_redis):
         codes = {name: code_of(call) for name, call in calls.items()}
         assert codes == dict.fromkeys(calls, grpc.StatusCode.UNAVAILABLE)
         wait_until(lambda: health(server.target) == NOT_SERVING, 5, "health NOT_SERVING")
+        assert store_up() == 0  # the same monitor sets the metric the alert rules read
 
         # A retrying client gives up with UNAVAILABLE too: the fault is labelled retryable.
         with Client(server.target, retries=2, backoff=0.01) as retrying:
@@ -68,6 +74,7 @@ def test_redis_outage_answers_unavailable_and_recovers(own_redis):
 
         own_redis.restart()
         wait_until(lambda: health(server.target) == SERVING, 5, "health SERVING again")
+        assert store_up() == 1
         with Client(server.target) as retrying:
             done = retrying.submit(
                 game_id, me.token, before.legal_actions[0].id, expected_version=before.version
