@@ -124,8 +124,10 @@ def _streaming(method: Callable) -> Callable:
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             _admit(request)
-            async for item in method(self, request, context):
-                yield item
+            # aclosing: a cancelled stream ends its handler (and its feed) at once.
+            async with contextlib.aclosing(method(self, request, context)) as items:
+                async for item in items:
+                    yield item
         except grpc.aio.AbortError:
             raise
         except Exception as exc:
@@ -303,16 +305,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_streaming
     async def WatchGame(self, request, context):
-        try:
-            # aclosing: a cancelled stream leaves its feed at once, not when collected.
-            async with contextlib.aclosing(
-                self.host.watch(request.game_id, request.token, request.after_event_id)
-            ) as events:
-                async for stored, data in events:
-                    yield game_event(stored.event_id, data)
-        except ServiceError as exc:
-            metrics.RPC_ERRORS.labels("WatchGame", exc.code).inc()
-            await context.abort(grpc.StatusCode[exc.code], str(exc))
+        # aclosing: a cancelled stream leaves its feed at once, not when collected.
+        async with contextlib.aclosing(
+            self.host.watch(request.game_id, request.token, request.after_event_id)
+        ) as events:
+            async for stored, data in events:
+                yield game_event(stored.event_id, data)
 
     @_unary
     async def GetRecord(self, request, context):

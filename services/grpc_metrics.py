@@ -14,8 +14,9 @@ RPCs also count as open streams (``gamehost_open_streams``) while they run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -126,8 +127,12 @@ def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable
     return wrapper
 
 
-def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., AsyncIterator[Any]]:
-    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable[None]]:
+    # A coroutine that writes, not a generator that yields: when the client cancels,
+    # grpc cancels this task, so the CancelledError lands here and ``aclosing`` ends the
+    # handler's generators at once. A yielding wrapper would stay suspended at its
+    # ``yield`` until the garbage collector found it, keeping the stream's resources.
+    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> None:
         call = _Call("server_stream", method)
         call.received()
         streams = metrics.OPEN_STREAMS.labels(call.labels[2])
@@ -136,9 +141,10 @@ def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., A
         try:
             replies = behavior(request, context)
             if hasattr(replies, "__aiter__"):
-                async for reply in replies:
-                    call.sent()
-                    yield reply
+                async with contextlib.aclosing(replies):
+                    async for reply in replies:
+                        await context.write(reply)
+                        call.sent()
             else:  # a handler that writes with context.write() and returns nothing
                 await replies
         except BaseException as exc:

@@ -7,6 +7,7 @@ and holds across replicas (see ``GameHost.create_game``).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -141,8 +142,9 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key:
     async def stream(request, context):
         client = await limits.admit(context, api_key)
         try:
-            async for item in handler.unary_stream(request, context):
-                yield item
+            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
+                async for item in items:
+                    yield item
         finally:
             limits.settle(context, client)
 
