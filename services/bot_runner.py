@@ -22,12 +22,12 @@ from bots.levels import get_level
 from games import get_game
 from services import bot_pool, bot_turns, metrics
 from services.bot_turns import BotJob, BotTurn
+from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore
 
 log = logging.getLogger(__name__)
 
 # What GetState reports about a bot's turn (Snapshot.bot_status "<version>:<status>").
-THINKING, WAITING = "thinking", "waiting"
 # Set by a Celery worker when it starts a turn's search (it heartbeats from then on).
 STARTED = "started"
 
@@ -253,7 +253,7 @@ class BotRunner:
         status_writes: list[asyncio.Task] = []
 
         def waiting(on: bool) -> None:
-            status = WAITING if on else THINKING
+            status = BotStatus.WAITING if on else BotStatus.THINKING
             status_writes.append(
                 asyncio.get_running_loop().create_task(
                     self._store.set_bot_status(game_id, version, status)
@@ -307,7 +307,7 @@ class BotRunner:
                 return  # taken by a worker that died before it said so? Let the lease lapse.
             await self._store.renew_bot_turn(game_id, version, self.LEASE)
             if not marked and time.monotonic() - since > self.CELERY_WAITING_AFTER:
-                await self._store.set_bot_status(game_id, version, WAITING)
+                await self._store.set_bot_status(game_id, version, BotStatus.WAITING)
                 marked = True
 
     async def idle(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from games import State
 from services import play
+from services.kinds import SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
 
@@ -75,7 +76,7 @@ def prepare(snapshot: Snapshot) -> BotTurn | None:
     """The turn of the bot to move in ``snapshot``, or None when no bot is to move."""
     state = play.load_state(snapshot)
     seat = state.current_player()
-    if seat < 0 or snapshot.meta["seats"][seat]["kind"] != "bot":
+    if seat < 0 or snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT:
         return None
     seed = snapshot.meta["seed"]
     return BotTurn(

@@ -13,27 +13,26 @@ import base64
 from typing import Any
 
 from games import CHANCE, State
-
-CREATED, JOINED, ACTION, FINISHED = "created", "joined", "action", "finished"
+from services.kinds import EventKind
 
 
 def created_event(initial: State) -> dict[str, Any]:
     return {
-        "kind": CREATED,
+        "kind": EventKind.CREATED,
         "version": 0,
         "initial": base64.b64encode(initial.to_bytes()).decode(),
     }
 
 
 def joined_event(seat: int, name: str, version: int) -> dict[str, Any]:
-    return {"kind": JOINED, "seat": seat, "name": name, "version": version}
+    return {"kind": EventKind.JOINED, "seat": seat, "name": name, "version": version}
 
 
 def action_event(state: State, action: int, version_after: int) -> dict[str, Any]:
     """Describe ``action`` on ``state`` before it is applied."""
     audience = state.action_audience(action)
     return {
-        "kind": ACTION,
+        "kind": EventKind.ACTION,
         "version": version_after,
         "seat": state.current_player(),
         "action": action,
@@ -44,7 +43,7 @@ def action_event(state: State, action: int, version_after: int) -> dict[str, Any
 
 
 def finished_event(state: State, version: int) -> dict[str, Any]:
-    return {"kind": FINISHED, "version": version, "returns": state.returns()}
+    return {"kind": EventKind.FINISHED, "version": version, "returns": state.returns()}
 
 
 def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False) -> dict[str, Any]:
@@ -52,7 +51,7 @@ def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False)
 
     Hidden actions keep their place in the log but lose their id and text.
     """
-    if event["kind"] != ACTION or event.get("audience") is None or reveal_all:
+    if event["kind"] != EventKind.ACTION or event.get("audience") is None or reveal_all:
         return {**event, "hidden": False}
     if viewer is not None and viewer in event["audience"]:
         return {**event, "hidden": False}

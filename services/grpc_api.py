@@ -14,24 +14,24 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import bot_runner, metrics
-from services import events as ev
+from services import metrics
 from services.access import api_key_of, client_id
 from services.errors import InvalidArgument, ServiceError, infrastructure_errors
-from services.host import BOT, HUMAN, GameHost, GameView, SeatSpec
+from services.host import GameHost, GameView, SeatSpec
+from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
 from services.request_limits import check_request
 from services.stores import Snapshot
 
 log = logging.getLogger(__name__)
 
-_SEAT_KIND = {HUMAN: pb.HUMAN, BOT: pb.BOT}
+_SEAT_KIND = {SeatKind.HUMAN: pb.HUMAN, SeatKind.BOT: pb.BOT}
 _EVENT_KIND = {
-    ev.CREATED: pb.GAME_CREATED,
-    ev.JOINED: pb.SEAT_JOINED,
-    ev.ACTION: pb.ACTION,
-    ev.FINISHED: pb.GAME_FINISHED,
+    EventKind.CREATED: pb.GAME_CREATED,
+    EventKind.JOINED: pb.SEAT_JOINED,
+    EventKind.ACTION: pb.ACTION,
+    EventKind.FINISHED: pb.GAME_FINISHED,
 }
-_STATUS = {"in_progress": pb.IN_PROGRESS, "finished": pb.FINISHED}
+_STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
 
 
 _INFRASTRUCTURE = infrastructure_errors()
@@ -143,16 +143,16 @@ def _seats(snapshot: Snapshot) -> list[pb.Seat]:
             kind=_SEAT_KIND[s["kind"]],
             bot_level=s["level"],
             name=s["name"],
-            taken=s["kind"] == BOT or i in snapshot.tokens,
+            taken=s["kind"] == SeatKind.BOT or i in snapshot.tokens,
         )
         for i, s in enumerate(snapshot.meta["seats"])
     ]
 
 
 def _bot_status(snapshot: Snapshot, actor: int) -> int:
-    if actor < 0 or snapshot.meta["seats"][actor]["kind"] != "bot":
+    if actor < 0 or snapshot.meta["seats"][actor]["kind"] != SeatKind.BOT:
         return pb.BOT_STATUS_UNSPECIFIED
-    if snapshot.bot_status == f"{snapshot.version}:{bot_runner.WAITING}":
+    if snapshot.bot_status == f"{snapshot.version}:{BotStatus.WAITING}":
         return pb.BOT_WAITING_FOR_CAPACITY
     return pb.BOT_THINKING
 
@@ -183,16 +183,16 @@ def game_state(view: GameView) -> pb.GameState:
 def game_event(event_id: str, data: dict[str, Any]) -> pb.GameEvent:
     kind = data["kind"]
     message = pb.GameEvent(event_id=event_id, kind=_EVENT_KIND[kind], version=data["version"])
-    if kind == ev.ACTION:
+    if kind == EventKind.ACTION:
         message.seat = data["seat"]
         message.hidden = data["hidden"]
         message.action_id = data["action"]
         message.notation = data["text"]
         message.status = pb.IN_PROGRESS
-    elif kind == ev.JOINED:
+    elif kind == EventKind.JOINED:
         message.seat = data["seat"]
         message.notation = f"seat {data['seat']} joined"
-    elif kind == ev.FINISHED:
+    elif kind == EventKind.FINISHED:
         message.status = pb.FINISHED
         message.returns.extend(data["returns"])
     return message
@@ -221,7 +221,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def CreateGame(self, request, context):
-        kinds = {pb.HUMAN: HUMAN, pb.BOT: BOT}
+        kinds = {pb.HUMAN: SeatKind.HUMAN, pb.BOT: SeatKind.BOT}
         seats = []
         for i, seat in enumerate(request.seats):
             if seat.kind not in kinds:
@@ -271,7 +271,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                     free_seats=sum(
                         1
                         for i, seat in enumerate(s.meta["seats"])
-                        if seat["kind"] == HUMAN and i not in s.tokens
+                        if seat["kind"] == SeatKind.HUMAN and i not in s.tokens
                     ),
                 )
                 for s in snapshots

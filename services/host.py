@@ -38,6 +38,7 @@ from services.errors import (
     ServiceError,
     Unauthenticated,
 )
+from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
 from services.stores.base import event_id_key
 from services.watch_hub import WatchHub
@@ -46,12 +47,11 @@ _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _MAX_REQUEST_ID = 128
 _RECENT_GAMES = 4096
 SPECTATOR = None
-HUMAN, BOT = "human", "bot"
 
 
 @dataclass(frozen=True)
 class SeatSpec:
-    kind: str  # HUMAN or BOT
+    kind: str  # SeatKind.HUMAN or SeatKind.BOT
     level: str = ""
     name: str = ""
 
@@ -150,21 +150,23 @@ class GameHost:
             raise InvalidArgument("a game needs seats: list one SeatSpec per player")
         meta_seats = []
         for index, seat in enumerate(seats):
-            if seat.kind == BOT:
+            if seat.kind == SeatKind.BOT:
                 level = seat.level or "random"
                 try:
                     get_level(level)
                 except ValueError as exc:
                     raise InvalidArgument(f"seat {index}: {exc}") from None
-                meta_seats.append({"kind": BOT, "level": level, "name": seat.name or level})
-            elif seat.kind == HUMAN:
-                meta_seats.append({"kind": HUMAN, "level": "", "name": seat.name})
+                meta_seats.append(
+                    {"kind": SeatKind.BOT, "level": level, "name": seat.name or level}
+                )
+            elif seat.kind == SeatKind.HUMAN:
+                meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
             else:
-                raise InvalidArgument(f"seat {index}: kind must be HUMAN or BOT")
+                raise InvalidArgument(f"seat {index}: kind must be SeatKind.HUMAN or SeatKind.BOT")
         game_id = secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
-        elif any(s["kind"] == HUMAN for s in meta_seats):
+        elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
             # A person could foresee hidden draws from a seed they chose: mix in the
             # server secret. All-bot games keep their seed (reproducible selfplay).
             seed = access.mix_seed(await self.store.secret(), seed, game_id)
@@ -174,7 +176,11 @@ class GameHost:
         except GameError as exc:
             raise InvalidArgument(str(exc)) from None
         invite_codes = (
-            {i: access.new_invite_code() for i, s in enumerate(meta_seats) if s["kind"] == HUMAN}
+            {
+                i: access.new_invite_code()
+                for i, s in enumerate(meta_seats)
+                if s["kind"] == SeatKind.HUMAN
+            }
             if private
             else {}
         )
@@ -228,7 +234,9 @@ class GameHost:
             seat = invited
         if seat is None:
             free = [
-                i for i, s in enumerate(seats) if s["kind"] == HUMAN and i not in snapshot.tokens
+                i
+                for i, s in enumerate(seats)
+                if s["kind"] == SeatKind.HUMAN and i not in snapshot.tokens
             ]
             if not free:
                 raise FailedPrecondition(f"game {game_id} has no free human seat")
@@ -237,7 +245,7 @@ class GameHost:
             raise InvalidArgument(
                 f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}"
             )
-        if seats[seat]["kind"] != HUMAN:
+        if seats[seat]["kind"] != SeatKind.HUMAN:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
         event = ev.joined_event(seat, name, snapshot.version)
@@ -247,7 +255,7 @@ class GameHost:
 
     def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
         actor = state.current_player()
-        if actor >= 0 and snapshot.meta["seats"][actor]["kind"] == BOT:
+        if actor >= 0 and snapshot.meta["seats"][actor]["kind"] == SeatKind.BOT:
             self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading
@@ -412,7 +420,7 @@ class GameHost:
         after = check_after_event_id(after)
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
-        finished = snapshot.status == play.FINISHED
+        finished = snapshot.status == GameStatus.FINISHED
         if event_id_key(after) > event_id_key(snapshot.last_event_id):
             if finished:
                 return  # resumed past the end: nothing more will come
@@ -430,7 +438,7 @@ class GameHost:
                 )
             async for event in events:
                 yield event, ev.visible(event.data, viewer, reveal_all=reveal)
-                if event.data["kind"] == ev.FINISHED:
+                if event.data["kind"] == EventKind.FINISHED:
                     return
 
     async def _logged(self, game_id: str, after: str = "") -> AsyncIterator[StoredEvent]:
@@ -452,11 +460,11 @@ class GameHost:
         returns: list[float] = []
         async for event in self._logged(game_id):
             data = event.data
-            if data["kind"] == ev.CREATED:
+            if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)
-            elif data["kind"] == ev.ACTION and data["version"] <= snapshot.version:
+            elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
                 entries.append(ev.visible(data, viewer, reveal_all=reveal))
-            elif data["kind"] == ev.FINISHED:
+            elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
         return Record(snapshot, initial, entries, returns)
 
@@ -464,7 +472,7 @@ class GameHost:
 def reveals_everything(snapshot: Snapshot) -> bool:
     """Once a game is over its whole log is public: GetRecord and WatchGame both show
     hidden actions to everyone from then on (the one home of that rule)."""
-    return snapshot.status == play.FINISHED
+    return snapshot.status == GameStatus.FINISHED
 
 
 _EVENT_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")

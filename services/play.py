@@ -15,9 +15,8 @@ from typing import Any
 from games import State, get_game
 from services import events as ev
 from services import metrics
+from services.kinds import GameStatus, SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
-
-IN_PROGRESS, FINISHED = "in_progress", "finished"
 
 
 def chance_rng(seed: int, ply: int) -> random.Random:
@@ -47,11 +46,11 @@ def resolve_chance(state: State, seed: int, version: int, log: list[dict[str, An
 def bot_to_move(meta: dict[str, Any], state: State) -> bool:
     """True when a bot seat is to move in ``state`` (its turn goes in the schedule)."""
     actor = state.current_player()
-    return actor >= 0 and meta["seats"][actor]["kind"] == "bot"
+    return actor >= 0 and meta["seats"][actor]["kind"] == SeatKind.BOT
 
 
 def status_of(state: State) -> str:
-    return FINISHED if state.is_terminal() else IN_PROGRESS
+    return GameStatus.FINISHED if state.is_terminal() else GameStatus.IN_PROGRESS
 
 
 @dataclass(frozen=True)

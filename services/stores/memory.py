@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.kinds import GameStatus
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
@@ -194,7 +195,7 @@ class MemoryStore(GameStore):
             game_id
             for game_id, game in self._games.items()
             if now - game.touched
-            > (finished_retention if game.status == "finished" else idle_expiry)
+            > (finished_retention if game.status == GameStatus.FINISHED else idle_expiry)
         ]
         for game_id in gone:
             game = self._games.pop(game_id)
@@ -214,7 +215,7 @@ class MemoryStore(GameStore):
         live = self._live.setdefault(owner, {})
         for other, reserved in list(live.items()):
             game = self._games.get(other)
-            if (game.status == "finished") if game else now - reserved > 60:
+            if (game.status == GameStatus.FINISHED) if game else now - reserved > 60:
                 del live[other]
         return live
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.kinds import GameStatus
 from services.store_metrics import time_store_calls
 from services.stores.base import (
     CommitOutcome,
@@ -366,7 +367,7 @@ class RedisStore(GameStore):
                     gone.append(game_id)  # already gone: drop it from the index
                     continue
                 last_ms = int(last[0][0].split(b"-")[0]) if last else 0
-                limit = finished_retention if status == b"finished" else idle_expiry
+                limit = finished_retention if status == GameStatus.FINISHED.encode() else idle_expiry
                 if now_ms - last_ms > limit * 1000:
                     gone.append(game_id)
             if cursor == 0:

@@ -7,6 +7,7 @@ from prometheus_client import REGISTRY
 
 from games import CHANCE
 from services import play
+from services.kinds import GameStatus
 from services.stores import CommitOutcome, NewGame
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
@@ -31,7 +32,7 @@ class _Frozen:
 
 async def test_a_lost_compare_and_set_is_counted():
     store = MemoryStore()
-    await store.create(NewGame("g1", {"game_type": "cite"}, b"state", 1, play.IN_PROGRESS))
+    await store.create(NewGame("g1", {"game_type": "cite"}, b"state", 1, GameStatus.IN_PROGRESS))
     snapshot = await store.load("g1")
     step = play.Step(events=[{"type": "test"}], version=2, state=_Frozen())
     before = sample("gamehost_cas_conflicts_total")
