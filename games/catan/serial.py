@@ -12,52 +12,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.base import CorruptStateError
+from games.checks import checked_bool, checked_choice, checked_int, checked_ints
 from games.catan import board as B
 from games.catan import rules as R
-
-
-def _int(value: Any, low: int, high: int, what: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise CorruptStateError(f"{what}: expected an integer in {low}..{high}, got {value!r}")
-    return value
-
-
-def _bool(value: Any, what: str) -> bool:
-    if type(value) is not bool:
-        raise CorruptStateError(f"{what}: expected true/false, got {value!r}")
-    return value
-
-
-def _ints(value: Any, length: int | None, low: int, high: int, what: str) -> list[int]:
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        raise CorruptStateError(f"{what}: expected a list of {length or 'some'} integers")
-    return [_int(v, low, high, what) for v in value]
-
-
-def _str(value: Any, allowed: tuple[str, ...], what: str) -> str:
-    if value not in allowed or not isinstance(value, str):
-        raise CorruptStateError(f"{what}: expected one of {allowed}, got {value!r}")
-    return value
 
 
 def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat checklist
     if not isinstance(data, Mapping):
         raise CorruptStateError("Catan state data must be an object")
     try:
-        n = _int(data["n"], 3, R.MAX_PLAYERS, "n")
-        terrain = _ints(data["hex_terrain"], B.NUM_HEXES, 0, R.DESERT, "hex_terrain")
-        numbers = _ints(data["hex_number"], B.NUM_HEXES, 0, 12, "hex_number")
-        harbors = _ints(data["harbor_type"], B.NUM_HARBORS, 0, R.GENERIC, "harbor_type")
+        n = checked_int(data["n"], 3, R.MAX_PLAYERS, "n")
+        terrain = checked_ints(data["hex_terrain"], B.NUM_HEXES, 0, R.DESERT, "hex_terrain")
+        numbers = checked_ints(data["hex_number"], B.NUM_HEXES, 0, 12, "hex_number")
+        harbors = checked_ints(data["harbor_type"], B.NUM_HARBORS, 0, R.GENERIC, "harbor_type")
         _check_board(terrain, numbers, harbors)
         state = cls(
             n,
             tuple(terrain),
             tuple(numbers),
             tuple(harbors),
-            start_seat=_int(data["start_seat"], 0, n - 1, "start_seat"),
-            turn_limit=_int(data["turn_limit"], 1, 10**9, "turn_limit"),
-            board_kind=_str(data["board"], ("random", "beginner"), "board"),
-            tokens_kind=_str(data["tokens"], ("spiral", "shuffled", "fixed"), "tokens"),
+            start_seat=checked_int(data["start_seat"], 0, n - 1, "start_seat"),
+            turn_limit=checked_int(data["turn_limit"], 1, 10**9, "turn_limit"),
+            board_kind=checked_choice(data["board"], ("random", "beginner"), "board"),
+            tokens_kind=checked_choice(data["tokens"], ("spiral", "shuffled", "fixed"), "tokens"),
         )
         _load_fields(state, data, n)
     except KeyError as exc:
@@ -78,45 +55,45 @@ def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat che
 
 def _load_fields(state: Any, data: Mapping[str, Any], n: int) -> None:
     seat = n - 1
-    state.phase = _int(data["phase"], 0, R.OVER, "phase")
-    state.turn = _int(data["turn"], 0, seat, "turn")
-    state.turn_no = _int(data["turn_no"], 0, state.turn_limit, "turn_no")
-    state.hand = _ints(data["hand"], 5 * n, 0, R.RESOURCE_COUNT, "hand")
-    state.hidden = _ints(data["hidden"], 5 * n, 0, R.RESOURCE_COUNT, "hidden")
-    state.dev = _ints(data["dev"], 5 * n, 0, R.DEV_TOTAL, "dev")
-    state.dev_new = _ints(data["dev_new"], 5 * n, 0, R.DEV_TOTAL, "dev_new")
-    state.bank = _ints(data["bank"], 5, 0, R.RESOURCE_COUNT, "bank")
-    state.deck = _ints(data["deck"], 5, 0, R.DEV_TOTAL, "deck")
-    state.played = _ints(data["played"], 5, 0, R.DEV_TOTAL, "played")
-    state.node_owner = _ints(data["node_owner"], B.NUM_NODES, -1, seat, "node_owner")
-    state.node_city = _ints(data["node_city"], B.NUM_NODES, 0, 1, "node_city")
-    state.edge_owner = _ints(data["edge_owner"], B.NUM_EDGES, -1, seat, "edge_owner")
-    state.knights = _ints(data["knights"], n, 0, R.DEV_DECK[R.KNIGHT], "knights")
-    state.lr_holder = _int(data["lr_holder"], -1, seat, "lr_holder")
-    state.la_holder = _int(data["la_holder"], -1, seat, "la_holder")
-    state.robber = _int(data["robber"], 0, B.NUM_HEXES - 1, "robber")
-    state.dice = _int(data["dice"], 0, 12, "dice")
-    state.rolled = _bool(data["rolled"], "rolled")
-    state.dev_played = _bool(data["dev_played"], "dev_played")
-    state.free_roads = _int(data["free_roads"], 0, 2, "free_roads")
-    state.free_placed = _int(data["free_placed"], 0, 1, "free_placed")
-    state.discard_queue = _ints(data["discard_queue"], None, 0, seat, "discard_queue")
-    state.discard_left = _int(data["discard_left"], 0, 5 * R.RESOURCE_COUNT, "discard_left")
+    state.phase = checked_int(data["phase"], 0, R.OVER, "phase")
+    state.turn = checked_int(data["turn"], 0, seat, "turn")
+    state.turn_no = checked_int(data["turn_no"], 0, state.turn_limit, "turn_no")
+    state.hand = checked_ints(data["hand"], 5 * n, 0, R.RESOURCE_COUNT, "hand")
+    state.hidden = checked_ints(data["hidden"], 5 * n, 0, R.RESOURCE_COUNT, "hidden")
+    state.dev = checked_ints(data["dev"], 5 * n, 0, R.DEV_TOTAL, "dev")
+    state.dev_new = checked_ints(data["dev_new"], 5 * n, 0, R.DEV_TOTAL, "dev_new")
+    state.bank = checked_ints(data["bank"], 5, 0, R.RESOURCE_COUNT, "bank")
+    state.deck = checked_ints(data["deck"], 5, 0, R.DEV_TOTAL, "deck")
+    state.played = checked_ints(data["played"], 5, 0, R.DEV_TOTAL, "played")
+    state.node_owner = checked_ints(data["node_owner"], B.NUM_NODES, -1, seat, "node_owner")
+    state.node_city = checked_ints(data["node_city"], B.NUM_NODES, 0, 1, "node_city")
+    state.edge_owner = checked_ints(data["edge_owner"], B.NUM_EDGES, -1, seat, "edge_owner")
+    state.knights = checked_ints(data["knights"], n, 0, R.DEV_DECK[R.KNIGHT], "knights")
+    state.lr_holder = checked_int(data["lr_holder"], -1, seat, "lr_holder")
+    state.la_holder = checked_int(data["la_holder"], -1, seat, "la_holder")
+    state.robber = checked_int(data["robber"], 0, B.NUM_HEXES - 1, "robber")
+    state.dice = checked_int(data["dice"], 0, 12, "dice")
+    state.rolled = checked_bool(data["rolled"], "rolled")
+    state.dev_played = checked_bool(data["dev_played"], "dev_played")
+    state.free_roads = checked_int(data["free_roads"], 0, 2, "free_roads")
+    state.free_placed = checked_int(data["free_placed"], 0, 1, "free_placed")
+    state.discard_queue = checked_ints(data["discard_queue"], None, 0, seat, "discard_queue")
+    state.discard_left = checked_int(data["discard_left"], 0, 5 * R.RESOURCE_COUNT, "discard_left")
     pending = data.get("discard_pending", [0] * (5 * n))  # absent in states saved before it
-    state.discard_pending = _ints(pending, 5 * n, 0, R.RESOURCE_COUNT, "discard_pending")
-    state.steal_victim = _int(data["steal_victim"], -1, seat, "steal_victim")
-    state.setup_index = _int(data["setup_index"], 0, 2 * n, "setup_index")
-    state.setup_node = _int(data["setup_node"], -1, B.NUM_NODES - 1, "setup_node")
-    state.offers_made = _int(data["offers_made"], 0, R.MAX_OFFERS_PER_TURN, "offers_made")
+    state.discard_pending = checked_ints(pending, 5 * n, 0, R.RESOURCE_COUNT, "discard_pending")
+    state.steal_victim = checked_int(data["steal_victim"], -1, seat, "steal_victim")
+    state.setup_index = checked_int(data["setup_index"], 0, 2 * n, "setup_index")
+    state.setup_node = checked_int(data["setup_node"], -1, B.NUM_NODES - 1, "setup_node")
+    state.offers_made = checked_int(data["offers_made"], 0, R.MAX_OFFERS_PER_TURN, "offers_made")
     top = R.FREE_OFFER_END - R.OFFER_BASE - 1
-    state.declined = _ints(data["declined"], None, 0, top, "declined")
-    state.offer = _int(data["offer"], -1, top, "offer")
+    state.declined = checked_ints(data["declined"], None, 0, top, "declined")
+    state.offer = checked_int(data["offer"], -1, top, "offer")
     if any(not R.is_offer_key(k) for k in [*state.declined, *([state.offer] * (state.offer >= 0))]):
         raise CorruptStateError("an offer key that is no offer")
     limit = R.MAX_OFFER_KIND
-    state.draft = _ints(data.get("draft", [0] * 5), 5, -limit, limit, "draft")
-    state.answers = _ints(data["answers"], None, 0, 2, "answers")
-    state.winners = _ints(data["winners"], None, 0, seat, "winners")
+    state.draft = checked_ints(data.get("draft", [0] * 5), 5, -limit, limit, "draft")
+    state.answers = checked_ints(data["answers"], None, 0, 2, "answers")
+    state.winners = checked_ints(data["winners"], None, 0, seat, "winners")
 
 
 def _check_board(terrain: list[int], numbers: list[int], harbors: list[int]) -> None:

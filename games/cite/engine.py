@@ -37,6 +37,14 @@ from games.base import (
     State,
     shared_win,
 )
+from games.checks import (
+    checked_bool,
+    checked_bools,
+    checked_int,
+    checked_ints,
+    checked_list,
+    require_fields,
+)
 from games.cite import rules as R
 
 INFO = GameInfo(
@@ -502,34 +510,13 @@ class CiteState(State):
 
     # ------------------------------------------------------------------ notation
     def action_to_string(self, action: int) -> str:
-        if action in R.SIMPLE_ACTIONS:
-            return R.SIMPLE_ACTIONS[action]
-        if R.ATTACK_BASE <= action < R.DEAL_BASE:
-            return f"attack {action - R.ATTACK_BASE}"
-        if R.DEAL_BASE <= action < R.ROLL_BASE:
-            card, seat = divmod(action - R.DEAL_BASE, R.MAX_PLAYERS)
-            return f"deal {R.CARD_NAMES[card]} to {seat}"
-        if R.ROLL_BASE <= action < R.DRAW_BASE:
-            return f"roll {R.FACE_NAMES[action - R.ROLL_BASE]}"
-        if R.DRAW_BASE <= action < R.NUM_ACTIONS:
-            return f"draw {R.CARD_NAMES[action - R.DRAW_BASE]}"
-        raise NotationError(f"{action} is not a Cité action id (0..{R.NUM_ACTIONS - 1})")
+        if not R.SPACE.contains(action):
+            raise NotationError(f"{action} is not a Cité action id (0..{R.NUM_ACTIONS - 1})")
+        return R.SPACE.text(action)
 
     def string_to_action(self, text: str) -> int:
-        words = text.strip().lower().split()
-        joined = " ".join(words)
-        for action, name in R.SIMPLE_ACTIONS.items():
-            if joined == name:
-                return action
         try:
-            if len(words) == 2 and words[0] == "attack":
-                return R.attack(_seat(words[1], self.n))
-            if len(words) == 4 and words[0] == "deal" and words[2] == "to":
-                return R.deal(_card(words[1]), _seat(words[3], self.n))
-            if len(words) == 2 and words[0] == "roll":
-                return R.roll(R.FACE_NAMES.index(words[1]))
-            if len(words) == 2 and words[0] == "draw":
-                return R.draw(_card(words[1]))
+            return R.SPACE.parse(text, limits={"seat": self.n})
         except ValueError:
             pass
         raise NotationError(
@@ -660,28 +647,32 @@ class CiteState(State):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CiteState:
-        n = _int(data["n"], 2, R.MAX_PLAYERS)
+        data = require_fields(data, cls.__slots__, "Cité")
+        n = checked_int(data["n"], 2, R.MAX_PLAYERS, "n")
         state = cls(n)
-        state.gauges = [[_int(v, 0, 10) for v in _list(g, 5)] for g in _list(data["gauges"], n)]
-        state.standing = [bool(v) for v in _list(data["standing"], n)]
-        state.granary = [_int(v, -1, R.GRANARY_SLOTS) for v in _list(data["granary"], n)]
-        state.outpost = [_int(v, -1, R.OUTPOST_SLOTS) for v in _list(data["outpost"], n)]
-        state.deck = [_int(v, 0, R.DECK_SIZE) for v in _list(data["deck"], R.NUM_CARDS)]
-        state.discard = [_int(v, 0, R.DECK_SIZE) for v in _list(data["discard"], R.NUM_CARDS)]
-        state.hand = [_int(v, -1, R.NUM_CARDS - 1) for v in _list(data["hand"], n)]
-        state.drawn = [_int(v, 0, R.NUM_CARDS - 1) for v in _list(data["drawn"])]
-        state.phase = _int(data["phase"], 0, R.OVER)
-        state.turn = _int(data["turn"], 0, n - 1)
-        state.actor = _int(data["actor"], TERMINAL, n - 1)
-        state.to_draw = _int(data["to_draw"], 0, R.MAX_PLAYERS)
-        state.deal_order = [_int(v, 0, n - 1) for v in _list(data["deal_order"])]
-        state.resolve_order = [_int(v, 0, n - 1) for v in _list(data["resolve_order"])]
-        state.spoils = [_int(v, 0, n - 1) for v in _list(data["spoils"])]
-        state.round_limit = _int(data["round_limit"], 1, R.MAX_ROUND_LIMIT)
+        state.gauges = [
+            checked_ints(g, 5, R.GAUGE_MIN, R.GAUGE_MAX, "gauges")
+            for g in checked_list(data["gauges"], n, "gauges")
+        ]
+        state.standing = checked_bools(data["standing"], n, "standing")
+        state.granary = checked_ints(data["granary"], n, -1, R.GRANARY_SLOTS, "granary")
+        state.outpost = checked_ints(data["outpost"], n, -1, R.OUTPOST_SLOTS, "outpost")
+        state.deck = checked_ints(data["deck"], R.NUM_CARDS, 0, R.DECK_SIZE, "deck")
+        state.discard = checked_ints(data["discard"], R.NUM_CARDS, 0, R.DECK_SIZE, "discard")
+        state.hand = checked_ints(data["hand"], n, -1, R.NUM_CARDS - 1, "hand")
+        state.drawn = checked_ints(data["drawn"], None, 0, R.NUM_CARDS - 1, "drawn")
+        state.phase = checked_int(data["phase"], 0, R.OVER, "phase")
+        state.turn = checked_int(data["turn"], 0, n - 1, "turn")
+        state.actor = checked_int(data["actor"], TERMINAL, n - 1, "actor")
+        state.to_draw = checked_int(data["to_draw"], 0, R.MAX_PLAYERS, "to_draw")
+        state.deal_order = checked_ints(data["deal_order"], None, 0, n - 1, "deal_order")
+        state.resolve_order = checked_ints(data["resolve_order"], None, 0, n - 1, "resolve_order")
+        state.spoils = checked_ints(data["spoils"], None, 0, n - 1, "spoils")
+        state.round_limit = checked_int(data["round_limit"], 1, R.MAX_ROUND_LIMIT, "round_limit")
         # The round passes the limit by one when the limit ends the game.
-        state.round = _int(data["round"], 1, state.round_limit + 1)
-        state.levied = bool(data["levied"])
-        state.winners = [_int(v, 0, n - 1) for v in _list(data["winners"])]
+        state.round = checked_int(data["round"], 1, state.round_limit + 1, "round")
+        state.levied = checked_bool(data["levied"], "levied")
+        state.winners = checked_ints(data["winners"], None, 0, n - 1, "winners")
         if state.card_total() != R.DECK_SIZE:
             raise CorruptStateError("Cité state does not hold exactly 40 cards")
         return state
@@ -711,25 +702,3 @@ class Cite(Game):
         state._start_turn()
         return state
 
-
-def _seat(word: str, players: int) -> int:
-    seat = int(word)
-    if not 0 <= seat < players:
-        raise ValueError(word)
-    return seat
-
-
-def _card(word: str) -> int:
-    return R.CARD_NAMES.index(word)
-
-
-def _int(value: Any, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise CorruptStateError(f"expected an integer in {low}..{high}, got {value!r}")
-    return value
-
-
-def _list(value: Any, length: int | None = None) -> list:
-    if not isinstance(value, list) or (length is not None and len(value) != length):
-        raise CorruptStateError(f"expected a list of {length or 'some'} items, got {value!r}")
-    return value

@@ -1,9 +1,8 @@
-"""Cité's fixed data and action-id table (see shared/rules/cite.md).
-
-Action ids are stable: they appear in logs and in the API.
-"""
+"""Cité's fixed data and its action space (the rules: docs/games/cite.md)."""
 
 from __future__ import annotations
+
+from games.actions import ActionSpace, Family, Names, Number
 
 # Gauges, in the order a city's gauge list stores them.
 GOLD, WHEAT, HEALTH, CIVILIANS, ARMY = range(5)
@@ -50,35 +49,45 @@ FACE_EFFECT = ((WHEAT, +1), (GOLD, +1), (HEALTH, -1), (WHEAT, -1), (HEALTH, +1))
 
 MAX_PLAYERS = 6
 
-# Action ids.
-NO_LEVY = 0
-LEVY = 1
-STORE_WHEAT = 2
-STORE_ARMY = 3
-EMPTY_GRANARY = 4
-DONE = 5
-PLAY = 6
-DISCARD = 7
-TAKE_GOLD = 8
-TAKE_WHEAT = 9
-ATTACK_BASE = 10  # + target seat
-DEAL_BASE = ATTACK_BASE + MAX_PLAYERS  # + card * MAX_PLAYERS + recipient seat
-ROLL_BASE = DEAL_BASE + NUM_CARDS * MAX_PLAYERS  # + face (chance)
-DRAW_BASE = ROLL_BASE + len(FACE_NAMES)  # + card (chance)
-NUM_ACTIONS = DRAW_BASE + NUM_CARDS
-
+# The action space (``games.actions``): ids are stable, they appear in logs and in the API.
+SEAT = Number(MAX_PLAYERS)
+CARD = Names(CARD_NAMES)
 SIMPLE_ACTIONS = {
-    NO_LEVY: "no levy",
-    LEVY: "levy",
-    STORE_WHEAT: "store wheat",
-    STORE_ARMY: "store army",
-    EMPTY_GRANARY: "empty granary",
-    DONE: "done",
-    PLAY: "play",
-    DISCARD: "discard",
-    TAKE_GOLD: "take gold",
-    TAKE_WHEAT: "take wheat",
+    0: "no levy",  # step 3, the turn's city
+    1: "levy",
+    2: "store wheat",  # step 4, one unit into granary / outpost
+    3: "store army",
+    4: "empty granary",
+    5: "done",
+    6: "play",  # step 6, the resolving city's card
+    7: "discard",
+    8: "take gold",  # the war winner's spoils
+    9: "take wheat",
 }
+SPACE = ActionSpace(
+    [
+        *(Family(text.replace(" ", "-"), text) for text in SIMPLE_ACTIONS.values()),
+        Family("attack", "attack {seat}", [("seat", SEAT)]),  # a Good war on a neighbour
+        Family("deal", "deal {card} to {seat}", [("card", CARD), ("seat", SEAT)]),  # step 5
+        Family("roll", "roll {face}", [("face", Names(FACE_NAMES))]),  # chance: the die
+        Family("draw", "draw {card}", [("card", CARD)]),  # chance: a card drawn
+    ]
+)
+NO_LEVY = SPACE.base("no-levy")
+LEVY = SPACE.base("levy")
+STORE_WHEAT = SPACE.base("store-wheat")
+STORE_ARMY = SPACE.base("store-army")
+EMPTY_GRANARY = SPACE.base("empty-granary")
+DONE = SPACE.base("done")
+PLAY = SPACE.base("play")
+DISCARD = SPACE.base("discard")
+TAKE_GOLD = SPACE.base("take-gold")
+TAKE_WHEAT = SPACE.base("take-wheat")
+ATTACK_BASE = SPACE.base("attack")  # + target seat
+DEAL_BASE = SPACE.base("deal")  # + card * MAX_PLAYERS + recipient seat
+ROLL_BASE = SPACE.base("roll")  # + face (chance)
+DRAW_BASE = SPACE.base("draw")  # + card (chance)
+NUM_ACTIONS = SPACE.end
 
 # Phases.
 ROLL, LEVY_STEP, STORE_STEP, DRAW, DEAL, RESOLVE, WAR_SPOILS, OVER = range(8)
@@ -88,17 +97,22 @@ DEFAULT_ROUND_LIMIT = 60
 MAX_ROUND_LIMIT = 1_000_000  # the largest a stored state accepts
 
 
+# Fast encoders for the hot paths (``SPACE.encode`` gives the same ids; a test checks).
 def attack(seat: int) -> int:
+    """The id of ``attack <seat>``."""
     return ATTACK_BASE + seat
 
 
 def deal(card: int, seat: int) -> int:
+    """The id of ``deal <card> to <seat>``."""
     return DEAL_BASE + card * MAX_PLAYERS + seat
 
 
 def roll(face: int) -> int:
+    """The id of the die outcome ``roll <face>``."""
     return ROLL_BASE + face
 
 
 def draw(card: int) -> int:
+    """The id of the card outcome ``draw <card>``."""
     return DRAW_BASE + card

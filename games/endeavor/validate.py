@@ -16,24 +16,6 @@ if TYPE_CHECKING:
 NB = D.NUM_BUILDING_TYPES
 
 
-def _int(value: Any, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise CorruptStateError(f"expected an integer in {low}..{high}, got {value!r}")
-    return value
-
-
-def _bool(value: Any) -> bool:
-    if type(value) is not bool:
-        raise CorruptStateError(f"expected a boolean, got {value!r}")
-    return value
-
-
-def _ints(value: Any, length: int, low: int, high: int) -> list[int]:
-    if not isinstance(value, list) or len(value) != length:
-        raise CorruptStateError(f"expected a list of {length} integers, got {value!r}")
-    return [_int(v, low, high) for v in value]
-
-
 def _fail(message: str) -> None:
     raise CorruptStateError(f"Endeavor state is inconsistent: {message}")
 
