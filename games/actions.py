@@ -33,7 +33,7 @@ Templates: literal words and ``{argument}`` slots. A slot reads the words up to 
 next literal word of its template (or to the end), so names with spaces work where an
 argument joins its words (``Names(..., joiner="-")`` reads ``guild hall`` as
 ``guild-hall``). An argument is anything with a ``size``, ``show(value)`` and
-``read(words)``: ``Number``, ``Names``, ``Optional`` or a nested ``ActionSpace``;
+``read(words)``: ``Number``, ``Names``, ``OptionalArg`` or a nested ``ActionSpace``;
 a game with a notation that a template cannot say (one that depends on the state,
 such as Catan's maritime rate) gives the family its own ``Notation``.
 
@@ -110,7 +110,7 @@ class Names:
 
 
 @dataclass(frozen=True)
-class Optional:
+class OptionalArg:
     """An optional tail ``<word> <inner>``: value 0 is absent (shown as nothing),
     ``1 + v`` is the inner value ``v`` (Catan's ``robber 7`` / ``robber 7 rob 2``)."""
 

@@ -1164,138 +1164,25 @@ class CatanState(State):
 
     # ------------------------------------------------------------------ notation
     def action_to_string(self, action: int) -> str:
-        if type(action) is not int or not 0 <= action < R.NUM_ACTIONS:
-            if type(action) is int and R.is_offer_key(action - _OFFER_BASE) and action > 0:
-                return R.offer_text(action - _OFFER_BASE)  # a whole offer (§19a.8)
-            raise NotationError(
-                f"{action!r} is not a Catan action id (0..{R.NUM_ACTIONS - 1}, or a whole "
-                "offer as 'give ... get ...' reads it)"
-            )
-        names = R.RESOURCE_NAMES
-        if action in _SIMPLE:
-            return _SIMPLE[action]
-        if action < R.MONOPOLY_BASE:
-            choice = R.YOP_CHOICES[action - R.YOP_BASE]
-            return "play year-of-plenty " + " ".join(names[r] for r in choice)
-        if action < R.ACCEPT:
-            return f"play monopoly {names[action - R.MONOPOLY_BASE]}"
-        if action < _ROAD_BASE:
-            return f"trade with {action - R.CONFIRM_BASE}"
-        if action < _SETTLE_BASE:
-            return f"road {action - _ROAD_BASE}"
-        if action < _CITY_BASE:
-            return f"settle {action - _SETTLE_BASE}"
-        if action < _ROBBER_BASE:
-            return f"city {action - _CITY_BASE}"
-        if action < _DISCARD_BASE:
-            hx, victim = divmod(action - _ROBBER_BASE, 5)
-            return f"robber {hx}" + (f" rob {victim - 1}" if victim else "")
-        if action < _MARITIME_BASE:
-            return f"discard {names[action - _DISCARD_BASE]}"
-        if action < _OFFER_BASE:
-            give, get = divmod(action - _MARITIME_BASE, 5)
-            if give == get:
-                raise NotationError(f"{action} is not a Catan action id (unused maritime slot)")
-            return f"bank {self.rates[5 * self.turn + give]} {names[give]} for {names[get]}"
-        if action < _DICE_BASE:
-            return R.offer_text(action - _OFFER_BASE)
-        if action < _DRAW_BASE:
-            return f"dice {action - _DICE_BASE + 2}"
-        if action < _STEAL_BASE:
-            return f"draw {R.DEV_NAMES[action - _DRAW_BASE]}"
-        if action >= _STEAL_END:
-            if action < _DRAFT_GET_BASE:
-                return f"add give {names[action - _DRAFT_GIVE_BASE]}"
-            return f"add get {names[action - _DRAFT_GET_BASE]}"
-        text = f"steal {names[action - _STEAL_BASE]}"
-        if self.steal_victim >= 0:
-            text += f" from {self.steal_victim}"
-        return text
+        try:
+            return R.SPACE.text(action, self)
+        except ValueError:
+            pass
+        raise NotationError(
+            f"{action!r} is not a Catan action id (0..{R.NUM_ACTIONS - 1}, or a whole "
+            "offer as 'give ... get ...' reads it)"
+        )
 
     def string_to_action(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise NotationError(f"notation must be text, not {text!r}")
-        joined = " ".join(text.strip().lower().split())
-        for long, short in _PHRASES:
-            joined = joined.replace(long, short)
-        words = joined.split()
-        if joined in _SIMPLE_BY_TEXT:
-            return _SIMPLE_BY_TEXT[joined]
         try:
-            return self._parse(words)
-        except (ValueError, IndexError, KeyError):
+            return R.SPACE.parse(text, self, limits={"seat": self.n, "victim": self.n + 1})
+        except ValueError:
             pass
         raise NotationError(
             f"cannot read {text!r} as a Catan action; examples: 'settle 12', 'road 40', "
             "'city 12', 'buy dev', 'play knight', 'robber 7 rob 2', 'discard ore', "
             "'bank 4 brick for ore', 'give 2 wool get 1 ore', 'accept', 'trade with 2', 'end'"
         )
-
-    def _parse(self, words: list[str]) -> int:
-        head = words[0]
-        if head in ("settle", "settlement", "road", "city") and len(words) == 2:
-            k = int(words[1])
-            if head == "road":
-                return _ROAD_BASE + _index(k, B.NUM_EDGES)
-            base = _CITY_BASE if head == "city" else _SETTLE_BASE
-            return base + _index(k, B.NUM_NODES)
-        if head == "robber":
-            hx = _index(int(words[1]), B.NUM_HEXES)
-            if len(words) == 2:
-                return _ROBBER_BASE + 5 * hx
-            if len(words) == 4 and words[2] == "rob":
-                return _ROBBER_BASE + 5 * hx + 1 + _index(int(words[3]), self.n)
-        elif head == "discard" and len(words) == 2:
-            return _DISCARD_BASE + _resource(words[1])
-        elif head == "play" and len(words) >= 2:
-            if words[1] == "monopoly" and len(words) == 3:
-                return R.MONOPOLY_BASE + _resource(words[2])
-            if words[1] == "year-of-plenty" and len(words) in (3, 4):
-                choice = tuple(sorted(_resource(w) for w in words[2:]))
-                return R.YOP_BASE + R.YOP_CHOICES.index(choice)
-        elif head == "bank":
-            # bank [<n>] <give> for <get>
-            rest = words[1:]
-            rate = None
-            if rest and rest[0].isdigit():
-                rate = int(rest[0])
-                rest = rest[1:]
-            if len(rest) == 3 and rest[1] == "for":
-                give, get = _resource(rest[0]), _resource(rest[2])
-                if give == get:
-                    raise NotationError("a maritime trade must get a different resource")
-                have = self.rates[5 * self.turn + give]
-                if rate is not None and rate != have:
-                    raise NotationError(
-                        f"seat {self.turn} trades {R.RESOURCE_NAMES[give]} at {have}:1, not {rate}:1"
-                    )
-                return _MARITIME_BASE + 5 * give + get
-        elif head == "give" and "get" in words:
-            cut = words.index("get")
-            give, get = _side(words[1:cut]), _side(words[cut + 1 :])
-            key = R.offer_key(give, get)
-            if key is None:
-                raise NotationError(
-                    "an offer gives and asks for at least one card each, with no resource "
-                    f"on both sides and at most {R.MAX_OFFER_KIND} of a kind"
-                )
-            return _OFFER_BASE + key
-        elif head == "add" and len(words) == 3 and words[1] in ("give", "get"):
-            base = _DRAFT_GIVE_BASE if words[1] == "give" else _DRAFT_GET_BASE
-            return base + _resource(words[2])
-        elif head == "trade" and len(words) == 3 and words[1] == "with":
-            return R.CONFIRM_BASE + _index(int(words[2]), self.n)
-        elif head == "dice" and len(words) == 2:
-            total = int(words[1])
-            if 2 <= total <= 12:
-                return _DICE_BASE + total - 2
-        elif head == "draw" and len(words) == 2:
-            return _DRAW_BASE + R.DEV_NAMES.index(words[1])
-        elif head == "steal" and len(words) in (2, 4):
-            if len(words) == 4 and words[2] != "from":
-                raise ValueError(words[2])
-            return _STEAL_BASE + _resource(words[1])
-        raise ValueError(words)
 
     # ------------------------------------------------------------------ hidden information
     def action_audience(self, action: int) -> frozenset[int] | None:
@@ -1664,56 +1551,6 @@ class CatanState(State):
 
 def _new_state() -> CatanState:
     return CatanState.__new__(CatanState)
-
-
-_SIMPLE = {
-    R.END_TURN: "end",
-    R.ROLL: "roll",
-    R.STOP_ROADS: "stop",
-    R.BUY_DEV: "buy dev",
-    R.PLAY_KNIGHT: "play knight",
-    R.PLAY_ROAD_BUILDING: "play road-building",
-    R.ACCEPT: "accept",
-    R.DECLINE: "decline",
-    R.CANCEL_TRADE: "cancel",
-    R.DRAFT_MAKE: "make offer",
-    R.DRAFT_DROP: "drop offer",
-}
-_SIMPLE_BY_TEXT = {text: action for action, text in _SIMPLE.items()}
-_SIMPLE_BY_TEXT.update({"end turn": R.END_TURN, "buy development card": R.BUY_DEV})
-_PHRASES = (
-    ("road building", "road-building"),
-    ("year of plenty", "year-of-plenty"),
-    ("victory point", "victory-point"),
-)
-
-
-def _index(value: int, size: int) -> int:
-    if not 0 <= value < size:
-        raise ValueError(value)
-    return value
-
-
-def _resource(word: str) -> int:
-    if word in R.RESOURCE_ALIASES:
-        return R.RESOURCE_ALIASES[word]
-    return R.RESOURCE_NAMES.index(word)
-
-
-def _side(words: list[str]) -> tuple[int, ...]:
-    """``2 wool 1 ore`` (a bare resource counts 1) -> counts."""
-    counts = [0] * 5
-    i = 0
-    if not words:
-        raise ValueError("empty side")
-    while i < len(words):
-        k = 1
-        if words[i].isdigit():
-            k = int(words[i])
-            i += 1
-        counts[_resource(words[i])] += k
-        i += 1
-    return tuple(counts)
 
 
 class Catan(Game):

@@ -1,12 +1,13 @@
-"""Catan's fixed data and action-id table (see shared/rules/catan-facts.md).
-
-Action ids are stable: they appear in logs and in the API. The engine module
-docstring documents the notation of each.
-"""
+"""Catan's fixed data and its action space (the rules as implemented: docs/games/catan.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations_with_replacement
+from typing import Any
+
+from games.actions import ActionSpace, Family, Names, Number, OptionalArg, custom
 
 # Resources; terrain ids equal the resource they produce, the desert is 5.
 BRICK, LUMBER, WOOL, GRAIN, ORE = range(5)
@@ -113,45 +114,222 @@ OFFERS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
 NUM_OFFERS = len(OFFERS)
 OFFER_INDEX = {offer: i for i, offer in enumerate(OFFERS)}
 
-# --------------------------------------------------------------------- action ids
-END_TURN = 0
-ROLL = 1
-STOP_ROADS = 2
-BUY_DEV = 3
-PLAY_KNIGHT = 4
-PLAY_ROAD_BUILDING = 5
-YOP_BASE = 6  # 15 pairs (a <= b) then 5 singles
+# --------------------------------------------------------------------- the action space
+# Ids are stable (logs and the API replay by id): families keep this order. The
+# notation of each is in docs/games/catan.md; ``games.actions`` explains the layout.
 YOP_PAIRS = tuple((a, b) for a in range(5) for b in range(a, 5))
-YOP_CHOICES = (*YOP_PAIRS, *((a,) for a in range(5)))
-MONOPOLY_BASE = YOP_BASE + len(YOP_CHOICES)  # + resource
-ACCEPT = MONOPOLY_BASE + 5
-DECLINE = ACCEPT + 1
-CANCEL_TRADE = DECLINE + 1
-CONFIRM_BASE = CANCEL_TRADE + 1  # + accepting seat
-ROAD_BASE = CONFIRM_BASE + MAX_PLAYERS  # + path
-SETTLE_BASE = ROAD_BASE + 72  # + intersection
-CITY_BASE = SETTLE_BASE + 54  # + intersection
-ROBBER_BASE = CITY_BASE + 54  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
-DISCARD_BASE = ROBBER_BASE + 19 * 5  # + resource
-MARITIME_BASE = DISCARD_BASE + 5  # + give * 5 + get (give != get)
-OFFER_BASE = MARITIME_BASE + 25  # + offer index
-DICE_BASE = OFFER_BASE + NUM_OFFERS  # + sum - 2 (chance)
-DRAW_BASE = DICE_BASE + 11  # + card type (chance)
-STEAL_BASE = DRAW_BASE + 5  # + resource (chance)
+YOP_CHOICES = (*YOP_PAIRS, *((a,) for a in range(5)))  # 15 pairs (a <= b), then 5 singles
+RESOURCE = Names(RESOURCE_NAMES, aliases=RESOURCE_ALIASES)
+SEAT = Number(MAX_PLAYERS)
+
+
+@dataclass(frozen=True)
+class _YearOfPlenty:
+    """The cards of a year of plenty: one of ``YOP_CHOICES``, read in any order."""
+
+    size: int = len(YOP_CHOICES)
+
+    def show(self, value: int) -> str:
+        return " ".join(RESOURCE_NAMES[r] for r in YOP_CHOICES[value])
+
+    def read(self, words: Sequence[str]) -> int:
+        if len(words) not in (1, 2):
+            raise ValueError("year of plenty takes one or two cards")
+        return YOP_CHOICES.index(tuple(sorted(RESOURCE.read([w]) for w in words)))
+
+
+def _bank_text(values: tuple[int, ...], state: Any) -> str:
+    give, get = values
+    if give == get:
+        raise ValueError("unused maritime slot")
+    rate = state.rates[5 * state.turn + give]
+    return f"bank {rate} {RESOURCE_NAMES[give]} for {RESOURCE_NAMES[get]}"
+
+
+def _bank_read(words: Sequence[str], state: Any, limits: Mapping[str, int]) -> tuple[int, ...]:
+    """``bank [<n>] <give> for <get>``; a rate, when given, must be the seat's own."""
+    if not words or words[0] != "bank":
+        raise ValueError("not a maritime trade")
+    rest = list(words[1:])
+    rate = None
+    if rest and rest[0].isdigit():
+        rate = int(rest[0])
+        rest = rest[1:]
+    if len(rest) != 3 or rest[1] != "for":
+        raise ValueError("bank [<n>] <resource> for <resource>")
+    give, get = RESOURCE.read(rest[:1]), RESOURCE.read(rest[2:])
+    if give == get:
+        raise ValueError("a maritime trade must get a different resource")
+    if rate is not None and rate != state.rates[5 * state.turn + give]:
+        raise ValueError(f"seat {state.turn} does not trade {RESOURCE_NAMES[give]} at {rate}:1")
+    return give, get
+
+
+def _offer_read(words: Sequence[str], whole: bool) -> int:
+    """The offer key ``give ... get ...`` names, when it is in the compact table
+    (``whole`` False) or beyond it (``whole`` True)."""
+    if not words or words[0] != "give" or "get" not in words:
+        raise ValueError("not an offer")
+    cut = words.index("get")
+    key = offer_key(_side(words[1:cut]), _side(words[cut + 1 :]))
+    if key is None:
+        raise ValueError(
+            "an offer gives and asks for at least one card each, with no resource "
+            f"on both sides and at most {MAX_OFFER_KIND} of a kind"
+        )
+    if (key >= NUM_OFFERS) != whole:
+        raise ValueError("the other offer family")
+    return key
+
+
+def _side(words: Sequence[str]) -> tuple[int, ...]:
+    """``2 wool 1 ore`` (a bare resource counts 1) -> counts."""
+    counts = [0] * 5
+    i = 0
+    if not words:
+        raise ValueError("empty side")
+    while i < len(words):
+        k = 1
+        if words[i].isdigit():
+            k = int(words[i])
+            i += 1
+        counts[RESOURCE.read(words[i : i + 1])] += k
+        i += 1
+    return tuple(counts)
+
+
+def _whole_offer_text(values: tuple[int, ...], _state: Any) -> str:
+    key = FREE_OFFER_BASE - OFFER_BASE + values[0]
+    if not is_offer_key(key):
+        raise ValueError("no offer")
+    return offer_text(key)
+
+
+def _steal_text(values: tuple[int, ...], state: Any) -> str:
+    text = f"steal {RESOURCE_NAMES[values[0]]}"
+    if state is not None and state.steal_victim >= 0:
+        text += f" from {state.steal_victim}"
+    return text
+
+
+def _steal_read(words: Sequence[str], _state: Any, _limits: Mapping[str, int]) -> tuple[int, ...]:
+    """``steal <r>`` or ``steal <r> from <seat>`` (the victim is the state's)."""
+    if not words or words[0] != "steal" or len(words) not in (2, 4):
+        raise ValueError("not a steal")
+    if len(words) == 4 and words[2] != "from":
+        raise ValueError(words[2])
+    return (RESOURCE.read(words[1:2]),)
+
+
+_TERM_BASE = 2 * RESOURCE_COUNT + 1  # whole-offer terms: one digit per resource
+SPACE = ActionSpace(
+    [
+        Family("end", "end", also=("end turn",)),
+        Family("roll", "roll"),  # only for a player holding development cards
+        Family("stop", "stop"),  # end road building after the first free road (§19a.3)
+        Family("buy-dev", "buy dev", also=("buy development card",)),
+        Family("knight", "play knight"),  # then ``robber ...``
+        Family("road-building", "play road-building"),  # then up to 2 ``road <path>``
+        Family("year-of-plenty", "play year-of-plenty {cards}", [("cards", _YearOfPlenty())]),
+        Family("monopoly", "play monopoly {resource}", [("resource", RESOURCE)]),
+        Family("accept", "accept"),  # a seat's answer to the offer, in seat order
+        Family("decline", "decline"),
+        Family("cancel", "cancel"),  # the offerer closes the offer without a trade
+        Family("confirm", "trade with {seat}", [("seat", SEAT)]),
+        Family("road", "road {path}", [("path", Number(72))]),
+        Family("settle", "settle {node}", [("node", Number(54))], also=("settlement {node}",)),
+        Family("city", "city {node}", [("node", Number(54))]),
+        # Victim 0 is nobody: ``robber 7``; 1 + seat: ``robber 7 rob 2``.
+        Family(
+            "robber",
+            "robber {hex} {victim}",
+            [("hex", Number(19)), ("victim", OptionalArg("rob", SEAT))],
+        ),
+        Family("discard", "discard {resource}", [("resource", RESOURCE)]),  # one card of a 7
+        Family(
+            "maritime",
+            "bank <rate> {give} for {get}",
+            [("give", RESOURCE), ("get", RESOURCE)],  # give == get: unused ids
+            notation=custom(_bank_text, _bank_read),
+        ),
+        Family(
+            "offer",  # the compact table, ``OFFERS``
+            "give <k> <r> ... get <k> <r> ...",
+            [("offer", Number(NUM_OFFERS))],
+            notation=custom(
+                lambda values, _s: offer_text(values[0]),
+                lambda words, _s, _l: (_offer_read(words, whole=False),),
+            ),
+        ),
+        Family("dice", "dice {sum}", [("sum", Number(11, low=2))]),  # chance: the total
+        Family("draw", "draw {card}", [("card", Names(DEV_NAMES))]),  # chance: a dev card
+        Family(
+            "steal",  # chance: the stolen card
+            "steal {resource} from <victim>",
+            [("resource", RESOURCE)],
+            notation=custom(_steal_text, _steal_read),
+        ),
+        Family("add-give", "add give {resource}", [("resource", RESOURCE)]),  # a draft (§19a.8)
+        Family("add-get", "add get {resource}", [("resource", RESOURCE)]),
+        Family("make-offer", "make offer"),  # offer the draft
+        Family("drop-offer", "drop offer"),  # abandon it (it counts as one of the offers)
+        # Whole offers beyond the compact table, in one id (the one-line notation): never
+        # listed by legal_actions, accepted by is_legal. Terms as one signed count per
+        # resource (+ given, - asked), each in -19..19, written in base 39.
+        Family(
+            "whole-offer",
+            "give <k> <r> ... get <k> <r> ...",
+            [("terms", Number(_TERM_BASE**5))],
+            notation=custom(
+                _whole_offer_text,
+                lambda words, _s, _l: (
+                    _offer_read(words, whole=True) - (FREE_OFFER_BASE - OFFER_BASE),
+                ),
+            ),
+        ),
+    ],
+    phrases=(
+        ("road building", "road-building"),
+        ("year of plenty", "year-of-plenty"),
+        ("victory point", "victory-point"),
+    ),
+)
+
+END_TURN = SPACE.base("end")
+ROLL = SPACE.base("roll")
+STOP_ROADS = SPACE.base("stop")
+BUY_DEV = SPACE.base("buy-dev")
+PLAY_KNIGHT = SPACE.base("knight")
+PLAY_ROAD_BUILDING = SPACE.base("road-building")
+YOP_BASE = SPACE.base("year-of-plenty")  # + index in YOP_CHOICES
+MONOPOLY_BASE = SPACE.base("monopoly")  # + resource
+ACCEPT = SPACE.base("accept")
+DECLINE = SPACE.base("decline")
+CANCEL_TRADE = SPACE.base("cancel")
+CONFIRM_BASE = SPACE.base("confirm")  # + accepting seat
+ROAD_BASE = SPACE.base("road")  # + path
+SETTLE_BASE = SPACE.base("settle")  # + intersection
+CITY_BASE = SPACE.base("city")  # + intersection
+ROBBER_BASE = SPACE.base("robber")  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
+DISCARD_BASE = SPACE.base("discard")  # + resource
+MARITIME_BASE = SPACE.base("maritime")  # + give * 5 + get (give != get)
+OFFER_BASE = SPACE.base("offer")  # + offer index
+DICE_BASE = SPACE.base("dice")  # + sum - 2 (chance)
+DRAW_BASE = SPACE.base("draw")  # + card type (chance)
+STEAL_BASE = SPACE.base("steal")  # + resource (chance)
 # Offer drafts (§19a.8): an offer of any terms built one card at a time.
-DRAFT_GIVE_BASE = STEAL_BASE + 5  # + resource: add one card to give
-DRAFT_GET_BASE = DRAFT_GIVE_BASE + 5  # + resource: add one card to ask for
-DRAFT_MAKE = DRAFT_GET_BASE + 5  # make the drafted offer
-DRAFT_DROP = DRAFT_MAKE + 1  # abandon the draft (it counts as one of the turn's offers)
-NUM_ACTIONS = DRAFT_DROP + 1  # the enumerated action space (legal_actions draws from it)
+DRAFT_GIVE_BASE = SPACE.base("add-give")  # + resource: add one card to give
+DRAFT_GET_BASE = SPACE.base("add-get")  # + resource: add one card to ask for
+DRAFT_MAKE = SPACE.base("make-offer")  # make the drafted offer
+DRAFT_DROP = SPACE.base("drop-offer")  # abandon the draft
+NUM_ACTIONS = SPACE.base("whole-offer")  # the enumerated action space (legal_actions)
 
 # Whole offers beyond the compact table, in one id (the one-line notation): never listed
 # by legal_actions, accepted by is_legal. Terms as one signed count per resource
 # (+ given, - asked), each in -19..19, written in base 39.
 MAX_OFFER_KIND = RESOURCE_COUNT
-_TERM_BASE = 2 * MAX_OFFER_KIND + 1
 FREE_OFFER_BASE = NUM_ACTIONS
-FREE_OFFER_END = FREE_OFFER_BASE + _TERM_BASE**5
+FREE_OFFER_END = SPACE.end
 
 
 def terms_code(terms: list[int] | tuple[int, ...]) -> int:
