@@ -1,94 +1,4 @@
-"""Catan (base game, 3-4 players): the rules engine (shared/rules/catan-facts.md).
-
-Seats 0..n-1 sit clockwise; play passes to seat + 1. Resources are brick,
-lumber, wool, grain, ore (aliases wood, sheep, wheat are read too). Hexes,
-intersections and paths are numbered as ``games.catan.board.render_map()``
-prints them (``gamehost board catan``); ``games.catan.view.render_view``
-draws a CatanView the same way with its pieces.
-
-Notation (one line per action id; ids in ``rules.py``):
-
-    settle <node>                   settlement (set-up or bought), e.g. ``settle 12``
-    road <path>                     road (set-up, bought, or free from road building)
-    city <node>                     upgrade one's settlement
-    roll                            roll the dice (offered only to a player holding
-                                    development cards; otherwise the dice come at once)
-    end                             end the turn
-    buy dev                         buy a development card
-    play knight                     then ``robber ...``
-    play road-building              then up to 2 ``road <path>``; ``stop`` after the first
-    stop                            end road building after the first free road (§19a.3)
-    play year-of-plenty <r> [<r>]   two cards (one only when the bank holds one card)
-    play monopoly <r>
-    discard <r>                     one card of a 7 discard; repeated until half is gone
-    robber <hex> [rob <seat>]       move the robber, naming the victim when anyone
-                                    next to the hex holds cards (a victim must then be named)
-    bank <n> <r> for <r2>           maritime trade at the player's rate n (4, 3 or 2)
-    give <k> <r> [<k> <r> ...] get <k> <r> [<k> <r> ...]
-                                    domestic offer of any terms (§19a.8), e.g.
-                                    ``give 2 wool get 1 ore``, ``give 3 wool get 1 ore``
-    add give <r> | add get <r>      draft an offer one card at a time (§19a.8)
-    make offer | drop offer         offer the draft / abandon it (counts as an offer)
-    accept | decline                a seat's answer to the offer, in seat order
-    trade with <seat> | cancel      the offerer closes the offer
-    dice <sum>                      chance: the dice total, 2..12
-    draw <card>                     chance: the development card bought (buyer only;
-                                    others see ``draw ?``); cards are knight,
-                                    road-building, year-of-plenty, monopoly, victory-point
-    steal <r> from <seat>           chance: the stolen card (thief and victim only;
-                                    others see ``steal ? from <seat>``)
-
-Decisions for the open points (§19a is fixed; these are the engine's own):
-- Discards on a 7 are one card per action, seats in turn order from the roller;
-  each discarding seat is ``current_player()`` while it discards. They are
-  simultaneous in effect (§19a.9): each card is set aside (``discard_pending``),
-  the action's audience is the discarding seat alone (others see ``discard ?``),
-  hands, hidden-card tracking and the bank change only when the last affected
-  seat has discarded, and then for every seat together.
-- When a player holds no development card the turn goes straight to the dice
-  (that count is public); after a development card played before the roll,
-  the dice come at once, since rolling is then the only thing left to do.
-- A robber move names a victim only among adjacent opponents holding cards;
-  if there is one, a victim must be named (§11.4, E11).
-- Year of plenty (§19a.1): a pair when the bank holds 2+ cards; a single card
-  only when the bank holds exactly 1; not playable with an empty bank.
-- Domestic trade (§19a.4): an offer that every other seat declined may not be
-  repeated that turn; when nobody accepts the offer closes by itself.
-- Offers of any terms (§19a.8), and how the action space stays small: offers
-  of 1-2 cards a side keep one listed id each (``R.OFFERS``). Larger offers
-  are listed only as small steps: ``add give <r>`` starts a draft, then
-  ``add give <r>`` / ``add get <r>`` extend it (``draft``: + given, - asked per resource), ``make offer``
-  (only for terms outside the compact table, so each offer has one path) and
-  ``drop offer`` (it counts as one of the turn's 3 offers, so drafting cannot
-  loop). The one-line notation of a larger offer parses to a single id of its
-  own (``R.FREE_OFFER_BASE`` + the terms in base 39, below 2**31): never
-  listed by ``legal_actions`` but accepted by ``is_legal`` (and so by
-  ``apply_action`` and the service) when the same offer could be made now.
-  An offer's key (``self.offer``, ``declined``) is its id - ``OFFER_BASE``,
-  whichever way it was made; ``R.offer_terms`` reads any key.
-- Turn cap (§19a.5): ``turn_limit`` counts normal turns; when that many have
-  ended the game ends and the seats with the most VP (cards included) share.
-- Hidden information: development cards in hand, the deck and a stolen
-  card's identity are private; counts are public. Resource hands are public
-  record except for stolen cards: each seat's hand is shown as known counts
-  plus a number of unknown cards (the stolen cards, and after being robbed the
-  victim's cards that may be the stolen one). Spending, discarding, offering
-  or accepting reveals cards from that unknown part as far as they must have
-  come from it. ``determinize`` deals the unknown cards and others'
-  development cards again from the unseen pools.
-- At the end (terminal) every hand is shown.
-- Beginner board (option ``board=beginner``): the hex/number layout of §6;
-  harbors at the standard spots with a fixed type assignment of our own
-  (``BEGINNER_HARBORS``: the facts file has not transcribed the printed one);
-  no pre-placed pieces: the normal snake set-up, starting player from the seed.
-- Random boards: terrain and harbor types shuffled; tokens along the A-R
-  spiral from a random outer corner in a random direction (``tokens=spiral``)
-  or shuffled with re-draws until no 6/8 touch (``tokens=shuffled``); every
-  board is checked for touching reds either way.
-
-The dev deck is held as counts per type (draws are chance nodes), so the
-initial state is fully public.
-"""
+"""Catan's rules engine, 3-4 players; notation and design: docs/games/catan-engine.md."""
 
 from __future__ import annotations
 
@@ -111,6 +21,7 @@ from games.base import (
 )
 from games.catan import board as B
 from games.catan import rules as R
+from games.copying import cloned
 
 INFO = GameInfo(
     name="catan",
@@ -162,6 +73,10 @@ _EDGE_NODE_MASK = B.EDGE_NODE_MASK
 _longest_road = B.longest_road
 
 _VP = R.VICTORY_POINT
+_ROAD_COST = R.ROAD_COST
+_SETTLEMENT_COST = R.SETTLEMENT_COST
+_CITY_COST = R.CITY_COST
+_DEV_COST = R.DEV_COST
 _ROAD_BASE = R.ROAD_BASE
 _SETTLE_BASE = R.SETTLE_BASE
 _CITY_BASE = R.CITY_BASE
@@ -217,7 +132,76 @@ _OFFERS_BY_CAP = _offer_lists()
 _CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 
+@cloned(
+    # The board tuples are immutable and shared between clones.
+    shared=(
+        "hex_terrain",
+        "hex_number",
+        "harbor_type",
+        "num_hexes",
+        "node_harbor",
+        "board_kind",
+        "tokens_kind",
+        "n",
+        "turn",
+        "actor",
+        "phase",
+        "start_seat",
+        "turn_no",
+        "turn_limit",
+        "occupied",
+        "free_nodes",
+        "edges_used",
+        "lr_holder",
+        "la_holder",
+        "robber",
+        "dice",
+        "rolled",
+        "dev_played",
+        "free_roads",
+        "free_placed",
+        "discard_left",
+        "steal_victim",
+        "setup_index",
+        "setup_node",
+        "offers_made",
+        "offer",
+    ),
+    lists=(
+        "hand",
+        "hidden",
+        "dev",
+        "dev_new",
+        "dev_count",
+        "bank",
+        "deck",
+        "played",
+        "node_owner",
+        "node_city",
+        "edge_owner",
+        "settle_mask",
+        "city_mask",
+        "road_mask",
+        "road_nodes",
+        "road_cand",
+        "roads_left",
+        "settles_left",
+        "cities_left",
+        "rates",
+        "vp",
+        "road_len",
+        "knights",
+        "discard_queue",
+        "discard_pending",
+        "declined",
+        "draft",
+        "answers",
+        "winners",
+    ),
+)
 class CatanState(State):
+    """A Catan game: hands and pieces as flat per-seat lists and bit masks (for speed)."""
+
     info: ClassVar[GameInfo] = INFO
 
     __slots__ = (
@@ -762,12 +746,12 @@ class CatanState(State):
         if phase == _MAIN:
             if action >= _ROAD_BASE:
                 if action < _SETTLE_BASE:
-                    self._pay(self.turn, 1, 1, 0, 0, 0)
+                    self._pay(self.turn, _ROAD_COST)
                     self._place_road(self.turn, action - _ROAD_BASE)
                     self._check_win(self.turn)
                 elif action < _CITY_BASE:
                     p = self.turn
-                    self._pay(p, 1, 1, 1, 1, 0)
+                    self._pay(p, _SETTLEMENT_COST)
                     self._place_settlement(p, action - _SETTLE_BASE)
                     self._check_win(p)
                 elif action < _ROBBER_BASE:
@@ -784,7 +768,7 @@ class CatanState(State):
             elif action == R.END_TURN:
                 self._end_turn()
             elif action == R.BUY_DEV:
-                self._pay(self.turn, 0, 0, 1, 1, 1)
+                self._pay(self.turn, _DEV_COST)
                 self.phase = R.DRAW_DEV
                 self.actor = CHANCE
             else:
@@ -826,12 +810,14 @@ class CatanState(State):
             raise IllegalActionError("the game is over")
 
     # ------------------------------------------------------------------ effects
-    def _pay(self, p: int, brick: int, lumber: int, wool: int, grain: int, ore: int) -> None:
+    def _pay(self, p: int, cost: tuple[int, ...]) -> None:
+        """Seat p pays ``cost`` (one of the cost tables) to the bank."""
         b = 5 * p
         h = self.hand
         bank = self.bank
         hid = self.hidden
-        for r, k in ((0, brick), (1, lumber), (2, wool), (3, grain), (4, ore)):
+        for r in _RANGE5:
+            k = cost[r]
             if k:
                 left = h[b + r] - k
                 h[b + r] = left
@@ -860,7 +846,7 @@ class CatanState(State):
 
     def _build_city(self, v: int) -> None:
         p = self.turn
-        self._pay(p, 0, 0, 0, 2, 3)
+        self._pay(p, _CITY_COST)
         bit = 1 << v
         self.settle_mask[p] &= ~bit
         self.city_mask[p] |= bit
@@ -1359,70 +1345,6 @@ class CatanState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
-    def clone(self) -> CatanState:
-        new = _new_state()
-        new.hex_terrain = self.hex_terrain
-        new.hex_number = self.hex_number
-        new.harbor_type = self.harbor_type
-        new.num_hexes = self.num_hexes
-        new.node_harbor = self.node_harbor
-        new.board_kind = self.board_kind
-        new.tokens_kind = self.tokens_kind
-        new.n = self.n
-        new.turn = self.turn
-        new.actor = self.actor
-        new.phase = self.phase
-        new.start_seat = self.start_seat
-        new.turn_no = self.turn_no
-        new.turn_limit = self.turn_limit
-        new.hand = self.hand[:]
-        new.hidden = self.hidden[:]
-        new.dev = self.dev[:]
-        new.dev_new = self.dev_new[:]
-        new.dev_count = self.dev_count[:]
-        new.bank = self.bank[:]
-        new.deck = self.deck[:]
-        new.played = self.played[:]
-        new.node_owner = self.node_owner[:]
-        new.node_city = self.node_city[:]
-        new.edge_owner = self.edge_owner[:]
-        new.settle_mask = self.settle_mask[:]
-        new.city_mask = self.city_mask[:]
-        new.road_mask = self.road_mask[:]
-        new.road_nodes = self.road_nodes[:]
-        new.road_cand = self.road_cand[:]
-        new.occupied = self.occupied
-        new.free_nodes = self.free_nodes
-        new.edges_used = self.edges_used
-        new.roads_left = self.roads_left[:]
-        new.settles_left = self.settles_left[:]
-        new.cities_left = self.cities_left[:]
-        new.rates = self.rates[:]
-        new.vp = self.vp[:]
-        new.road_len = self.road_len[:]
-        new.knights = self.knights[:]
-        new.lr_holder = self.lr_holder
-        new.la_holder = self.la_holder
-        new.robber = self.robber
-        new.dice = self.dice
-        new.rolled = self.rolled
-        new.dev_played = self.dev_played
-        new.free_roads = self.free_roads
-        new.free_placed = self.free_placed
-        new.discard_queue = self.discard_queue[:]
-        new.discard_left = self.discard_left
-        new.discard_pending = self.discard_pending[:]
-        new.steal_victim = self.steal_victim
-        new.setup_index = self.setup_index
-        new.setup_node = self.setup_node
-        new.offers_made = self.offers_made
-        new.declined = self.declined[:]
-        new.offer = self.offer
-        new.draft = self.draft[:]
-        new.answers = self.answers[:]
-        new.winners = self.winners[:]
-        return new
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
@@ -1547,10 +1469,6 @@ class CatanState(State):
                     return s
             raise CorruptStateError("an offer with every answer in is still waiting")
         return self.turn
-
-
-def _new_state() -> CatanState:
-    return CatanState.__new__(CatanState)
 
 
 class Catan(Game):

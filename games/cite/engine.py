@@ -46,6 +46,7 @@ from games.checks import (
     require_fields,
 )
 from games.cite import rules as R
+from games.copying import cloned
 
 INFO = GameInfo(
     name="cite",
@@ -58,7 +59,26 @@ INFO = GameInfo(
 )
 
 
+@cloned(
+    shared=("n", "phase", "turn", "actor", "to_draw", "round", "round_limit", "levied"),
+    lists=(
+        "standing",
+        "granary",
+        "outpost",
+        "deck",
+        "discard",
+        "hand",
+        "drawn",
+        "deal_order",
+        "resolve_order",
+        "spoils",
+        "winners",
+    ),
+    nested=("gauges",),
+)
 class CiteState(State):
+    """A Cité game: per-city gauges and structures, the deck as counts, the turn's step."""
+
     info: ClassVar[GameInfo] = INFO
 
     __slots__ = (
@@ -618,30 +638,6 @@ class CiteState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
-    def clone(self) -> CiteState:
-        new = CiteState.__new__(CiteState)
-        new.n = self.n
-        new.gauges = [list(g) for g in self.gauges]
-        new.standing = list(self.standing)
-        new.granary = list(self.granary)
-        new.outpost = list(self.outpost)
-        new.deck = list(self.deck)
-        new.discard = list(self.discard)
-        new.hand = list(self.hand)
-        new.drawn = list(self.drawn)
-        new.phase = self.phase
-        new.turn = self.turn
-        new.actor = self.actor
-        new.to_draw = self.to_draw
-        new.deal_order = list(self.deal_order)
-        new.resolve_order = list(self.resolve_order)
-        new.spoils = list(self.spoils)
-        new.round = self.round
-        new.round_limit = self.round_limit
-        new.levied = self.levied
-        new.winners = list(self.winners)
-        return new
-
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 
