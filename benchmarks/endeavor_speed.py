@@ -30,7 +30,7 @@ def playouts(games: int, players: int, checked: bool) -> tuple[float, int]:
         apply = state.apply_action if checked else state.apply_unchecked
         choice = rng.choice
         actions = 0
-        while state.cur >= 0:  # not terminal (the game has no chance nodes)
+        while state.to_move >= 0:  # not terminal (the game has no chance nodes)
             apply(choice(state.legal_actions()))
             actions += 1
         total_actions += actions

@@ -1,4 +1,10 @@
-"""Pure rules engines. Nothing here does I/O or imports the service edges."""
+"""Pure rules engines: no I/O, no clocks, no global randomness; observations as plain data.
+
+May import: the standard library and ``games`` itself, nothing else (no protobuf, no
+``bots``, ``services`` or ``gamehost``). Inside, imports point one way: ``base`` <-
+``checks``, ``copying``, ``actions`` <- each game package (``cite``, ``catan``,
+``endeavor``, which never import one another).
+"""
 
 from __future__ import annotations
 

@@ -54,7 +54,9 @@ class Arg(Protocol):
 
     size: int
 
-    def show(self, value: int) -> str: ...
+    def show(self, value: int) -> str:
+        """The words of ``value``."""
+        ...
 
     def read(self, words: Sequence[str]) -> int:
         """The value ``words`` name; ValueError when they name none."""
@@ -139,11 +141,15 @@ class Notation(Protocol):
     something the id does not hold; ``limits`` caps arguments by name (see ``parse``).
     """
 
-    def show(self, values: tuple[int, ...], context: Any) -> str: ...
+    def show(self, values: tuple[int, ...], context: Any) -> str:
+        """The text of an id with these argument values; ValueError for an unused id."""
+        ...
 
     def read(
         self, words: Sequence[str], context: Any, limits: Mapping[str, int]
-    ) -> tuple[int, ...]: ...
+    ) -> tuple[int, ...]:
+        """The argument values ``words`` name; ValueError when they name none."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,9 @@ class Template:
     also: tuple[str, ...] = ()
 
     def show(self, values: tuple[int, ...], context: Any = None) -> str:
-        shown = {name: arg.show(v) for (name, arg), v in zip(self.args.items(), values, strict=True)}
+        shown = {
+            name: arg.show(v) for (name, arg), v in zip(self.args.items(), values, strict=True)
+        }
         return " ".join(word for word in self.text.format(**shown).split())
 
     def read(
@@ -218,16 +226,19 @@ class Family:
 
     @property
     def sizes(self) -> tuple[int, ...]:
+        """Each argument's range size, in id order."""
         return tuple(arg.size for _name, arg in self.args)
 
     @property
     def size(self) -> int:
+        """How many ids the family takes."""
         total = 1
         for size in self.sizes:
             total *= size
         return total
 
     def writer(self) -> Notation:
+        """The family's notation: its own, or the template's."""
         return self.notation or Template(self.template, dict(self.args), self.also)
 
 
@@ -262,6 +273,7 @@ class ActionSpace:
         return self._bases[self._by_name[name]]
 
     def family(self, name: str) -> Family:
+        """The declared family ``name``."""
         return self.families[self._by_name[name]]
 
     def encode(self, name: str, *values: int) -> int:
@@ -285,6 +297,7 @@ class ActionSpace:
         return family.name, _digits(action - self._bases[index], family.sizes)
 
     def contains(self, action: Any) -> bool:
+        """Whether ``action`` is an int id of this space."""
         return type(action) is int and self.start <= action < self.end
 
     def _index(self, action: int) -> int:
@@ -301,7 +314,10 @@ class ActionSpace:
         return self._writers[index].show(values, context)
 
     def parse(
-        self, text: str | Sequence[str], context: Any = None, limits: Mapping[str, int] | None = None
+        self,
+        text: str | Sequence[str],
+        context: Any = None,
+        limits: Mapping[str, int] | None = None,
     ) -> int:
         """The id ``text`` names: words are lower-cased and ``phrases`` rewritten, then
         each family is tried in order. ``limits`` caps arguments by name (exclusive),

@@ -62,6 +62,7 @@ class OptionBounds:
     choices: tuple[str, ...] = ()
 
     def check(self, key: str, value: Any) -> None:
+        """Raise OptionsError when ``value`` is outside the bounds."""
         if self.choices and str(value).strip().lower() not in self.choices:
             raise OptionsError(
                 f"option {key!r} is one of {', '.join(self.choices)}, not {quote_input(value)}"
@@ -99,9 +100,11 @@ class State(ABC):
         """The seat to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
 
     def is_terminal(self) -> bool:
+        """Whether the game is over."""
         return self.current_player() == TERMINAL
 
     def is_chance_node(self) -> bool:
+        """Whether chance (dice, a draw) moves next."""
         return self.current_player() == CHANCE
 
     # --- actions --------------------------------------------------------
@@ -204,10 +207,12 @@ class State(ABC):
         """Rebuild from ``to_dict`` output, validating it (raise CorruptStateError)."""
 
     def to_bytes(self) -> bytes:
+        """Compact JSON of ``to_dict``."""
         return json.dumps(self.to_dict(), separators=(",", ":")).encode()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> State:
+        """Rebuild from ``to_bytes`` output; any defect is a CorruptStateError."""
         try:
             raw = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -248,6 +253,7 @@ class Game(ABC):
 
     @classmethod
     def check_players(cls, players: int) -> None:
+        """Raise OptionsError for a player count the game does not take."""
         if not cls.info.min_players <= players <= cls.info.max_players:
             raise OptionsError(
                 f"{cls.info.name} takes {cls.info.min_players}-{cls.info.max_players} "

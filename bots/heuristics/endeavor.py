@@ -29,7 +29,7 @@ def scores(state: EndeavorState) -> list[float]:
     if state.phase == R.OVER:
         return [float(v) for v in state.scores]
     future = (D.ROUNDS - state.round + 1) / D.ROUNDS
-    trk = state.trk
+    trk = state.track_values
     out = []
     for s in range(n):
         glory = sum(score_lines(state, s).values())

@@ -33,7 +33,6 @@ def _hex_centres() -> tuple[tuple[int, int], ...]:
 
 
 HEX_CENTRE = _hex_centres()
-HEX_ROWCOL = tuple((r, c) for r, n in enumerate(ROW_LENGTHS) for c in range(n))
 
 
 def _build():

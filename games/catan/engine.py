@@ -375,6 +375,7 @@ class CatanState(State):
         return (self.start_seat + k) % n
 
     def actual_vp(self, seat: int) -> int:
+        """Victory points with the seat's hidden victory-point cards."""
         return self.vp[seat] + self.dev[5 * seat + _VP]
 
     def _start_turn(self) -> None:
@@ -1472,6 +1473,8 @@ class CatanState(State):
 
 
 class Catan(Game):
+    """The Catan game type: its facts and new games from a seed."""
+
     info: ClassVar[GameInfo] = INFO
     state_class: ClassVar[type[State]] = CatanState
 

@@ -333,6 +333,7 @@ FREE_OFFER_END = SPACE.end
 
 
 def terms_code(terms: list[int] | tuple[int, ...]) -> int:
+    """Signed terms (+ given, - asked per resource) as one base-39 number."""
     code = 0
     for r in range(4, -1, -1):
         code = code * _TERM_BASE + terms[r] + MAX_OFFER_KIND
@@ -340,6 +341,7 @@ def terms_code(terms: list[int] | tuple[int, ...]) -> int:
 
 
 def code_terms(code: int) -> list[int]:
+    """The signed terms of a ``terms_code`` number."""
     terms = []
     for _ in range(5):
         code, digit = divmod(code, _TERM_BASE)
@@ -371,6 +373,7 @@ def offer_terms(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def is_offer_key(key: int) -> bool:
+    """Whether ``key`` is an offer key in its one canonical form."""
     if 0 <= key < NUM_OFFERS:
         return True
     if not FREE_OFFER_BASE - OFFER_BASE <= key < FREE_OFFER_END - OFFER_BASE:
@@ -384,9 +387,11 @@ DICE_OUTCOMES = tuple((DICE_BASE + s - 2, DICE_WAYS[s] / 36) for s in range(2, 1
 
 
 def offer_text(index: int) -> str:
+    """The notation of an offer key: ``give <k> <r> ... get <k> <r> ...``."""
     give, get = offer_terms(index)
     return f"give {side_text(give)} get {side_text(get)}"
 
 
 def side_text(counts: tuple[int, ...]) -> str:
+    """One side of an offer as text, e.g. ``2 wool 1 ore``."""
     return " ".join(f"{c} {RESOURCE_NAMES[r]}" for r, c in enumerate(counts) if c)

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.base import CorruptStateError
-from games.checks import checked_bool, checked_choice, checked_int, checked_ints
 from games.catan import board as B
 from games.catan import rules as R
+from games.checks import checked_bool, checked_choice, checked_int, checked_ints
 
 
 def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat checklist
+    """A ``CatanState`` (``cls``) rebuilt from ``to_dict`` output, every field checked."""
     if not isinstance(data, Mapping):
         raise CorruptStateError("Catan state data must be an object")
     try:

@@ -1,22 +1,4 @@
-"""Cité: the rules engine (shared/rules/cite.md).
-
-Notation (one line per action id, see ``rules.py`` for the ids):
-
-    no levy | levy                       step 3, the turn's city
-    store wheat | store army             step 4, one unit into granary / outpost
-    empty granary | done                 step 4
-    deal <card> to <seat>                step 5, the turn's city gives a drawn card
-    play | discard                       step 6, the resolving city's card
-    attack <seat>                        step 6, playing a Good war on a neighbour
-    take gold | take wheat               the war winner's spoils
-    roll <face> | draw <card>            chance outcomes (die faces, card draws)
-
-Cards: granary, good-war, outpost, allegiance, hospital, fire, barbarians,
-civil-war, land-of-welcome. Faces: harvest, commerce, plague, hail, medicine.
-
-The deck is held as counts per card: each draw is a chance node whose outcome
-probabilities are those counts, so the deck order never needs to exist.
-"""
+"""Cité's rules engine, 2-6 players; notation and design: docs/games/cite-engine.md."""
 
 from __future__ import annotations
 
@@ -683,6 +665,8 @@ class CiteState(State):
 
 
 class Cite(Game):
+    """The Cité game type: its facts and new games."""
+
     info: ClassVar[GameInfo] = INFO
     state_class: ClassVar[type[State]] = CiteState
 
@@ -697,4 +681,3 @@ class Cite(Game):
         state = CiteState(players, opts["round_limit"])
         state._start_turn()
         return state
-

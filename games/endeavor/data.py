@@ -1,4 +1,4 @@
-"""Endeavor's fixed data, in one place (shared/rules/endeavor-facts.md §2-§7).
+"""Endeavor's fixed data, in one place (the facts' §2-§7; rules: docs/games/endeavor.md).
 
 Every table here is plain Python so the engine imports it with no I/O. The tests in
 ``tests/games/endeavor/test_data.py`` check each count against the facts file.

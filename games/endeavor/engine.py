@@ -1,61 +1,4 @@
-"""Endeavor (2009 base game, 3-5 players): the rules engine (shared/rules/endeavor-facts.md).
-
-There is no hidden information after set-up and no chance after it either: ``new_game``
-places the 95 trade tokens and picks the first player from its seed, and the initial
-state is public. ``determinize`` therefore returns a clone.
-
-Flow of a round (the crown holder starts every phase, play goes clockwise = seat + 1):
-Build (each player takes one tile) -> Growth (automatic) -> Salary (each player picks
-which buildings to free, one decision per marker, skipped when there is no real choice)
--> Action (turns until everyone has passed) -> the crown passes left. The game ends after
-round 7, the round in which the 8th building space fills.
-
-Notation (case-insensitive; spaces inside names may be written as hyphens):
-
-    pass                              end your Action phase (card-limit discards come once
-                                      everyone has passed)
-    done                              skip the second half of a "+" action
-    build <Building>                  e.g. ``build Docks``, ``build Guild-Hall``
-    salary <Building>                 Salary phase: the marker on a <Building> comes back
-    discard <card>                    e.g. ``discard africa-3``, ``discard far-east-governor``,
-                                      ``discard slavery-0``, ``discard mediterranean-5``
-    <sub-action> with <source>        a turn's action, e.g. ``ship africa with Shipyard``,
-                                      ``occupy europe-3 with Colonial-House``,
-                                      ``attack india-1 with Fortress``,
-                                      ``draw far-east with ship-draw-token``,
-                                      ``pay Shipyard with Exchange``
-    <sub-action>                      the optional second half of a "+" action (Docks,
-                                      Cartographer, Trade Office), e.g. ``occupy caribbean-2``
-
-Sub-actions: ``ship <region>``, ``occupy <city>``, ``attack <city>``, ``draw <deck>``,
-``pay <Building>``. Regions: europe, africa, south-america, caribbean, north-america, india,
-far-east. Cities: ``<region>-<n>`` numbered from 0 as in the facts file (``caribbean-2`` is
-CA2; the facts' codes such as ``CA2`` are accepted too). Decks: mediterranean, slavery and
-the six outer regions. Sources: a building name, or ``ship-draw-token``,
-``occupy-draw-token``, ``attack-token``, ``payment-token``. In the Action phase a sub-action
-written without ``with`` is accepted when exactly one source could perform it.
-
-Decisions made where the facts leave room (see also the facts file §13a):
-
-* Salary returns markers compulsorily, up to the salary number (returning is never worse);
-  only which buildings is chosen, and only when the choice matters.
-* An action must perform at least one half: a building with no feasible action cannot be
-  activated, a token cannot be spent for nothing.
-* Card slots are not tracked: a holding is legal when some arrangement fits the slots, and
-  at scoring the Free Governor slot counts as empty when the held cards fit without it.
-* The card limit is checked only once everyone has passed (facts §13a D10): then each
-  player over its limit discards, in turn order from the first player (a discarded card
-  with Politics icons can lower the limit again: the player keeps discarding). A Governor
-  awarded after a player passed raises that player's limit before the check.
-* A "+" action whose second half is impossible ends at once (no ``done`` to type); a
-  player who could take no tile at all would skip the Build (45 tiles make it unreachable).
-* Facts §13a: track glory pushes forward by default (option ``track_glory=round-down``);
-  tracks keep raw sums, level and glory use min(sum, 15) (D2); ties share the win (D3);
-  a Governor may sit in a regular slot (D4); with nothing at or below your building level
-  you take from the lowest level above that has tiles (D5); Payment may free any building
-  but itself (D6); Docks may be used only to Occupy, in Europe too (D7); no cap beside full
-  tracks (D8); a token gained in an action is spent on a later turn (D9).
-"""
+"""Endeavor's rules engine, 3-5 players; flow, notation and design: docs/games/endeavor-engine.md."""
 
 from __future__ import annotations
 
@@ -74,8 +17,12 @@ from games.base import (
     State,
     shared_win,
 )
+from games.copying import cloned
 from games.endeavor import data as D
 from games.endeavor import rules as R
+from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit, level
+from games.endeavor.scoring import final_scores, score_lines
+from games.endeavor.validate import load_state
 
 TRACK_GLORY_OPTIONS = ("push-forward", "round-down")
 
@@ -102,7 +49,6 @@ TRACK_LENGTH = D.TRACK_LENGTH
 TRACK_OFFSET = D.TRACK_OFFSET
 DECK_REGION = D.DECK_REGION
 CARD_ICONS = D.CARD_ICONS
-LEVEL = D.TRACK_LEVEL
 SOURCE_KINDS = R.SOURCE_KINDS
 SOURCE_COMBO = R.SOURCE_COMBO
 ACTIVATABLE = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
@@ -116,12 +62,47 @@ FACE_DOWN = R.LOC_FACE_DOWN
 DOCKS = D.BUILDING_NAMES.index("Docks")
 
 
-def level(value: int) -> int:
-    """Track level 1-5 of a raw track value (values above 15 count as 15)."""
-    return LEVEL[value if value < 15 else 15]
-
-
+@cloned(
+    shared=(
+        "n",
+        "round_down",
+        "round",
+        "crown",
+        "phase",
+        "to_move",
+        "step",
+        "salary_left",
+        "pending",
+        "pending_target",
+        "abolished",
+        "passed_count",
+    ),
+    lists=(
+        "passed",
+        "track_values",
+        "supply",
+        "harbor",
+        "owned",
+        "used",
+        "building_supply",
+        "city_owner",
+        "space_token",
+        "shipping_track",
+        "beside_track",
+        "blue_tokens",
+        "brown_tokens",
+        "spent_tokens",
+        "card_location",
+        "scores",
+        "winners",
+        "track_fill",
+        "presence",
+        "deck_mask",
+    ),
+)
 class EndeavorState(State):
+    """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
+
     info: ClassVar[GameInfo] = INFO
 
     # Serialized fields (to_dict), then fields derived from them (rebuilt by from_dict).
@@ -131,31 +112,31 @@ class EndeavorState(State):
         "round",
         "crown",
         "phase",
-        "cur",
+        "to_move",
         "step",
         "salary_left",
-        "pend",
-        "pend_arg",
+        "pending",
+        "pending_target",
         "passed",
-        "trk",
+        "track_values",
         "supply",
         "harbor",
         "owned",
         "used",
-        "bsupply",
-        "city",
-        "space_tok",
-        "track",
-        "overflow",
-        "blue",
-        "brown",
-        "spent",
-        "card_loc",
+        "building_supply",
+        "city_owner",
+        "space_token",
+        "shipping_track",
+        "beside_track",
+        "blue_tokens",
+        "brown_tokens",
+        "spent_tokens",
+        "card_location",
         "abolished",
         "scores",
         "winners",
     )
-    __slots__ = (*_FIELDS, "fill", "presence", "deck_mask", "npassed")
+    __slots__ = (*_FIELDS, "track_fill", "presence", "deck_mask", "passed_count")
 
     def __init__(self, players: int, round_down: bool = False) -> None:
         n = players
@@ -164,36 +145,36 @@ class EndeavorState(State):
         self.round = 1
         self.crown = 0
         self.phase = R.BUILD
-        self.cur = 0
+        self.to_move = 0
         self.step = 0  # position in turn order during Build / Salary
         self.salary_left = 0  # payments the Salary player still makes
-        self.pend = R.PEND_NONE  # second half of a "+" action on offer
-        self.pend_arg = 0  # its region or deck
+        self.pending = R.PEND_NONE  # second half of a "+" action on offer
+        self.pending_target = 0  # its region or deck
         self.passed = [False] * n
-        self.trk = [0] * (n * 4)  # raw status track values (may exceed 15)
+        self.track_values = [0] * (n * TRACKS_PER_SEAT)  # raw status track values (may exceed 15)
         self.supply = [D.MARKERS] * n
         self.harbor = [0] * n
         self.owned = [0] * (n * NB)  # buildings owned by type
         self.used = [0] * (n * NB)  # of those, how many carry a marker
         for s in range(n):
             self.owned[s * NB + D.COLONIAL_HOUSE] = 1
-        self.bsupply = list(D.BUILDING_SUPPLY)
-        self.city = [-1] * NC  # occupying seat
-        self.space_tok = [D.NO_TOKEN] * D.NUM_SPACES  # token still lying on each space
-        self.track = [-1] * D.NUM_TRACK_SPACES  # seat on each shipping-track space
-        self.overflow = [0] * (n * NR)  # markers beside full tracks
-        self.blue = [0] * (n * 4)  # unspent blue tokens in the harbor, by type - 4
-        self.brown = [0] * (n * 4)  # brown tokens gained, by type
-        self.spent = [0] * 4  # blue tokens spent (out of the game), by type - 4
-        self.card_loc = [R.LOC_DECK] * D.NUM_CARDS
+        self.building_supply = list(D.BUILDING_SUPPLY)
+        self.city_owner = [-1] * NC  # occupying seat
+        self.space_token = [D.NO_TOKEN] * D.NUM_SPACES  # token still lying on each space
+        self.shipping_track = [-1] * D.NUM_TRACK_SPACES  # seat on each shipping-track space
+        self.beside_track = [0] * (n * NR)  # markers beside full tracks
+        self.blue_tokens = [0] * (n * 4)  # unspent blue tokens in the harbor, by type - 4
+        self.brown_tokens = [0] * (n * 4)  # brown tokens gained, by type
+        self.spent_tokens = [0] * 4  # blue tokens spent (out of the game), by type - 4
+        self.card_location = [R.LOC_DECK] * D.NUM_CARDS
         self.abolished = False
         self.scores: list[int] = []
         self.winners: list[int] = []
         # Derived.
-        self.fill = [0] * NR  # filled spaces per track
+        self.track_fill = [0] * NR  # filled spaces per track
         self.presence = [0] * (n * NR)  # Europe: cities; outer: cities + track + beside
         self.deck_mask = [FULL_DECK] * D.NUM_DECKS  # bit p: the card at position p is there
-        self.npassed = 0
+        self.passed_count = 0
 
     # ------------------------------------------------------------------ turn flow
     @property
@@ -201,7 +182,7 @@ class EndeavorState(State):
         return self.n
 
     def current_player(self) -> int:
-        return self.cur
+        return self.to_move
 
     def _start_round(self) -> None:
         self.step = 0
@@ -212,8 +193,8 @@ class EndeavorState(State):
         owned = self.owned
         base = s * NB
         has5 = owned[base + 13] or owned[base + 14] or owned[base + 15]
-        bsupply = self.bsupply
-        lv = level(self.trk[s * 4 + D.INDUSTRY])
+        bsupply = self.building_supply
+        lv = self.track_level(s, D.INDUSTRY)
         opts = [
             t
             for t in range(1, NB)
@@ -236,7 +217,7 @@ class EndeavorState(State):
             s = (self.crown + self.step) % n
             if self.build_options(s):
                 self.phase = R.BUILD
-                self.cur = s
+                self.to_move = s
                 return
             self.step += 1  # no tile can be taken (never happens with 45 tiles)
         self._growth()
@@ -245,7 +226,7 @@ class EndeavorState(State):
 
     def _growth(self) -> None:
         for s in range(self.n):
-            grow = level(self.trk[s * 4 + D.CULTURE]) + 1
+            grow = self.track_level(s, D.CULTURE) + 1
             if grow > self.supply[s]:
                 grow = self.supply[s]
             self.supply[s] -= grow
@@ -255,10 +236,10 @@ class EndeavorState(State):
         n = self.n
         while self.step < n:
             s = (self.crown + self.step) % n
-            pay = level(self.trk[s * 4 + D.FINANCE])
+            pay = self.track_level(s, D.FINANCE)
             if self._salary_needs_choice(s, pay):
                 self.phase = R.SALARY
-                self.cur = s
+                self.to_move = s
                 self.salary_left = pay
                 return
             self.step += 1
@@ -291,23 +272,23 @@ class EndeavorState(State):
     def _start_actions(self) -> None:
         self.phase = R.ACTION
         self.passed = [False] * self.n
-        self.npassed = 0
-        self.cur = self.crown
+        self.passed_count = 0
+        self.to_move = self.crown
 
     def _next_turn(self) -> None:
-        self.pend = R.PEND_NONE
-        self.pend_arg = 0
-        if self.npassed == self.n:
+        self.pending = R.PEND_NONE
+        self.pending_target = 0
+        if self.passed_count == self.n:
             self._end_action_phase()
             return
         n = self.n
-        s = self.cur
+        s = self.to_move
         passed = self.passed
         while True:
             s = (s + 1) % n
             if not passed[s]:
                 break
-        self.cur = s
+        self.to_move = s
         self.phase = R.ACTION
 
     def _end_action_phase(self) -> None:
@@ -318,7 +299,7 @@ class EndeavorState(State):
             s = (self.crown + k) % n
             if not self.holding_ok(s):
                 self.phase = R.DISCARD
-                self.cur = s
+                self.to_move = s
                 return
         if self.round >= D.ROUNDS or self._spaces_full():
             self._end_game()
@@ -333,41 +314,40 @@ class EndeavorState(State):
         return any(sum(owned[s * NB : s * NB + NB]) >= D.BUILDING_SPACES for s in range(self.n))
 
     def _end_game(self) -> None:
-        from games.endeavor.scoring import final_scores
-
         self.phase = R.OVER
-        self.cur = TERMINAL
+        self.to_move = TERMINAL
         self.scores = final_scores(self)
         best = max(self.scores)
         self.winners = [s for s in range(self.n) if self.scores[s] == best]
 
     # ------------------------------------------------------------------ cards
     def hand(self, s: int) -> list[int]:
-        loc = self.card_loc
+        """The cards seat ``s`` holds face up, by card id."""
+        loc = self.card_location
         return [c for c in range(D.NUM_CARDS) if loc[c] == s]
 
     def holding_ok(self, s: int) -> bool:
         """Whether seat ``s``'s cards fit its card slots (§7.4)."""
-        return _fits(self, s, free_slot=True)
+        return cards_fit(self.track_values, self.card_location, s, free_slot=True)
 
-    def card_limit(self, s: int) -> int:
-        """Regular slots open to any card (Politics level)."""
-        return level(self.trk[s * 4 + D.POLITICS])
+    def track_level(self, s: int, track: int) -> int:
+        """Level 1-5 of seat ``s``'s status track ``track`` (``D.INDUSTRY`` ...)."""
+        return level(self.track_values[s * TRACKS_PER_SEAT + track])
 
     # ------------------------------------------------------------------ effects
     def _gain_token(self, s: int, space: int) -> None:
-        k = self.space_tok[space]
+        k = self.space_token[space]
         if k < 0:
             return
-        self.space_tok[space] = D.NO_TOKEN
+        self.space_token[space] = D.NO_TOKEN
         if k < 4:
-            self.trk[s * 4 + k] += 1
-            self.brown[s * 4 + k] += 1
+            self.track_values[s * TRACKS_PER_SEAT + k] += 1
+            self.brown_tokens[s * 4 + k] += 1
         else:
-            self.blue[s * 4 + k - 4] += 1
+            self.blue_tokens[s * 4 + k - 4] += 1
 
     def _add_icons(self, s: int, icons: tuple[int, ...], sign: int) -> None:
-        trk = self.trk
+        trk = self.track_values
         b = s * 4
         trk[b] += sign * icons[0]
         trk[b + 1] += sign * icons[1]
@@ -375,22 +355,22 @@ class EndeavorState(State):
         trk[b + 3] += sign * icons[3]
 
     def _build(self, s: int, t: int) -> None:
-        self.bsupply[t] -= 1
+        self.building_supply[t] -= 1
         self.owned[s * NB + t] += 1
         self._add_icons(s, D.BUILDING_ICONS[t], 1)
 
     def _ship(self, s: int, r: int) -> None:
         self.harbor[s] -= 1
-        f = self.fill[r]
+        f = self.track_fill[r]
         if f < TRACK_LENGTH[r]:
             space = TRACK_OFFSET[r] + f
-            self.track[space] = s
-            self.fill[r] = f + 1
+            self.shipping_track[space] = s
+            self.track_fill[r] = f + 1
             self._gain_token(s, D.TRACK_SPACE_BASE + space)
             if f + 1 == TRACK_LENGTH[r]:
                 self._award_governor(r)
         else:
-            self.overflow[s * NR + r] += 1  # beside the full track: presence, no token
+            self.beside_track[s * NR + r] += 1  # beside the full track: presence, no token
         self.presence[s * NR + r] += 1
 
     def _award_governor(self, r: int) -> None:
@@ -399,7 +379,7 @@ class EndeavorState(State):
         counts = [0] * self.n
         first = TRACK_OFFSET[r]
         last = first + TRACK_LENGTH[r]
-        track = self.track
+        track = self.shipping_track
         for i in range(first, last):
             counts[track[i]] += 1
         best = max(counts)
@@ -409,16 +389,16 @@ class EndeavorState(State):
                 winner = track[i]
                 break
         card = D.GOVERNOR_OF_REGION[r]
-        self.card_loc[card] = winner
+        self.card_location[card] = winner
         self.deck_mask[r] &= ~1
         self._add_icons(winner, CARD_ICONS[card], 1)
 
     def _take_city(self, s: int, c: int) -> None:
-        self.city[c] = s
+        self.city_owner[c] = s
         self.presence[s * NR + CITY_REGION[c]] += 1
         self._gain_token(s, c)  # only the first occupier finds a token there
-        city = self.city
-        space_tok = self.space_tok
+        city = self.city_owner
+        space_tok = self.space_token
         for k, other in CITY_LINKS[c]:
             if city[other] == s and space_tok[D.CONNECTION_SPACE_BASE + k] >= 0:
                 self._gain_token(s, D.CONNECTION_SPACE_BASE + k)
@@ -430,7 +410,7 @@ class EndeavorState(State):
     def _attack(self, s: int, c: int) -> None:
         self.harbor[s] -= 2
         self.supply[s] += 1  # the attacker's paid marker
-        d = self.city[c]
+        d = self.city_owner[c]
         self.supply[d] += 1  # the defender's marker
         self.presence[d * NR + CITY_REGION[c]] -= 1
         self._take_city(s, c)
@@ -440,7 +420,7 @@ class EndeavorState(State):
         pos = LOWEST_BIT[mask]
         self.deck_mask[d] = mask & ~(1 << pos)
         card = d * D.DECK_SIZE + pos
-        self.card_loc[card] = s
+        self.card_location[card] = s
         self._add_icons(s, CARD_ICONS[card], 1)
         if card == D.ABOLITION:
             self._abolish()
@@ -448,7 +428,7 @@ class EndeavorState(State):
     def _abolish(self) -> None:
         """Every Slavery card held goes face down (-1 glory each), the deck leaves the game."""
         self.abolished = True
-        loc = self.card_loc
+        loc = self.card_location
         n = self.n
         for card in range(D.SLAVERY_DECK * D.DECK_SIZE, D.NUM_CARDS):
             holder = loc[card]
@@ -462,11 +442,11 @@ class EndeavorState(State):
     def _discard(self, s: int, card: int) -> None:
         self._add_icons(s, CARD_ICONS[card], -1)
         if D.CARD_IS_SLAVERY[card]:
-            self.card_loc[card] = FACE_DOWN + s
+            self.card_location[card] = FACE_DOWN + s
         elif D.CARD_IS_GOVERNOR[card]:
-            self.card_loc[card] = R.LOC_REMOVED
+            self.card_location[card] = R.LOC_REMOVED
         else:  # back into its deck at its level position
-            self.card_loc[card] = R.LOC_DECK
+            self.card_location[card] = R.LOC_DECK
             self.deck_mask[D.CARD_DECK[card]] |= 1 << D.CARD_POSITION[card]
 
     def _pay(self, s: int, t: int) -> None:
@@ -491,13 +471,13 @@ class EndeavorState(State):
         if not mask:
             return False
         r = DECK_REGION[d]
-        if r and self.fill[r] < TRACK_LENGTH[r]:
+        if r and self.track_fill[r] < TRACK_LENGTH[r]:
             return False  # the region is closed: its Governor still sits on top
         return self.presence[s * NR + r] >= LOWEST_BIT[mask]
 
     def _ok_regions(self, s: int) -> list[bool]:
         """Regions where ``s`` may Occupy / Attack: open and present (Europe always)."""
-        fill = self.fill
+        fill = self.track_fill
         pres = self.presence
         b = s * NR
         ok = [True] * NR
@@ -506,15 +486,15 @@ class EndeavorState(State):
         return ok
 
     def _second_targets(self) -> list[int]:
-        s = self.cur
-        pend = self.pend
-        arg = self.pend_arg
+        s = self.to_move
+        pend = self.pending
+        arg = self.pending_target
         if pend == R.PEND_SHIP:
             return [R.ship(arg)] if self.harbor[s] >= 1 else []
         if pend == R.PEND_OCCUPY:
-            if self.harbor[s] < 1 or self.fill[arg] < TRACK_LENGTH[arg]:
+            if self.harbor[s] < 1 or self.track_fill[arg] < TRACK_LENGTH[arg]:
                 return []
-            city = self.city
+            city = self.city_owner
             return [R.occupy(c) for c in REGION_CITIES[arg] if city[c] < 0]
         if pend == R.PEND_DRAW:
             return [R.draw(arg)] if self._can_draw(s, arg) else []
@@ -530,19 +510,19 @@ class EndeavorState(State):
             acts.append(R.DONE)
             return acts
         if phase == R.BUILD:
-            return [R.BUILD_BASE + t for t in self.build_options(self.cur)]
+            return [R.BUILD_BASE + t for t in self.build_options(self.to_move)]
         if phase == R.SALARY:
-            base = self.cur * NB
+            base = self.to_move * NB
             used = self.used
             return [R.SALARY_BASE + t for t in range(NB) if used[base + t]]
         if phase == R.DISCARD:
-            loc = self.card_loc
-            s = self.cur
+            loc = self.card_location
+            s = self.to_move
             return [R.DISCARD_BASE + c for c in range(D.NUM_CARDS) if loc[c] == s]
         return []
 
     def _turn_actions(self) -> list[int]:
-        s = self.cur
+        s = self.to_move
         h = self.harbor[s]
         acts = [R.PASS]
         sources = []
@@ -553,7 +533,7 @@ class EndeavorState(State):
             for t in ACTIVATABLE:
                 if owned[b + t] > used[b + t]:
                     sources.append(t)
-        blue = self.blue
+        blue = self.blue_tokens
         b4 = s * 4
         for k in range(4):
             if blue[b4 + k]:
@@ -567,7 +547,7 @@ class EndeavorState(State):
         att: list[int] = []
         if kinds & (OCCUPY | ATTACK):  # sources without the markers are filtered below
             ok = self._ok_regions(s)
-            city = self.city
+            city = self.city_owner
             for c in range(NC):
                 if ok[CITY_REGION[c]]:
                     o = city[c]
@@ -609,13 +589,13 @@ class EndeavorState(State):
 
     def apply_unchecked(self, action: int) -> None:
         phase = self.phase
-        s = self.cur
+        s = self.to_move
         if phase == R.ACTION:
             if action == R.PASS:
                 # No discard here (facts §13a D10): a Governor awarded after this pass
                 # can still raise the limit; discards wait for the end of the phase.
                 self.passed[s] = True
-                self.npassed += 1
+                self.passed_count += 1
                 self._next_turn()
                 return
             src, t = divmod(action - USE_BASE, NT)
@@ -623,12 +603,12 @@ class EndeavorState(State):
                 self.used[s * NB + src] += 1
                 self.harbor[s] -= 1
             else:
-                self.blue[s * 4 + src - NB] -= 1
-                self.spent[src - NB] += 1
+                self.blue_tokens[s * 4 + src - NB] -= 1
+                self.spent_tokens[src - NB] += 1
             self._do(s, t)
             if SOURCE_COMBO[src] == BOTH:
                 self._offer_second(src, t)
-                if self.pend != R.PEND_NONE:
+                if self.pending != R.PEND_NONE:
                     return
             self._next_turn()
         elif phase == R.SECOND:
@@ -656,48 +636,34 @@ class EndeavorState(State):
         """After the first half of a "+" action: offer the other half, or end the turn."""
         if src == DOCKS:
             if t < R.T_OCCUPY:
-                self.pend, self.pend_arg = R.PEND_OCCUPY, t - R.T_SHIP
+                self.pending, self.pending_target = R.PEND_OCCUPY, t - R.T_SHIP
             else:
                 r = CITY_REGION[t - R.T_OCCUPY]
                 if r == D.EUROPE:
                     return  # Docks used only to Occupy in Europe (D7): nothing to ship to
-                self.pend, self.pend_arg = R.PEND_SHIP, r
+                self.pending, self.pending_target = R.PEND_SHIP, r
         elif t < R.T_OCCUPY:  # Cartographer
-            self.pend, self.pend_arg = R.PEND_SHIP, t - R.T_SHIP
+            self.pending, self.pending_target = R.PEND_SHIP, t - R.T_SHIP
         else:  # Trade Office: the next card of the same deck
-            self.pend, self.pend_arg = R.PEND_DRAW, t - R.T_DRAW
+            self.pending, self.pending_target = R.PEND_DRAW, t - R.T_DRAW
         if self._second_targets():
             self.phase = R.SECOND
         else:
-            self.pend = R.PEND_NONE
-            self.pend_arg = 0
+            self.pending = R.PEND_NONE
+            self.pending_target = 0
 
     # ------------------------------------------------------------------ notation
     def action_to_string(self, action: int) -> str:
-        if type(action) is not int or not 0 <= action < R.NUM_ACTIONS:
+        if not R.SPACE.contains(action):
             raise NotationError(f"{action!r} is not an Endeavor action id (0..{R.NUM_ACTIONS - 1})")
-        if action == R.PASS:
-            return "pass"
-        if action == R.DONE:
-            return "done"
-        if action < R.SALARY_BASE:
-            return f"build {D.BUILDING_NAMES[action - R.BUILD_BASE]}"
-        if action < R.DISCARD_BASE:
-            return f"salary {D.BUILDING_NAMES[action - R.SALARY_BASE]}"
-        if action < R.SECOND_BASE:
-            return f"discard {D.CARD_SLUGS[action - R.DISCARD_BASE]}"
-        if action < USE_BASE:
-            return R.target_to_string(action - SECOND_BASE)
-        src, t = divmod(action - USE_BASE, NT)
-        return f"{R.target_to_string(t)} with {R.SOURCE_NAMES[src]}"
+        return R.SPACE.text(action)
 
     def string_to_action(self, text: str) -> int:
         if not isinstance(text, str):
             raise NotationError(f"notation must be text, not {type(text).__name__}")
-        words = text.strip().lower().split()
         try:
-            action = _parse(words)
-        except (ValueError, IndexError):
+            action = R.SPACE.parse(text)
+        except ValueError:
             action = None
         if action is None:
             raise NotationError(
@@ -721,12 +687,10 @@ class EndeavorState(State):
 
     # ------------------------------------------------------------------ information
     def observation(self, seat: int | None) -> dict[str, Any]:
-        from games.endeavor.scoring import score_lines
-
         n = self.n
         players = []
         for s in range(n):
-            t4 = self.trk[s * 4 : s * 4 + 4]
+            t4 = self.track_values[s * TRACKS_PER_SEAT : (s + 1) * TRACKS_PER_SEAT]
             players.append(
                 {
                     "tracks": dict(zip(D.TRACK_NAMES, t4, strict=True)),
@@ -743,16 +707,16 @@ class EndeavorState(State):
                         if self.owned[s * NB + t]
                     },
                     "blue_tokens": dict(
-                        zip(D.TOKEN_SLUGS[4:], self.blue[s * 4 : s * 4 + 4], strict=True)
+                        zip(D.TOKEN_SLUGS[4:], self.blue_tokens[s * 4 : s * 4 + 4], strict=True)
                     ),
                     "brown_tokens": dict(
-                        zip(D.TOKEN_SLUGS[:4], self.brown[s * 4 : s * 4 + 4], strict=True)
+                        zip(D.TOKEN_SLUGS[:4], self.brown_tokens[s * 4 : s * 4 + 4], strict=True)
                     ),
                     "cards": [D.CARD_SLUGS[c] for c in self.hand(s)],
                     "face_down_slavery": [
                         D.CARD_SLUGS[c]
                         for c in range(D.NUM_CARDS)
-                        if self.card_loc[c] == FACE_DOWN + s
+                        if self.card_location[c] == FACE_DOWN + s
                     ],
                     "passed": self.passed[s],
                     "score": score_lines(self, s),
@@ -764,37 +728,39 @@ class EndeavorState(State):
             "round": self.round,
             "phase": R.PHASE_NAMES[self.phase],
             "crown": self.crown,
-            "to_move": self.cur,
-            "pending": R.PEND_NAMES[self.pend],
-            "pending_target": self.pend_arg,
+            "to_move": self.to_move,
+            "pending": R.PEND_NAMES[self.pending],
+            "pending_target": self.pending_target,
             "salary_left": self.salary_left,
             "track_glory": TRACK_GLORY_OPTIONS[self.round_down],
             "abolished": self.abolished,
             "cities": [
                 {
                     "id": D.CITY_SLUGS[c],
-                    "owner": self.city[c],
-                    "token": _tok(self.space_tok[c]),
+                    "owner": self.city_owner[c],
+                    "token": _tok(self.space_token[c]),
                 }
                 for c in range(NC)
             ],
             "connections": [
                 {
                     "ends": [D.CITY_SLUGS[a], D.CITY_SLUGS[b]],
-                    "token": _tok(self.space_tok[D.CONNECTION_SPACE_BASE + k]),
+                    "token": _tok(self.space_token[D.CONNECTION_SPACE_BASE + k]),
                 }
                 for k, (a, b) in enumerate(D.CONNECTIONS)
             ],
             "regions": [
                 {
                     "id": D.REGION_SLUGS[r],
-                    "open": r == D.EUROPE or self.fill[r] == TRACK_LENGTH[r],
-                    "track": self.track[TRACK_OFFSET[r] : TRACK_OFFSET[r] + TRACK_LENGTH[r]],
+                    "open": r == D.EUROPE or self.track_fill[r] == TRACK_LENGTH[r],
+                    "track": self.shipping_track[
+                        TRACK_OFFSET[r] : TRACK_OFFSET[r] + TRACK_LENGTH[r]
+                    ],
                     "track_tokens": [
-                        _tok(self.space_tok[D.TRACK_SPACE_BASE + i])
+                        _tok(self.space_token[D.TRACK_SPACE_BASE + i])
                         for i in range(TRACK_OFFSET[r], TRACK_OFFSET[r] + TRACK_LENGTH[r])
                     ],
-                    "beside_track": [self.overflow[s * NR + r] for s in range(n)],
+                    "beside_track": [self.beside_track[s * NR + r] for s in range(n)],
                     "presence": [self.presence[s * NR + r] for s in range(n)],
                 }
                 for r in range(NR)
@@ -807,8 +773,8 @@ class EndeavorState(State):
                 ]
                 for d in range(D.NUM_DECKS)
             },
-            "building_supply": {D.BUILDING_NAMES[t]: self.bsupply[t] for t in range(1, NB)},
-            "spent_tokens": dict(zip(D.TOKEN_SLUGS[4:], self.spent, strict=True)),
+            "building_supply": {D.BUILDING_NAMES[t]: self.building_supply[t] for t in range(1, NB)},
+            "spent_tokens": dict(zip(D.TOKEN_SLUGS[4:], self.spent_tokens, strict=True)),
             "player_boards": players,
             "scores": list(self.scores),
             "winners": list(self.winners),
@@ -828,158 +794,48 @@ class EndeavorState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
-    def clone(self) -> EndeavorState:
-        new = EndeavorState.__new__(EndeavorState)
-        new.n = self.n
-        new.round_down = self.round_down
-        new.round = self.round
-        new.crown = self.crown
-        new.phase = self.phase
-        new.cur = self.cur
-        new.step = self.step
-        new.salary_left = self.salary_left
-        new.pend = self.pend
-        new.pend_arg = self.pend_arg
-        new.passed = self.passed[:]
-        new.trk = self.trk[:]
-        new.supply = self.supply[:]
-        new.harbor = self.harbor[:]
-        new.owned = self.owned[:]
-        new.used = self.used[:]
-        new.bsupply = self.bsupply[:]
-        new.city = self.city[:]
-        new.space_tok = self.space_tok[:]
-        new.track = self.track[:]
-        new.overflow = self.overflow[:]
-        new.blue = self.blue[:]
-        new.brown = self.brown[:]
-        new.spent = self.spent[:]
-        new.card_loc = self.card_loc[:]
-        new.abolished = self.abolished
-        new.scores = self.scores[:]
-        new.winners = self.winners[:]
-        new.fill = self.fill[:]
-        new.presence = self.presence[:]
-        new.deck_mask = self.deck_mask[:]
-        new.npassed = self.npassed
-        return new
-
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EndeavorState:
-        from games.endeavor.validate import load_state
-
         return load_state(cls, data)
 
     # ------------------------------------------------------------------ derived data
     def _derive(self) -> None:
         """Rebuild the incremental bookkeeping from the serialized fields."""
         n = self.n
-        self.fill = [0] * NR
+        self.track_fill = [0] * NR
         for r in range(1, NR):
             f = 0
-            while f < TRACK_LENGTH[r] and self.track[TRACK_OFFSET[r] + f] >= 0:
+            while f < TRACK_LENGTH[r] and self.shipping_track[TRACK_OFFSET[r] + f] >= 0:
                 f += 1
-            self.fill[r] = f
+            self.track_fill[r] = f
         pres = [0] * (n * NR)
         for c in range(NC):
-            if self.city[c] >= 0:
-                pres[self.city[c] * NR + CITY_REGION[c]] += 1
+            if self.city_owner[c] >= 0:
+                pres[self.city_owner[c] * NR + CITY_REGION[c]] += 1
         for r in range(1, NR):
-            for i in range(TRACK_OFFSET[r], TRACK_OFFSET[r] + self.fill[r]):
-                pres[self.track[i] * NR + r] += 1
+            for i in range(TRACK_OFFSET[r], TRACK_OFFSET[r] + self.track_fill[r]):
+                pres[self.shipping_track[i] * NR + r] += 1
             for s in range(n):
-                pres[s * NR + r] += self.overflow[s * NR + r]
+                pres[s * NR + r] += self.beside_track[s * NR + r]
         self.presence = pres
         masks = [0] * D.NUM_DECKS
         for c in range(D.NUM_CARDS):
-            if self.card_loc[c] == R.LOC_DECK:
+            if self.card_location[c] == R.LOC_DECK:
                 masks[D.CARD_DECK[c]] |= 1 << D.CARD_POSITION[c]
         self.deck_mask = masks
-        self.npassed = sum(self.passed)
+        self.passed_count = sum(self.passed)
 
 
 def _tok(k: int) -> str | None:
     return D.TOKEN_SLUGS[k] if k >= 0 else None
 
 
-def _fits(state: EndeavorState, s: int, free_slot: bool) -> bool:
-    """Whether seat ``s``'s held cards fit its slots, with or without the Free Governor slot."""
-    loc = state.card_loc
-    gov = slaves = other = 0
-    for c in range(D.NUM_CARDS):
-        if loc[c] == s:
-            if D.CARD_IS_GOVERNOR[c]:
-                gov += 1
-            elif D.CARD_IS_SLAVERY[c]:
-                slaves += 1
-            else:
-                other += 1
-    lv = level(state.trk[s * 4 + D.POLITICS])
-    # Below Politics 10, slot 5 takes a Slavery card only; from 10 it is a regular slot.
-    slave_slot = 1 if lv < 5 else 0
-    if free_slot and gov:
-        gov -= 1
-    return gov + other + max(slaves - slave_slot, 0) <= lv
-
-
-# ---------------------------------------------------------------- notation parsing
-_REGION_WORDS = {slug: r for r, slug in enumerate(D.REGION_SLUGS)}
-_REGION_WORDS.update({code.lower(): r for r, code in enumerate(D.REGION_CODES)})
-_CITY_WORDS = {slug: c for c, slug in enumerate(D.CITY_SLUGS)}
-_CITY_WORDS.update({code.lower(): c for c, code in enumerate(D.CITY_CODES)})
-_DECK_WORDS = {slug: d for d, slug in enumerate(D.DECK_SLUGS)}
-_DECK_WORDS.update({code.lower(): d for d, code in enumerate(D.REGION_CODES) if d})
-_BUILDING_WORDS = {slug: t for t, slug in enumerate(D.BUILDING_SLUGS)}
-_SOURCE_WORDS = {slug: s for s, slug in enumerate(R.SOURCE_SLUGS)}
-_CARD_WORDS = {slug: c for c, slug in enumerate(D.CARD_SLUGS)}
-
-
-def _parse_target(words: list[str]) -> int | None:
-    if len(words) < 2:
-        return None
-    verb, rest = words[0], "-".join(words[1:])
-    if verb == "ship" and rest in _REGION_WORDS:
-        return R.ship(_REGION_WORDS[rest])
-    if verb == "occupy" and rest in _CITY_WORDS:
-        return R.occupy(_CITY_WORDS[rest])
-    if verb == "attack" and rest in _CITY_WORDS:
-        return R.attack(_CITY_WORDS[rest])
-    if verb == "draw" and rest in _DECK_WORDS:
-        return R.draw(_DECK_WORDS[rest])
-    if verb == "pay" and rest in _BUILDING_WORDS:
-        return R.pay(_BUILDING_WORDS[rest])
-    return None
-
-
-def _parse(words: list[str]) -> int | None:
-    if words == ["pass"]:
-        return R.PASS
-    if words == ["done"]:
-        return R.DONE
-    if not words:
-        return None
-    head, rest = words[0], "-".join(words[1:])
-    if head == "build" and rest in _BUILDING_WORDS:
-        return R.build(_BUILDING_WORDS[rest])
-    if head == "salary" and rest in _BUILDING_WORDS:
-        return R.salary(_BUILDING_WORDS[rest])
-    if head == "discard" and rest in _CARD_WORDS:
-        return R.discard(_CARD_WORDS[rest])
-    if "with" in words:
-        i = words.index("with")
-        target = _parse_target(words[:i])
-        source = _SOURCE_WORDS.get("-".join(words[i + 1 :]))
-        if target is None or source is None:
-            return None
-        return R.use(source, target)
-    target = _parse_target(words)
-    return None if target is None else R.second(target)
-
-
 class Endeavor(Game):
+    """The Endeavor game type: its facts and new games from a seed."""
+
     info: ClassVar[GameInfo] = INFO
     state_class: ClassVar[type[State]] = EndeavorState
 
@@ -998,7 +854,7 @@ class Endeavor(Game):
         state = EndeavorState(players, round_down=mode == "round-down")
         tokens = [k for k, count in enumerate(D.TOKEN_COUNTS) for _ in range(count)]
         rng.shuffle(tokens)  # one token face up on each of the 95 circles
-        state.space_tok = tokens
+        state.space_token = tokens
         state.crown = rng.randrange(players)
         state._start_round()
         return state

@@ -1,48 +1,40 @@
-"""Endeavor's action-id table and notation words.
+"""Endeavor's action space and the words of its notation (``games.actions``).
 
-Action ids are stable: they appear in game logs and in the API. The id space is a fixed
-Cartesian product, so every id in ``0..NUM_ACTIONS-1`` has a notation (some can never be
-legal, e.g. ``ship europe with Market``) and ``string_to_action`` inverts ``action_to_string``.
+Ids are stable: they appear in game logs and in the API, so the families keep their
+order. The space is a fixed Cartesian product, so every id in ``0..NUM_ACTIONS-1`` has a
+notation (some can never be legal, e.g. ``ship europe with Market``) and
+``string_to_action`` inverts ``action_to_string``:
 
-    id range                          notation
-    0                                 pass
-    1                                 done                   (skip the second half of a "+")
-    BUILD_BASE + building             build <Building>
-    SALARY_BASE + building            salary <Building>      (its marker returns to the harbor)
-    DISCARD_BASE + card               discard <card>
-    SECOND_BASE + target              <target>               (second half of a "+" action)
-    USE_BASE + source * NT + target   <target> with <source> (a turn's action)
+    family    id range                          notation
+    pass      0                                 pass
+    done      1                                 done      (skip the second half of a "+")
+    build     BUILD_BASE + building             build <Building>
+    salary    SALARY_BASE + building            salary <Building>  (its marker comes back)
+    discard   DISCARD_BASE + card               discard <card>
+    second    SECOND_BASE + target              <target>  (second half of a "+" action)
+    use       USE_BASE + source * NT + target   <target> with <source>  (a turn's action)
 
-Targets (``t`` below, ``NT`` in all): ``ship <region>``, ``occupy <city>``,
+Targets (``TARGETS``, ``NT`` in all): ``ship <region>``, ``occupy <city>``,
 ``attack <city>``, ``draw <deck>``, ``pay <Building>``. Sources: the 16 building types
-(the Colonial House included) and the four blue tokens.
+(the Colonial House included) and the four blue tokens. Names may be written with
+spaces for hyphens; the facts' codes (``CA2``, ``AF``) are read too.
+
+    >>> TARGETS.text(occupy(D.CITY_SLUGS.index("caribbean-2")))
+    'occupy caribbean-2'
+    >>> SPACE.text(use(D.BUILDING_NAMES.index("Shipyard"), ship(1)))
+    'ship africa with Shipyard'
+    >>> SPACE.parse("ship AF with shipyard") == use(2, ship(1))
+    True
 """
 
 from __future__ import annotations
 
+from games.actions import ActionSpace, Family, Names
 from games.endeavor import data as D
-
-PASS = 0
-DONE = 1
-BUILD_BASE = 2
-SALARY_BASE = BUILD_BASE + D.NUM_BUILDING_TYPES
-DISCARD_BASE = SALARY_BASE + D.NUM_BUILDING_TYPES
-SECOND_BASE = DISCARD_BASE + D.NUM_CARDS
-
-# Targets of a sub-action.
-T_SHIP = 0  # + region (Europe's id exists but is never legal)
-T_OCCUPY = T_SHIP + D.NUM_REGIONS  # + city
-T_ATTACK = T_OCCUPY + D.NUM_CITIES  # + city
-T_DRAW = T_ATTACK + D.NUM_CITIES  # + deck
-T_PAY = T_DRAW + D.NUM_DECKS  # + building type
-NT = T_PAY + D.NUM_BUILDING_TYPES  # 89
-
-USE_BASE = SECOND_BASE + NT
 
 # Sources of a turn's action: building types 0-15, then the blue tokens.
 TOKEN_SOURCE_BASE = D.NUM_BUILDING_TYPES  # source = 16 + (token type - 4)
 NUM_SOURCES = TOKEN_SOURCE_BASE + 4
-NUM_ACTIONS = USE_BASE + NUM_SOURCES * NT
 
 TOKEN_SOURCE_SLUGS = ("ship-draw-token", "occupy-draw-token", "attack-token", "payment-token")
 SOURCE_NAMES = (*D.BUILDING_NAMES, *TOKEN_SOURCE_SLUGS)
@@ -56,6 +48,51 @@ SOURCE_KINDS = (
     D.PAY,
 )
 SOURCE_COMBO = (*D.BUILDING_COMBO, D.EITHER, D.EITHER, D.SINGLE, D.SINGLE)
+
+# Argument words.
+BUILDING = Names(D.BUILDING_NAMES, joiner="-")
+REGION = Names(D.REGION_SLUGS, {c.lower(): r for r, c in enumerate(D.REGION_CODES)}, joiner="-")
+CITY = Names(D.CITY_SLUGS, {c.lower(): k for k, c in enumerate(D.CITY_CODES)}, joiner="-")
+DECK = Names(D.DECK_SLUGS, {c.lower(): d for d, c in enumerate(D.REGION_CODES) if d}, joiner="-")
+CARD = Names(D.CARD_SLUGS, joiner="-")
+SOURCE = Names(SOURCE_NAMES, joiner="-")
+
+# What a sub-action does, and to what (a target; ``T_*`` are its family bases).
+TARGETS = ActionSpace(
+    [
+        Family("ship", "ship {region}", [("region", REGION)]),  # Europe's id is never legal
+        Family("occupy", "occupy {city}", [("city", CITY)]),
+        Family("attack", "attack {city}", [("city", CITY)]),
+        Family("draw", "draw {deck}", [("deck", DECK)]),
+        Family("pay", "pay {building}", [("building", BUILDING)]),
+    ]
+)
+T_SHIP = TARGETS.base("ship")  # + region
+T_OCCUPY = TARGETS.base("occupy")  # + city
+T_ATTACK = TARGETS.base("attack")  # + city
+T_DRAW = TARGETS.base("draw")  # + deck
+T_PAY = TARGETS.base("pay")  # + building type
+NT = TARGETS.size  # 89
+
+SPACE = ActionSpace(
+    [
+        Family("pass", "pass"),  # end your Action phase
+        Family("done", "done"),  # skip the second half of a "+" action
+        Family("build", "build {building}", [("building", BUILDING)]),
+        Family("salary", "salary {building}", [("building", BUILDING)]),
+        Family("discard", "discard {card}", [("card", CARD)]),
+        Family("second", "{target}", [("target", TARGETS)]),
+        Family("use", "{target} with {source}", [("source", SOURCE), ("target", TARGETS)]),
+    ]
+)
+PASS = SPACE.base("pass")
+DONE = SPACE.base("done")
+BUILD_BASE = SPACE.base("build")
+SALARY_BASE = SPACE.base("salary")
+DISCARD_BASE = SPACE.base("discard")
+SECOND_BASE = SPACE.base("second")
+USE_BASE = SPACE.base("use")
+NUM_ACTIONS = SPACE.end
 
 # Phases.
 BUILD, SALARY, ACTION, SECOND, DISCARD, OVER = range(6)
@@ -72,6 +109,7 @@ LOC_FACE_DOWN = 10  # + seat: a Slavery card face down beside its owner (-1 glor
 
 
 def target_kind(t: int) -> int:
+    """The kind of sub-action (``D.SHIP`` ...) a target is."""
     if t < T_OCCUPY:
         return D.SHIP
     if t < T_ATTACK:
@@ -83,57 +121,57 @@ def target_kind(t: int) -> int:
     return D.PAY
 
 
-def target_to_string(t: int) -> str:
-    if t < T_OCCUPY:
-        return f"ship {D.REGION_SLUGS[t - T_SHIP]}"
-    if t < T_ATTACK:
-        return f"occupy {D.CITY_SLUGS[t - T_OCCUPY]}"
-    if t < T_DRAW:
-        return f"attack {D.CITY_SLUGS[t - T_ATTACK]}"
-    if t < T_PAY:
-        return f"draw {D.DECK_SLUGS[t - T_DRAW]}"
-    return f"pay {D.BUILDING_NAMES[t - T_PAY]}"
-
-
+# Fast encoders for the hot paths (``SPACE.encode`` gives the same ids; a test checks).
 def use(source: int, target: int) -> int:
+    """The id of ``<target> with <source>`` (a turn's action)."""
     return USE_BASE + source * NT + target
 
 
 def second(target: int) -> int:
+    """The id of the bare ``<target>`` (second half of a "+" action)."""
     return SECOND_BASE + target
 
 
 def build(building: int) -> int:
+    """The id of ``build <Building>``."""
     return BUILD_BASE + building
 
 
 def salary(building: int) -> int:
+    """The id of ``salary <Building>``."""
     return SALARY_BASE + building
 
 
 def discard(card: int) -> int:
+    """The id of ``discard <card>``."""
     return DISCARD_BASE + card
 
 
 def ship(region: int) -> int:
+    """The target ``ship <region>``."""
     return T_SHIP + region
 
 
 def occupy(city: int) -> int:
+    """The target ``occupy <city>``."""
     return T_OCCUPY + city
 
 
 def attack(city: int) -> int:
+    """The target ``attack <city>``."""
     return T_ATTACK + city
 
 
 def draw(deck: int) -> int:
+    """The target ``draw <deck>``."""
     return T_DRAW + deck
 
 
 def pay(building: int) -> int:
+    """The target ``pay <Building>``."""
     return T_PAY + building
 
 
 def token_source(token_type: int) -> int:
+    """The source number of a blue token type (4-7)."""
     return TOKEN_SOURCE_BASE + token_type - D.TOK_SHIP_DRAW

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from games.endeavor import data as D
 from games.endeavor import rules as R
+from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit
 
-if TYPE_CHECKING:
-    from games.endeavor.engine import EndeavorState
+
+class ScoredState(Protocol):
+    """What scoring reads of a state (``EndeavorState`` has it; not imported, so the
+    engine can import this module)."""
+
+    n: int
+    round_down: bool
+    track_values: Sequence[int]
+    city_owner: Sequence[int]
+    card_location: Sequence[int]
+    owned: Sequence[int]
+    harbor: Sequence[int]
+
 
 # The scoring list, in the order the breakdown reports it.
 LINES = (
@@ -29,27 +42,29 @@ def track_glory(value: int, round_down: bool) -> int:
     return table[min(max(value, 0), D.TRACK_MAX)]
 
 
-def score_lines(state: EndeavorState, s: int) -> dict[str, int]:
+def score_lines(state: ScoredState, s: int) -> dict[str, int]:
     """Seat ``s``'s glory, line by line, as if the game ended now."""
-    from games.endeavor.engine import _fits
-
-    trk = state.trk
-    city = state.city
-    loc = state.card_loc
+    values = state.track_values
+    city = state.city_owner
+    loc = state.card_location
     nb = D.NUM_BUILDING_TYPES
     return {
-        "tracks": sum(track_glory(trk[s * 4 + k], state.round_down) for k in range(4)),
+        "tracks": sum(
+            track_glory(values[s * TRACKS_PER_SEAT + k], state.round_down)
+            for k in range(TRACKS_PER_SEAT)
+        ),
         "cities": sum(D.CITY_GLORY[c] for c in range(D.NUM_CITIES) if city[c] == s),
         # A connection scores for whoever holds both ends at the end, token or not.
         "connections": sum(1 for a, b in D.CONNECTIONS if city[a] == s and city[b] == s),
         "cards": sum(D.CARD_GLORY[c] for c in range(D.NUM_CARDS) if loc[c] == s),
         "buildings": sum(state.owned[s * nb + t] * D.BUILDING_GLORY[t] for t in range(nb)),
         # Governors may sit in regular slots (D4): the Free slot scores when it is not needed.
-        "free_governor_slot": 3 if _fits(state, s, free_slot=False) else 0,
+        "free_governor_slot": 3 if cards_fit(values, loc, s, free_slot=False) else 0,
         "harbor": state.harbor[s] // 3,
         "slavery": -sum(1 for c in range(D.NUM_CARDS) if loc[c] == R.LOC_FACE_DOWN + s),
     }
 
 
-def final_scores(state: EndeavorState) -> list[int]:
+def final_scores(state: ScoredState) -> list[int]:
+    """Every seat's total glory."""
     return [sum(score_lines(state, s).values()) for s in range(state.n)]

@@ -31,9 +31,9 @@ def make(players: int = 3, *, round_down: bool = False, seed: int = 0) -> Endeav
     st = EndeavorState(players, round_down)
     tokens = [k for k, count in enumerate(D.TOKEN_COUNTS) for _ in range(count)]
     random.Random(seed).shuffle(tokens)
-    st.space_tok = tokens
+    st.space_token = tokens
     st.phase = R.ACTION
-    st.cur = 0
+    st.to_move = 0
     st.crown = 0
     return st
 
@@ -42,7 +42,7 @@ def check(st: EndeavorState) -> EndeavorState:
     """Assert the position is consistent (validation passes and nothing is lost)."""
     again = EndeavorState.from_dict(st.to_dict())
     assert again == st
-    assert again.presence == st.presence and again.fill == st.fill
+    assert again.presence == st.presence and again.track_fill == st.track_fill
     assert again.deck_mask == st.deck_mask
     return st
 
@@ -67,10 +67,10 @@ def give_building(st: EndeavorState, seat: int, name: str, used: int = 0) -> Non
 def set_token(st: EndeavorState, space: int, kind: str) -> None:
     """Put a ``kind`` token on ``space`` by swapping with a space that holds one."""
     k = TOKEN[kind]
-    if st.space_tok[space] == k:
+    if st.space_token[space] == k:
         return
-    other = next(i for i, v in enumerate(st.space_tok) if v == k and i != space)
-    st.space_tok[space], st.space_tok[other] = st.space_tok[other], st.space_tok[space]
+    other = next(i for i, v in enumerate(st.space_token) if v == k and i != space)
+    st.space_token[space], st.space_token[other] = st.space_token[other], st.space_token[space]
 
 
 def city_space(slug: str) -> int:
@@ -112,15 +112,15 @@ def place(st: EndeavorState, seat: int, city: str) -> None:
 def give_token(st: EndeavorState, seat: int, kind: str) -> None:
     """Take a ``kind`` token off the board for ``seat`` (brown ones raise the track)."""
     k = TOKEN[kind]
-    space = next(i for i, v in enumerate(st.space_tok) if v == k)
+    space = next(i for i, v in enumerate(st.space_token) if v == k)
     st._gain_token(seat, space)
 
 
 def give_card(st: EndeavorState, seat: int, slug: str) -> None:
     """Hand ``seat`` a card straight from its deck (icons applied)."""
     card = CARD[slug]
-    assert st.card_loc[card] == R.LOC_DECK
-    st.card_loc[card] = seat
+    assert st.card_location[card] == R.LOC_DECK
+    st.card_location[card] = seat
     st.deck_mask[D.CARD_DECK[card]] &= ~(1 << D.CARD_POSITION[card])
     st._add_icons(seat, D.CARD_ICONS[card], 1)
 
@@ -134,15 +134,15 @@ def legal(st: EndeavorState) -> set[str]:
 
 
 def track(st: EndeavorState, seat: int, name: str) -> int:
-    return st.trk[seat * 4 + D.TRACK_NAMES.index(name)]
+    return st.track_values[seat * 4 + D.TRACK_NAMES.index(name)]
 
 
 def markers(st: EndeavorState, seat: int) -> int:
     """All of ``seat``'s markers wherever they are (always 30)."""
     on_board = (
-        sum(1 for v in st.city if v == seat)
-        + sum(1 for v in st.track if v == seat)
-        + sum(st.overflow[seat * D.NUM_REGIONS : (seat + 1) * D.NUM_REGIONS])
+        sum(1 for v in st.city_owner if v == seat)
+        + sum(1 for v in st.shipping_track if v == seat)
+        + sum(st.beside_track[seat * D.NUM_REGIONS : (seat + 1) * D.NUM_REGIONS])
     )
     on_buildings = sum(st.used[seat * NB : (seat + 1) * NB])
     return st.supply[seat] + st.harbor[seat] + on_buildings + on_board
@@ -153,4 +153,4 @@ def pass_all_but(st: EndeavorState, keep: int) -> None:
     for seat in range(st.n):
         if seat != keep:
             st.passed[seat] = True
-    st.npassed = st.n - 1
+    st.passed_count = st.n - 1

@@ -41,13 +41,13 @@ def test_ship_takes_the_farthest_free_space_and_its_token() -> None:
     set_token(st, track_space("africa", 0), "politics")
     set_token(st, track_space("africa", 1), "culture")
     act(st, "ship africa with Shipyard")
-    assert st.track[D.TRACK_OFFSET[AF]] == 0  # the first (farthest) space
-    assert st.space_tok[track_space("africa", 0)] == -1
+    assert st.shipping_track[D.TRACK_OFFSET[AF]] == 0  # the first (farthest) space
+    assert st.space_token[track_space("africa", 0)] == -1
     assert track(st, 0, "politics") == 1  # a brown token raises its track at once
     assert st.harbor[0] == 1 and st.used[BUILDING["Shipyard"]] == 1
     assert st.presence[0 * D.NUM_REGIONS + AF] == 1
     ship(st, 1, "africa")
-    assert st.track[D.TRACK_OFFSET[AF] + 1] == 1
+    assert st.shipping_track[D.TRACK_OFFSET[AF] + 1] == 1
     assert track(st, 1, "culture") == 1
     check(st)
 
@@ -74,12 +74,12 @@ def test_shipping_to_a_full_track_goes_beside_it() -> None:
     open_region(st, "africa", [1, 1, 1, 1, 1, 1])
     harbor(st, 0, 3)
     give_building(st, 0, "Shipyard")
-    tokens_before = list(st.space_tok)
+    tokens_before = list(st.space_token)
     act(st, "ship africa with Shipyard")
-    assert st.space_tok == tokens_before  # no token
-    assert st.overflow[0 * D.NUM_REGIONS + AF] == 1
+    assert st.space_token == tokens_before  # no token
+    assert st.beside_track[0 * D.NUM_REGIONS + AF] == 1
     assert st.presence[0 * D.NUM_REGIONS + AF] == 1
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 1  # the Governor did not move
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 1  # the Governor did not move
     check(st)
 
 
@@ -87,15 +87,15 @@ def test_filling_the_last_space_opens_the_region_and_awards_the_governor() -> No
     st = make(4)
     for seat in (0, 2, 0, 2, 3):
         ship(st, seat, "africa")
-    assert st.fill[AF] == 5 and st.card_loc[D.GOVERNOR_OF_REGION[AF]] == R.LOC_DECK
+    assert st.track_fill[AF] == 5 and st.card_location[D.GOVERNOR_OF_REGION[AF]] == R.LOC_DECK
     assert not any(a.startswith("draw africa") for a in legal(st))
     harbor(st, 1, 2)
-    st.cur = 1
+    st.to_move = 1
     give_building(st, 1, "Shipyard")
     act(st, "ship africa with Shipyard")
     # Seat 1 filled it, but seats 0 and 2 tie with two markers: seat 2's is nearer the deck.
     governor = D.GOVERNOR_OF_REGION[AF]
-    assert st.card_loc[governor] == 2
+    assert st.card_location[governor] == 2
     assert track(st, 2, "finance") >= 2 and track(st, 2, "politics") >= 1  # its icons
     assert st.deck_mask[AF] & 1 == 0  # level 1 is now on top
     check(st)
@@ -106,14 +106,14 @@ def test_governor_goes_to_the_filler_when_it_is_among_the_tied() -> None:
     for seat in (0, 1, 0, 1, 2):
         ship(st, seat, "africa")
     ship(st, 1, "africa")  # seat 1 fills the last space: tied with seat 0, nearest the deck
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 1
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 1
 
 
 def test_governor_goes_to_the_most_markers_outright() -> None:
     st = make(3)
     for seat in (2, 2, 2, 0, 1, 1):
         ship(st, seat, "africa")
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 2
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 2
 
 
 def test_governor_may_go_to_a_player_who_has_passed() -> None:
@@ -121,11 +121,11 @@ def test_governor_may_go_to_a_player_who_has_passed() -> None:
     for seat in (2, 2, 2, 0, 1):
         ship(st, seat, "africa")
     st.passed[2] = True
-    st.npassed = 1
+    st.passed_count = 1
     harbor(st, 0, 2)
     give_building(st, 0, "Shipyard")
     act(st, "ship africa with Shipyard")
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 2
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 2
 
 
 # ---------------------------------------------------------------- occupy
@@ -136,9 +136,9 @@ def test_occupy_takes_the_city_token_and_costs_a_marker() -> None:
     harbor(st, 0, 2)
     set_token(st, city_space("europe-3"), "occupy-draw")
     act(st, "occupy europe-3 with Colonial-House")
-    assert st.city[CITY["europe-3"]] == 0 and st.harbor[0] == 0
-    assert st.blue[0 * 4 + 1] == 1  # the occupy-draw token waits in the harbor
-    assert st.space_tok[city_space("europe-3")] == -1
+    assert st.city_owner[CITY["europe-3"]] == 0 and st.harbor[0] == 0
+    assert st.blue_tokens[0 * 4 + 1] == 1  # the occupy-draw token waits in the harbor
+    assert st.space_token[city_space("europe-3")] == -1
     assert markers(st, 0) == 30
     check(st)
 
@@ -165,7 +165,7 @@ def test_occupy_takes_connection_tokens_when_both_ends_become_yours() -> None:
     conn = connection_space("europe-0", "europe-1")
     set_token(st, conn, "finance")
     act(st, "occupy europe-1 with Colonial-House")
-    assert st.space_tok[conn] == -1
+    assert st.space_token[conn] == -1
     assert track(st, 0, "finance") >= 1
     check(st)
 
@@ -176,18 +176,20 @@ def test_connection_token_goes_to_the_first_controller_only() -> None:
     set_token(st, conn, "attack")
     place(st, 0, "europe-0")
     place(st, 0, "europe-1")
-    assert st.blue[0 * 4 + 2] == 1 and st.space_tok[conn] == -1
+    assert st.blue_tokens[0 * 4 + 2] == 1 and st.space_token[conn] == -1
     # Seat 1 takes both ends by attack: it controls the link, but gets no token.
     harbor(st, 1, 6)
     give_building(st, 1, "Barracks")
     give_building(st, 1, "Fortress")
-    st.cur = 1
+    st.to_move = 1
     act(st, "attack europe-0 with Barracks")
     act(st, "pass")  # seat 2
     act(st, "pass")  # seat 0
     act(st, "attack europe-1 with Fortress")
-    assert st.city[CITY["europe-0"]] == st.city[CITY["europe-1"]] == 1
-    assert st.blue[1 * 4 + 2] == 0 and st.blue[0 * 4 + 2] == 1  # seat 0 keeps its token
+    assert st.city_owner[CITY["europe-0"]] == st.city_owner[CITY["europe-1"]] == 1
+    assert (
+        st.blue_tokens[1 * 4 + 2] == 0 and st.blue_tokens[0 * 4 + 2] == 1
+    )  # seat 0 keeps its token
     check(st)
 
 
@@ -201,7 +203,7 @@ def test_attack_costs_two_markers_and_returns_the_defenders_marker() -> None:
     give_building(st, 0, "Barracks")
     supply0, supply1 = st.supply[0], st.supply[1]
     act(st, "attack europe-4 with Barracks")
-    assert st.city[CITY["europe-4"]] == 0
+    assert st.city_owner[CITY["europe-4"]] == 0
     assert st.harbor[0] == 0  # one on the Barracks, one on the city, one to the supply
     assert st.supply[0] == supply0 + 1
     assert st.supply[1] == supply1 + 1  # the defender's marker goes to its supply
@@ -228,7 +230,7 @@ def test_attack_needs_three_markers_via_a_building_two_via_a_token() -> None:
     give_token(st, 0, "attack")
     assert "attack europe-5 with attack-token" in legal(st)
     act(st, "attack europe-5 with attack-token")
-    assert st.harbor[0] == 0 and st.blue[0 * 4 + 2] == 0 and st.spent[2] == 1
+    assert st.harbor[0] == 0 and st.blue_tokens[0 * 4 + 2] == 0 and st.spent_tokens[2] == 1
     check(st)
 
 
@@ -253,7 +255,7 @@ def test_attack_changes_connection_control_and_takes_a_still_unclaimed_token() -
     give_building(st, 0, "Barracks")
     politics = track(st, 0, "politics")
     act(st, "attack europe-3 with Barracks")
-    assert st.space_tok[conn] == -1 and track(st, 0, "politics") == politics + 1
+    assert st.space_token[conn] == -1 and track(st, 0, "politics") == politics + 1
     check(st)
 
 
@@ -300,7 +302,7 @@ def test_a_freed_building_can_be_activated_again_this_round() -> None:
     act(st, "pass")
     act(st, "pay Colonial-House with payment-token")
     act(st, "occupy europe-1 with Colonial-House")
-    assert st.city[CITY["europe-1"]] == 0
+    assert st.city_owner[CITY["europe-1"]] == 0
 
 
 # ---------------------------------------------------------------- draw
@@ -316,7 +318,7 @@ def test_draw_needs_presence_at_least_the_card_level() -> None:
         "draw slavery with Market",
     }
     act(st, "draw mediterranean with Market")
-    assert st.card_loc[CARD["mediterranean-0"]] == 0
+    assert st.card_location[CARD["mediterranean-0"]] == 0
     assert track(st, 0, "culture") == 1 and track(st, 0, "finance") == 1
     # The next card is level 1: one European city is needed.
     act(st, "pass")
@@ -340,7 +342,7 @@ def test_draw_in_an_outer_region_counts_cities_track_and_beside() -> None:
     ship(st, 0, "africa")  # beside the full track
     assert "draw africa with Market" in legal(st)
     act(st, "draw africa with Market")
-    assert st.card_loc[CARD["africa-2"]] == 0
+    assert st.card_location[CARD["africa-2"]] == 0
 
 
 def test_no_draw_from_a_closed_region() -> None:
@@ -364,7 +366,7 @@ def test_spending_a_blue_token_is_the_action() -> None:
         "draw slavery with occupy-draw-token",
     }
     act(st, "draw slavery with occupy-draw-token")
-    assert st.blue[0 * 4 + 1] == 0 and st.spent[1] == 1
+    assert st.blue_tokens[0 * 4 + 1] == 0 and st.spent_tokens[1] == 1
     assert sum(st.used[:NB]) == 0  # no marker on any building
     assert st.current_player() == 1  # the turn is over
     check(st)
@@ -405,7 +407,7 @@ def test_docks_ship_then_occupy_in_the_region_it_opened() -> None:
     assert st.phase == R.SECOND and st.current_player() == 0
     assert legal(st) == {"occupy africa-0", "occupy africa-1", "done"}
     act(st, "occupy africa-1")
-    assert st.city[CITY["africa-1"]] == 0 and st.harbor[0] == 1  # 4 - Docks - ship - occupy
+    assert st.city_owner[CITY["africa-1"]] == 0 and st.harbor[0] == 1  # 4 - Docks - ship - occupy
     assert st.current_player() == 1
     check(st)
 
@@ -418,7 +420,7 @@ def test_docks_occupy_then_ship_in_the_same_region() -> None:
     act(st, "occupy africa-0 with Docks")
     assert legal(st) == {"ship africa", "done"}
     act(st, "ship africa")
-    assert st.overflow[0 * D.NUM_REGIONS + AF] == 1
+    assert st.beside_track[0 * D.NUM_REGIONS + AF] == 1
 
 
 def test_docks_second_half_may_be_skipped() -> None:
@@ -428,7 +430,7 @@ def test_docks_second_half_may_be_skipped() -> None:
     act(st, "ship india with Docks")
     # India is closed: there is no Occupy to offer, so the action ends.
     assert st.current_player() == 1
-    st.cur = 0
+    st.to_move = 0
     open_region(st, "africa", [1, 1, 1, 1, 1, 1])
     st.used[BUILDING["Docks"]] = 0
     st.supply[0] += 1
@@ -437,7 +439,7 @@ def test_docks_second_half_may_be_skipped() -> None:
     assert legal(st) == {"occupy africa-0", "occupy africa-1", "done"}
     act(st, "done")
     assert st.current_player() == 1 and st.harbor[0] == 1
-    assert st.city[CITY["africa-0"]] == st.city[CITY["africa-1"]] == -1
+    assert st.city_owner[CITY["africa-0"]] == st.city_owner[CITY["africa-1"]] == -1
 
 
 def test_docks_may_only_occupy_in_europe() -> None:
@@ -456,7 +458,7 @@ def test_cartographer_ships_twice_to_the_same_region() -> None:
     assert legal(st) == {"ship far-east", "done"}
     act(st, "ship far-east")
     fe = D.TRACK_OFFSET[REGION["far-east"]]
-    assert st.track[fe : fe + 2] == [0, 0] and st.harbor[0] == 0
+    assert st.shipping_track[fe : fe + 2] == [0, 0] and st.harbor[0] == 0
 
 
 def test_cartographer_second_ship_needs_a_marker() -> None:
@@ -475,8 +477,8 @@ def test_trade_office_draws_twice_from_one_deck_with_its_own_presence_check() ->
     act(st, "draw mediterranean with Trade-Office")
     assert legal(st) == {"draw mediterranean", "done"}  # level 1 with one city: fine
     act(st, "draw mediterranean")
-    assert st.card_loc[CARD["mediterranean-1"]] == 0
-    st.cur = 0
+    assert st.card_location[CARD["mediterranean-1"]] == 0
+    st.to_move = 0
     st.used[BUILDING["Trade-Office"]] = 0
     st.supply[0] += 1
     harbor(st, 0, 1)
@@ -484,7 +486,7 @@ def test_trade_office_draws_twice_from_one_deck_with_its_own_presence_check() ->
     # Slavery 1 needs one European city: seat 0 has one.
     assert legal(st) == {"draw slavery", "done"}
     act(st, "done")
-    st.cur = 0
+    st.to_move = 0
     st.used[BUILDING["Trade-Office"]] = 0
     st.supply[0] += 1
     harbor(st, 0, 1)
@@ -493,7 +495,7 @@ def test_trade_office_draws_twice_from_one_deck_with_its_own_presence_check() ->
     place(st, 0, "europe-1")
     act(st, "draw mediterranean with Trade-Office")
     # Mediterranean 3 needs three: no second draw to offer, the action is over.
-    assert st.card_loc[CARD["mediterranean-2"]] == 0 and st.current_player() == 1
+    assert st.card_location[CARD["mediterranean-2"]] == 0 and st.current_player() == 1
 
 
 def test_occupy_draw_token_is_one_or_the_other() -> None:
@@ -511,5 +513,5 @@ def test_a_token_gained_during_an_action_waits_for_the_next_turn() -> None:
     harbor(st, 0, 2)
     set_token(st, city_space("europe-0"), "attack")
     act(st, "occupy europe-0 with Colonial-House")
-    assert st.blue[0 * 4 + 2] == 1
+    assert st.blue_tokens[0 * 4 + 2] == 1
     assert st.current_player() == 1  # the action is over; the token is for later

@@ -55,7 +55,7 @@ def test_holding_too_many_cards_is_allowed_until_passing() -> None:
     act(st, "discard mediterranean-0")
     # Fits now: one Slavery card in slot 1, one in the Slavery-only slot 5.
     assert st.phase == R.BUILD and st.round == 2
-    assert st.card_loc[CARD["mediterranean-0"]] == R.LOC_DECK
+    assert st.card_location[CARD["mediterranean-0"]] == R.LOC_DECK
     check(st)
 
 
@@ -112,7 +112,7 @@ def test_discarded_region_cards_return_to_their_deck_at_their_level() -> None:
     harbor(st, 1, 2)
     give_building(st, 1, "Market")
     act(st, "draw africa with Market")
-    assert st.card_loc[CARD["africa-2"]] == 1
+    assert st.card_location[CARD["africa-2"]] == 1
     check(st)
 
 
@@ -129,9 +129,9 @@ def test_discarded_slavery_cards_stay_face_down_and_governors_leave() -> None:
     assert st.phase == R.DISCARD  # one regular slot for a Slavery card and Mediterranean 0
     act(st, "discard mediterranean-0")
     assert st.holding_ok(0) and st.phase == R.BUILD
-    assert st.card_loc[CARD["slavery-0"]] == R.LOC_FACE_DOWN + 0
-    assert st.card_loc[CARD["africa-governor"]] == R.LOC_REMOVED
-    assert st.card_loc[CARD["mediterranean-0"]] == R.LOC_DECK
+    assert st.card_location[CARD["slavery-0"]] == R.LOC_FACE_DOWN + 0
+    assert st.card_location[CARD["africa-governor"]] == R.LOC_REMOVED
+    assert st.card_location[CARD["mediterranean-0"]] == R.LOC_DECK
     assert score_lines(st, 0)["slavery"] == -1
     # Only the icons of the cards still held count: Slavery 1 and 2 (Finance 2 each).
     assert track(st, 0, "finance") == 4
@@ -184,14 +184,14 @@ def test_a_passed_player_awarded_a_governor_discards_once_everyone_has_passed() 
     give_card(st, 2, "mediterranean-4")
     for seat in (2, 2, 2, 1, 0):
         ship(st, seat, "africa")
-    st.cur = 2
+    st.to_move = 2
     act(st, "pass")  # seat 2's cards fit
     assert st.phase == R.ACTION and st.current_player() == 0
     act(st, "pass")
     harbor(st, 1, 2)
     give_building(st, 1, "Shipyard")
     act(st, "ship africa with Shipyard")  # fills Africa: seat 2 has the most markers
-    assert st.card_loc[CARD["africa-governor"]] == 2
+    assert st.card_location[CARD["africa-governor"]] == 2
     assert not st.holding_ok(2)  # Politics 3 (level 2): one Governor too many
     act(st, "pass")  # the last player passes
     assert st.phase == R.DISCARD and st.current_player() == 2
@@ -215,7 +215,7 @@ def test_audit_case_a_governor_after_the_pass_saves_the_card() -> None:
     harbor(st, 1, 2)
     give_building(st, 1, "Shipyard")
     act(st, "ship africa with Shipyard")  # fills Africa: the Governor goes to seat 0
-    assert st.card_loc[CARD["africa-governor"]] == 0
+    assert st.card_location[CARD["africa-governor"]] == 0
     assert track(st, 0, "politics") == 2 and st.holding_ok(0)
     act(st, "pass")
     act(st, "pass")
@@ -226,7 +226,7 @@ def test_audit_case_a_governor_after_the_pass_saves_the_card() -> None:
 
 def test_discards_go_in_turn_order_from_the_first_player_with_cascades() -> None:
     st = make(3)
-    st.crown = st.cur = 1  # seat 1 is the first player this round
+    st.crown = st.to_move = 1  # seat 1 is the first player this round
     for slug in ("mediterranean-0", "mediterranean-1", "mediterranean-2", "mediterranean-3"):
         give_card(st, 0, slug)  # Politics 5 (level 3): three slots for four cards
     for slug in ("slavery-0", "slavery-1", "slavery-2"):
@@ -275,19 +275,19 @@ def abolition_position() -> object:
 def test_abolition_discards_every_slavery_card_at_once() -> None:
     st = abolition_position()
     st.passed[1] = True  # seat 1 has passed already: it loses its Slavery card too
-    st.npassed = 1
+    st.passed_count = 1
     harbor(st, 0, 2)
     give_building(st, 0, "Market")
     industry0, finance1 = track(st, 0, "industry"), track(st, 1, "finance")
     act(st, "draw mediterranean with Market")
-    assert st.card_loc[D.ABOLITION] == 0 and st.abolished
-    assert st.card_loc[CARD["slavery-0"]] == R.LOC_FACE_DOWN + 0
-    assert st.card_loc[CARD["slavery-1"]] == R.LOC_FACE_DOWN + 0
-    assert st.card_loc[CARD["slavery-2"]] == R.LOC_FACE_DOWN + 1
+    assert st.card_location[D.ABOLITION] == 0 and st.abolished
+    assert st.card_location[CARD["slavery-0"]] == R.LOC_FACE_DOWN + 0
+    assert st.card_location[CARD["slavery-1"]] == R.LOC_FACE_DOWN + 0
+    assert st.card_location[CARD["slavery-2"]] == R.LOC_FACE_DOWN + 1
     assert track(st, 0, "industry") == industry0 - 2  # Slavery 0's icons are gone
     assert track(st, 1, "finance") == finance1 - 2
     # The rest of the Slavery deck leaves the game.
-    assert all(st.card_loc[c] == R.LOC_REMOVED for c in range(45, 48))
+    assert all(st.card_location[c] == R.LOC_REMOVED for c in range(45, 48))
     assert st.deck_mask[SLAVERY] == 0
     assert score_lines(st, 0)["slavery"] == -2 and score_lines(st, 1)["slavery"] == -1
     check(st)

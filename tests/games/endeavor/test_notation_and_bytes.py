@@ -122,20 +122,29 @@ def tampered(change) -> bytes:
 @pytest.mark.parametrize(
     "change",
     [
-        lambda d: d.pop("trk"),
+        lambda d: d.pop("track_values"),
         lambda d: d.update(n=2),
         lambda d: d.update(n=True),
         lambda d: d.update(round=8),
         lambda d: d.update(round_down="no"),
         lambda d: d["supply"].__setitem__(0, d["supply"][0] + 1),  # a 31st marker
-        lambda d: d["space_tok"].__setitem__(d["space_tok"].index(-1), 0),  # a 96th token
-        lambda d: d["trk"].__setitem__(0, d["trk"][0] + 1),  # a track without its icon
-        lambda d: d["card_loc"].__setitem__(0, 3 if d["card_loc"][0] != 3 else 2),
-        lambda d: d["bsupply"].__setitem__(1, 5) if d["bsupply"][1] != 5 else d.update(cur=9),
+        lambda d: d["space_token"].__setitem__(d["space_token"].index(-1), 0),  # a 96th token
+        # A track without its icon.
+        lambda d: d["track_values"].__setitem__(0, d["track_values"][0] + 1),
+        lambda d: d["card_location"].__setitem__(0, 3 if d["card_location"][0] != 3 else 2),
+        lambda d: (
+            d["building_supply"].__setitem__(1, 5)
+            if d["building_supply"][1] != 5
+            else d.update(to_move=9)
+        ),
         lambda d: d.update(phase=5),  # over, without scores
-        lambda d: d.update(city="x"),
+        lambda d: d.update(city_owner="x"),
         lambda d: d["passed"].__setitem__(0, 1),
-        lambda d: d.update(track=[0] + d["track"][1:] if d["track"][0] < 0 else [-1] * 40),
+        lambda d: d.update(
+            shipping_track=[0] + d["shipping_track"][1:]
+            if d["shipping_track"][0] < 0
+            else [-1] * 40
+        ),
         lambda d: d.update(scores={"a": 1}),
     ],
 )

@@ -35,17 +35,17 @@ def invariants(st: EndeavorState) -> None:
         assert markers(st, s) == D.MARKERS
         assert min(st.supply[s], st.harbor[s]) >= 0
     # 95 tokens: on the board, gained (brown), in harbors (blue) or spent.
-    counts = Counter(k for k in st.space_tok if k >= 0)
+    counts = Counter(k for k in st.space_token if k >= 0)
     for s in range(n):
         for k in range(4):
-            counts[k] += st.brown[s * 4 + k]
-            counts[4 + k] += st.blue[s * 4 + k]
+            counts[k] += st.brown_tokens[s * 4 + k]
+            counts[4 + k] += st.blue_tokens[s * 4 + k]
     for k in range(4):
-        counts[4 + k] += st.spent[k]
+        counts[4 + k] += st.spent_tokens[k]
     assert [counts[k] for k in range(8)] == list(D.TOKEN_COUNTS)
     # 48 cards, each in one place; the decks are exactly the cards at LOC_DECK.
     places = Counter()
-    for c, where in enumerate(st.card_loc):
+    for c, where in enumerate(st.card_location):
         if where == R.LOC_DECK:
             places["deck"] += 1
             assert st.deck_mask[D.CARD_DECK[c]] >> D.CARD_POSITION[c] & 1
@@ -62,12 +62,12 @@ def invariants(st: EndeavorState) -> None:
     # Tracks are the sum of the icons of buildings, brown tokens and held cards.
     for s in range(n):
         for k in range(4):
-            icons = st.brown[s * 4 + k]
+            icons = st.brown_tokens[s * 4 + k]
             icons += sum(st.owned[s * NB + t] * D.BUILDING_ICONS[t][k] for t in range(NB))
-            icons += sum(D.CARD_ICONS[c][k] for c in range(D.NUM_CARDS) if st.card_loc[c] == s)
-            assert st.trk[s * 4 + k] == icons
+            icons += sum(D.CARD_ICONS[c][k] for c in range(D.NUM_CARDS) if st.card_location[c] == s)
+            assert st.track_values[s * 4 + k] == icons
     # 45 building tiles.
-    assert sum(st.bsupply) + sum(st.owned) - n == 45
+    assert sum(st.building_supply) + sum(st.owned) - n == 45
     assert 1 <= st.round <= D.ROUNDS
 
 
@@ -126,9 +126,9 @@ def play(players: int, seed: int, eager: bool, *, every_step: bool, stats: Count
     assert st.round == D.ROUNDS and st.current_player() == TERMINAL
     stats["abolition"] += st.abolished
     stats["governors"] += sum(
-        1 for c in range(D.NUM_CARDS) if D.CARD_IS_GOVERNOR[c] and st.card_loc[c] != R.LOC_DECK
+        1 for c in range(D.NUM_CARDS) if D.CARD_IS_GOVERNOR[c] and st.card_location[c] != R.LOC_DECK
     )
-    stats["beside-track"] += sum(st.overflow)
+    stats["beside-track"] += sum(st.beside_track)
     for s in range(players):
         assert st.scores[s] == recomputed_score(st, s)
     best = max(st.scores)

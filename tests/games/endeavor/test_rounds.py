@@ -31,14 +31,14 @@ from tests.games.endeavor.helpers import (
 def test_setup(players: int) -> None:
     st = Endeavor.new_game(players, 123)
     # One token on every one of the 95 circles, the counts by type as in the box.
-    assert Counter(st.space_tok) == dict(enumerate(D.TOKEN_COUNTS))
-    assert -1 not in st.space_tok
+    assert Counter(st.space_token) == dict(enumerate(D.TOKEN_COUNTS))
+    assert -1 not in st.space_token
     # Decks complete and ordered, building supply sorted by type.
-    assert all(v == R.LOC_DECK for v in st.card_loc)
-    assert st.bsupply == list(D.BUILDING_SUPPLY)
+    assert all(v == R.LOC_DECK for v in st.card_location)
+    assert st.building_supply == list(D.BUILDING_SUPPLY)
     for s in range(players):
         assert st.supply[s] == 30 and st.harbor[s] == 0  # 0 markers in the harbor
-        assert st.trk[s * 4 : s * 4 + 4] == [0, 0, 0, 0]
+        assert st.track_values[s * 4 : s * 4 + 4] == [0, 0, 0, 0]
         assert st.owned[s * NB : (s + 1) * NB] == [1] + [0] * 15  # the Colonial House
     assert st.round == 1 and st.phase == R.BUILD
     assert st.current_player() == st.crown  # the crown holder builds first
@@ -46,7 +46,7 @@ def test_setup(players: int) -> None:
 
 
 def test_setup_randomness_comes_from_the_seed() -> None:
-    layouts = {tuple(Endeavor.new_game(4, seed).space_tok) for seed in range(20)}
+    layouts = {tuple(Endeavor.new_game(4, seed).space_token) for seed in range(20)}
     assert len(layouts) == 20
     crowns = {Endeavor.new_game(4, seed).crown for seed in range(40)}
     assert crowns == {0, 1, 2, 3}  # a random first player
@@ -98,7 +98,7 @@ def test_build_icons_apply_at_once_and_buildings_arrive_empty() -> None:
     act(st, "build Workshop")
     assert track(st, 0, "industry") == 2
     assert st.owned[0 * NB + BUILDING["Workshop"]] == 1 and st.used[0 * NB + 3] == 0
-    assert st.bsupply[BUILDING["Workshop"]] == 4
+    assert st.building_supply[BUILDING["Workshop"]] == 4
     assert st.current_player() == 1  # clockwise from the crown
 
 
@@ -123,13 +123,13 @@ def test_only_one_level_five_building() -> None:
 def test_one_level_above_when_nothing_is_left_at_or_below() -> None:
     st = at_build()
     for t in (1, 2, 3):  # every level-1 tile is gone
-        st.bsupply[t] = 0
+        st.building_supply[t] = 0
         st.owned[1 * NB + t] += 5
         st._add_icons(1, tuple(5 * i for i in D.BUILDING_ICONS[t]), 1)
     assert legal(st) == {"build Bank", "build Barracks", "build Guild-Hall"}
     # D5: the lowest level above that still has tiles.
     for t in (4, 5, 6):
-        st.bsupply[t] = 0
+        st.building_supply[t] = 0
         st.owned[2 * NB + t] += 4
         st._add_icons(2, tuple(4 * i for i in D.BUILDING_ICONS[t]), 1)
     assert legal(st) == {"build Docks", "build Fortress", "build Theatre"}

@@ -58,7 +58,7 @@ def test_track_glory_push_forward_by_default_round_down_as_option(
 def test_track_line_sums_the_four_tracks_and_follows_the_option() -> None:
     for round_down, expected in ((False, 2 + 7 + 10 + 15), (True, 0 + 4 + 7 + 15)):
         st = make(3, round_down=round_down)
-        st.trk[0:4] = [1, 5, 8, 17]  # raw sums may pass 15 (D2)
+        st.track_values[0:4] = [1, 5, 8, 17]  # raw sums may pass 15 (D2)
         assert score_lines(st, 0)["tracks"] == expected
 
 
@@ -66,7 +66,7 @@ def test_option_reaches_the_final_score() -> None:
     scores = {}
     for option in ("push-forward", "round-down"):
         st = Endeavor.new_game(3, 0, {"track_glory": option})
-        st.phase, st.cur = 2, st.crown
+        st.phase, st.to_move = 2, st.crown
         give_token(st, 0, "industry")  # Industry 1: 2 glory pushed forward, 0 rounded down
         scores[option] = finish(st).scores[0]
     assert scores["push-forward"] - scores["round-down"] == 2
@@ -90,13 +90,13 @@ def test_connections_score_for_their_controller_at_the_end() -> None:
     # Seat 1 takes EU1 by attack: the links are split now, and EU0-EU3 is not its either.
     harbor(st, 1, 3)
     give_building(st, 1, "Barracks")
-    st.cur = 1
+    st.to_move = 1
     act(st, "attack europe-1 with Barracks")
     assert score_lines(st, 0)["connections"] == 0
     assert score_lines(st, 1)["connections"] == 0
     harbor(st, 1, 3)
     give_building(st, 1, "Barracks")
-    st.cur = 1
+    st.to_move = 1
     act(st, "attack europe-0 with Barracks")
     # EU0-EU1 and EU0-EU3 are seat 1's now: 1 glory each (EU0-EU1's token went to seat 0).
     assert score_lines(st, 1)["connections"] == 2

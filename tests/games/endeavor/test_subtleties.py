@@ -56,15 +56,15 @@ def test_02_shipping_to_a_full_track_is_legal_and_counts_for_draws() -> None:
     give_building(st, 0, "Shipyard")
     give_building(st, 0, "Market")
     give_token(st, 0, "ship-draw")
-    tokens = list(st.space_tok)
+    tokens = list(st.space_token)
     act(st, "ship africa with Shipyard")
-    assert st.space_tok == tokens and st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 1
+    assert st.space_token == tokens and st.card_location[D.GOVERNOR_OF_REGION[AF]] == 1
     act(st, "pass")
     act(st, "pass")
     act(st, "ship africa with ship-draw-token")
     assert st.presence[AF] == 2  # seat 0: two markers beside the track
     act(st, "draw africa with Market")
-    assert st.card_loc[CARD["africa-2"]] == 0
+    assert st.card_location[CARD["africa-2"]] == 0
     check(st)
 
 
@@ -100,7 +100,7 @@ def test_04_plus_actions_either_order_skippable_one_region_one_deck() -> None:
     assert legal(st) == {"occupy india-0", "occupy india-1", "occupy india-2", "done"}
     act(st, "occupy india-2")
     # Occupy first, then Ship to the same region only.
-    st.cur = 0
+    st.to_move = 0
     st.used[BUILDING["Docks"]] = 0
     st.supply[0] += 1
     act(st, "occupy india-0 with Docks")
@@ -108,7 +108,7 @@ def test_04_plus_actions_either_order_skippable_one_region_one_deck() -> None:
     act(st, "done")  # the second half may be skipped
     assert st.current_player() == 1
     # Guild Hall ("/"): exactly one half, the turn ends after it.
-    st.cur = 0
+    st.to_move = 0
     harbor(st, 0, 2)
     give_building(st, 0, "Guild-Hall")
     act(st, "ship africa with Guild-Hall")
@@ -121,7 +121,7 @@ def test_05_governor_tie_break_is_the_marker_nearest_the_deck() -> None:
     for seat in (1, 2, 1, 2, 3):
         ship(st, seat, "africa")
     ship(st, 0, "africa")  # seat 0 fills the last space but is not among the tied
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 2  # seat 2's marker is nearer the deck
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 2  # seat 2's marker is nearer the deck
 
 
 def test_06_governor_cannot_be_drawn_level_one_is_next() -> None:
@@ -131,9 +131,9 @@ def test_06_governor_cannot_be_drawn_level_one_is_next() -> None:
     give_building(st, 0, "Market")
     assert not any(t.startswith("draw africa") for t in legal(st))
     ship(st, 1, "africa")  # full now: the Governor went to seat 0
-    assert st.card_loc[D.GOVERNOR_OF_REGION[AF]] == 0
+    assert st.card_location[D.GOVERNOR_OF_REGION[AF]] == 0
     act(st, "draw africa with Market")
-    assert st.card_loc[CARD["africa-1"]] == 0
+    assert st.card_location[CARD["africa-1"]] == 0
 
 
 def test_07_presence_counts_track_and_beside_markers_europe_only_cities() -> None:
@@ -158,20 +158,20 @@ def test_08_connection_tokens_go_to_the_first_controller_and_are_kept() -> None:
     set_token(st, conn, "culture")
     place(st, 0, "europe-3")
     place(st, 0, "europe-4")
-    assert track(st, 0, "culture") >= 1 and st.space_tok[conn] == -1
+    assert track(st, 0, "culture") >= 1 and st.space_token[conn] == -1
     culture = track(st, 0, "culture")
-    tokens1 = sum(st.brown[4:8]) + sum(st.blue[4:8])
+    tokens1 = sum(st.brown_tokens[4:8]) + sum(st.blue_tokens[4:8])
     harbor(st, 1, 6)
     give_building(st, 1, "Barracks")
     give_building(st, 1, "Fortress")
-    st.cur = 1
+    st.to_move = 1
     act(st, "attack europe-3 with Barracks")
     act(st, "pass")
     act(st, "pass")
     act(st, "attack europe-4 with Fortress")
     assert track(st, 0, "culture") == culture  # the loser keeps its token
     assert score_lines(st, 1)["connections"] == 1  # the new controller: glory, no token
-    assert sum(st.brown[4:8]) + sum(st.blue[4:8]) == tokens1
+    assert sum(st.brown_tokens[4:8]) + sum(st.blue_tokens[4:8]) == tokens1
 
 
 def test_09_abolition_is_immediate_for_everyone_including_passed_players() -> None:
@@ -185,10 +185,10 @@ def test_09_abolition_is_immediate_for_everyone_including_passed_players() -> No
     for i in range(5):
         place(st, 0, f"europe-{i}")
     st.passed[2] = True
-    st.npassed = 1
+    st.passed_count = 1
     give_token(st, 0, "occupy-draw")
     act(st, "draw mediterranean with occupy-draw-token")
-    assert [st.card_loc[c] for c in range(42, 45)] == [
+    assert [st.card_location[c] for c in range(42, 45)] == [
         R.LOC_FACE_DOWN + 0,
         R.LOC_FACE_DOWN + 2,
         R.LOC_FACE_DOWN + 2,
@@ -249,7 +249,7 @@ def test_12_round_one_two_markers_salary_nothing_colonial_house_usable() -> None
     first = st.current_player()
     assert "occupy europe-0 with Colonial-House" in legal(st)
     act(st, "occupy europe-0 with Colonial-House")
-    assert st.city[CITY["europe-0"]] == first
+    assert st.city_owner[CITY["europe-0"]] == first
 
 
 def test_13_markers_run_out_growth_capped_attacks_return_markers_to_supply() -> None:
