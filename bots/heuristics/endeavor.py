@@ -29,13 +29,13 @@ def scores(state: EndeavorState) -> list[float]:
     if state.phase == R.OVER:
         return [float(v) for v in state.scores]
     future = (D.ROUNDS - state.round + 1) / D.ROUNDS
-    trk = state.track_values
+    track_values = state.track_values
     out = []
     for s in range(n):
         glory = sum(score_lines(state, s).values())
         levels = 0
         for k in range(4):
-            v = trk[4 * s + k]
+            v = track_values[4 * s + k]
             levels += _LEVEL[v if v < 15 else 15]
         base = s * _NB
         idle = sum(state.owned[base + t] - state.used[base + t] for t in range(1, _NB))
