@@ -36,6 +36,8 @@ INFO = GameInfo(
     option_bounds={"track_glory": OptionBounds(choices=TRACK_GLORY_OPTIONS)},
 )
 
+# Short names for the sizes that index the seat-major lists (``owned[s * NB + type]``,
+# ``presence[s * NR + region]``), the cities and the sub-action targets.
 NB = D.NUM_BUILDING_TYPES
 NR = D.NUM_REGIONS
 NC = D.NUM_CITIES
@@ -148,7 +150,7 @@ class EndeavorState(State):
         self.to_move = 0
         self.step = 0  # position in turn order during Build / Salary
         self.salary_left = 0  # payments the Salary player still makes
-        self.pending = R.PEND_NONE  # second half of a "+" action on offer
+        self.pending = R.PENDING_NONE  # second half of a "+" action on offer
         self.pending_target = 0  # its region or deck
         self.passed = [False] * n
         self.track_values = [0] * (n * TRACKS_PER_SEAT)  # raw status track values (may exceed 15)
@@ -192,23 +194,26 @@ class EndeavorState(State):
         """Building types seat ``s`` may take now (§9 Build, D5)."""
         owned = self.owned
         base = s * NB
-        has5 = owned[base + 13] or owned[base + 14] or owned[base + 15]
-        bsupply = self.building_supply
-        lv = self.track_level(s, D.INDUSTRY)
-        opts = [
+        # At most one level-5 building (types 13-15) per player.
+        has_level5 = owned[base + 13] or owned[base + 14] or owned[base + 15]
+        supply = self.building_supply
+        industry = self.track_level(s, D.INDUSTRY)
+        options = [
             t
             for t in range(1, NB)
-            if bsupply[t] and D.BUILDING_LEVEL[t] <= lv and not (has5 and D.BUILDING_LEVEL[t] == 5)
+            if supply[t]
+            and D.BUILDING_LEVEL[t] <= industry
+            and not (has_level5 and D.BUILDING_LEVEL[t] == 5)
         ]
-        if opts:
-            return opts
+        if options:
+            return options
         # Nothing left at or below your level: the lowest level above that still has tiles.
-        for lvl in range(lv + 1, 6):
-            if lvl == 5 and has5:
+        for tier in range(industry + 1, 6):
+            if tier == 5 and has_level5:
                 break
-            opts = [t for t in range(1, NB) if bsupply[t] and D.BUILDING_LEVEL[t] == lvl]
-            if opts:
-                return opts
+            options = [t for t in range(1, NB) if supply[t] and D.BUILDING_LEVEL[t] == tier]
+            if options:
+                return options
         return []
 
     def _next_builder(self) -> None:
@@ -276,7 +281,7 @@ class EndeavorState(State):
         self.to_move = self.crown
 
     def _next_turn(self) -> None:
-        self.pending = R.PEND_NONE
+        self.pending = R.PENDING_NONE
         self.pending_target = 0
         if self.passed_count == self.n:
             self._end_action_phase()
@@ -489,14 +494,14 @@ class EndeavorState(State):
         s = self.to_move
         pend = self.pending
         arg = self.pending_target
-        if pend == R.PEND_SHIP:
+        if pend == R.PENDING_SHIP:
             return [R.ship(arg)] if self.harbor[s] >= 1 else []
-        if pend == R.PEND_OCCUPY:
+        if pend == R.PENDING_OCCUPY:
             if self.harbor[s] < 1 or self.track_fill[arg] < TRACK_LENGTH[arg]:
                 return []
             city = self.city_owner
             return [R.occupy(c) for c in REGION_CITIES[arg] if city[c] < 0]
-        if pend == R.PEND_DRAW:
+        if pend == R.PENDING_DRAW:
             return [R.draw(arg)] if self._can_draw(s, arg) else []
         return []
 
@@ -523,10 +528,10 @@ class EndeavorState(State):
 
     def _turn_actions(self) -> list[int]:
         s = self.to_move
-        h = self.harbor[s]
+        markers = self.harbor[s]  # population markers in the harbor
         acts = [R.PASS]
         sources = []
-        if h >= 1:
+        if markers >= 1:
             owned = self.owned
             used = self.used
             b = s * NB
@@ -570,7 +575,7 @@ class EndeavorState(State):
         for src in sources:
             k = SOURCE_KINDS[src]
             base = USE_BASE + src * NT
-            budget = h - 1 if src < NB else h  # markers left after activating a building
+            budget = markers - 1 if src < NB else markers  # left after activating a building
             if k & SHIP and budget >= 1:
                 acts.extend([base + t for t in SHIP_TARGETS])
             if k & OCCUPY and budget >= 1 and occ:
@@ -608,7 +613,7 @@ class EndeavorState(State):
             self._do(s, t)
             if SOURCE_COMBO[src] == BOTH:
                 self._offer_second(src, t)
-                if self.pending != R.PEND_NONE:
+                if self.pending != R.PENDING_NONE:
                     return
             self._next_turn()
         elif phase == R.SECOND:
@@ -636,20 +641,20 @@ class EndeavorState(State):
         """After the first half of a "+" action: offer the other half, or end the turn."""
         if src == DOCKS:
             if t < R.T_OCCUPY:
-                self.pending, self.pending_target = R.PEND_OCCUPY, t - R.T_SHIP
+                self.pending, self.pending_target = R.PENDING_OCCUPY, t - R.T_SHIP
             else:
                 r = CITY_REGION[t - R.T_OCCUPY]
                 if r == D.EUROPE:
                     return  # Docks used only to Occupy in Europe (D7): nothing to ship to
-                self.pending, self.pending_target = R.PEND_SHIP, r
+                self.pending, self.pending_target = R.PENDING_SHIP, r
         elif t < R.T_OCCUPY:  # Cartographer
-            self.pending, self.pending_target = R.PEND_SHIP, t - R.T_SHIP
+            self.pending, self.pending_target = R.PENDING_SHIP, t - R.T_SHIP
         else:  # Trade Office: the next card of the same deck
-            self.pending, self.pending_target = R.PEND_DRAW, t - R.T_DRAW
+            self.pending, self.pending_target = R.PENDING_DRAW, t - R.T_DRAW
         if self._second_targets():
             self.phase = R.SECOND
         else:
-            self.pending = R.PEND_NONE
+            self.pending = R.PENDING_NONE
             self.pending_target = 0
 
     # ------------------------------------------------------------------ notation
@@ -729,7 +734,7 @@ class EndeavorState(State):
             "phase": R.PHASE_NAMES[self.phase],
             "crown": self.crown,
             "to_move": self.to_move,
-            "pending": R.PEND_NAMES[self.pending],
+            "pending": R.PENDING_NAMES[self.pending],
             "pending_target": self.pending_target,
             "salary_left": self.salary_left,
             "track_glory": TRACK_GLORY_OPTIONS[self.round_down],

@@ -99,8 +99,8 @@ BUILD, SALARY, ACTION, SECOND, DISCARD, OVER = range(6)
 PHASE_NAMES = ("build", "salary", "action", "second-half", "discard", "over")
 
 # What the second half of a "+" action may be.
-PEND_NONE, PEND_SHIP, PEND_OCCUPY, PEND_DRAW = range(4)
-PEND_NAMES = ("none", "ship", "occupy", "draw")
+PENDING_NONE, PENDING_SHIP, PENDING_OCCUPY, PENDING_DRAW = range(4)
+PENDING_NAMES = ("none", "ship", "occupy", "draw")
 
 # Where a card is (``card_loc`` values besides a holding seat 0..4).
 LOC_DECK = -1

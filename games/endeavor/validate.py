@@ -33,7 +33,7 @@ def load_state(cls: Any, data: Mapping[str, Any]) -> Any:
     st.to_move = checked_int(data["to_move"], TERMINAL, n - 1, "to_move")
     st.step = checked_int(data["step"], 0, n, "step")
     st.salary_left = checked_int(data["salary_left"], 0, 5, "salary_left")
-    st.pending = checked_int(data["pending"], 0, R.PEND_DRAW, "pending")
+    st.pending = checked_int(data["pending"], 0, R.PENDING_DRAW, "pending")
     st.pending_target = checked_int(data["pending_target"], 0, D.NUM_DECKS - 1, "pending_target")
     st.passed = checked_bools(data["passed"], n, "passed")
     st.track_values = checked_ints(data["track_values"], n * 4, 0, 1000, "track_values")
@@ -182,9 +182,9 @@ def _check_phase(st: Any) -> None:
             _fail("a Salary choice that is no choice")
     if phase in (R.ACTION, R.SECOND) and st.passed[st.to_move]:
         _fail("a player who passed is to act")
-    if phase == R.SECOND and (st.pending == R.PEND_NONE or not st._second_targets()):
+    if phase == R.SECOND and (st.pending == R.PENDING_NONE or not st._second_targets()):
         _fail("a second half with nothing to do")
-    if phase != R.SECOND and st.pending != R.PEND_NONE:
+    if phase != R.SECOND and st.pending != R.PENDING_NONE:
         _fail("a pending second half outside its phase")
     if phase == R.DISCARD and (st.holding_ok(st.to_move) or st.passed_count != st.n):
         _fail("a discard that is not needed")
