@@ -38,7 +38,6 @@ NUM_SOURCES = TOKEN_SOURCE_BASE + 4
 
 TOKEN_SOURCE_SLUGS = ("ship-draw-token", "occupy-draw-token", "attack-token", "payment-token")
 SOURCE_NAMES = (*D.BUILDING_NAMES, *TOKEN_SOURCE_SLUGS)
-SOURCE_SLUGS = tuple(name.lower() for name in SOURCE_NAMES)
 # Kinds of action each source allows, and how its two parts combine.
 SOURCE_KINDS = (
     *D.BUILDING_KINDS,
