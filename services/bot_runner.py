@@ -145,10 +145,11 @@ class BotRunner:
         self._failures = _Failures()
         self._store_down_since: float | None = None
         self._again: set[str] = set()
+        self._closing = False
 
     def start(self) -> None:
         """Start the sweeper (on the running loop); ``kick`` starts it too."""
-        if self._sweeper is None or self._sweeper.done():
+        if not self._closing and (self._sweeper is None or self._sweeper.done()):
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     def kick(self, game_id: str) -> None:
@@ -157,7 +158,9 @@ class BotRunner:
         self._wake.set()
 
     async def _sweep(self) -> None:
-        while True:
+        # ``close`` sets the flag as well as cancelling: on Python 3.11 a cancellation that
+        # races a store call's own timeout can be swallowed, and the sweep must stop anyway.
+        while not self._closing:
             try:
                 await self._claim_and_start()
                 if self._store_down_since is not None:
@@ -282,6 +285,7 @@ class BotRunner:
             await asyncio.gather(*list(self._games.values()), return_exceptions=True)
 
     async def close(self) -> None:
+        self._closing = True
         tasks = list(self._games.values())
         if self._sweeper is not None:
             tasks.append(self._sweeper)
