@@ -28,8 +28,8 @@ import time
 
 from bots_common import table
 
-from bots.arena import play_game
 from bots import best_action, choose_action, get_level, merge_root_stats, search_tree
+from bots.arena import play_game
 from games import State, game_names
 
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.heuristics import knowledge
 from bots.decide import choose_action
+from bots.heuristics import knowledge
 from games import CHANCE, TERMINAL, State, get_game
 
 

@@ -22,7 +22,12 @@ def test_the_documented_levels_exist_with_search_budgets():
     assert level_names()[:4] == ["random", "greedy", "mcts-fast", "mcts-strong"]
     fast, strong = LEVELS["mcts-fast"], LEVELS["mcts-strong"]
     for level in (fast, strong):
-        assert level.kind is LevelKind.MCTS and level.trees >= 1 and level.iterations and level.depth > 0
+        assert (
+            level.kind is LevelKind.MCTS
+            and level.trees >= 1
+            and level.iterations
+            and level.depth > 0
+        )
     assert strong.trees * strong.iterations > fast.trees * fast.iterations
     # Only mcts-strong plays its policy playouts (Cité's) further than random ones.
     assert fast.policy_depth is None and strong.policy_depth > strong.depth

@@ -1,5 +1,5 @@
-"""The Celery executor: bot turns go to workers, which commit the moves themselves
-and dispatch the next turn (``workers.tasks``)."""
+"""The Celery executor: a replica hands bot turns to the workers, which commit the
+moves themselves and dispatch the next turn (``workers.tasks``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 from services.bot_runner import BotExecutor, TurnLease
 from services.bot_turns import BotTurn
 from services.kinds import BotStatus
+from workers.tasks import dispatch
 
 
 class CeleryExecutor(BotExecutor):
@@ -20,10 +21,6 @@ class CeleryExecutor(BotExecutor):
     POLL = 0.15  # how often the replica looks whether a worker started the turn
 
     def __init__(self, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
-        # Imported here: the embedded default must not need Celery configured.
-        from workers.tasks import dispatch
-
-        self._dispatch = dispatch
         self._store_url = store_url
         self._prefix = prefix
         self._max_iterations = max_iterations
@@ -34,7 +31,7 @@ class CeleryExecutor(BotExecutor):
         is dispatched again: a duplicate commit changes nothing."""
         # Publishing to the broker is blocking I/O: keep it off the event loop.
         await asyncio.to_thread(
-            self._dispatch, turn.job(), self._store_url, self._prefix, self._max_iterations
+            dispatch, turn.job(), self._store_url, self._prefix, self._max_iterations
         )
         since = time.monotonic()
         marked = False
