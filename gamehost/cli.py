@@ -251,15 +251,21 @@ def _connect(
     with contextlib.ExitStack() as stack:
         try:
             target = stack.enter_context(server.embedded_server(redis_url, redis_prefix))
-        except server.StoreUnreachable as exc:
+        except server.EmbeddedServerUnavailable as exc:
             raise GameError(grpc.StatusCode.UNAVAILABLE, str(exc)) from None
         yield stack.enter_context(Client(target))
 
 
 def _health(args: argparse.Namespace) -> int:
     """One line out; exit 0 when SERVING, 1 when answered otherwise, 2 when unreachable."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    try:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+    except ModuleNotFoundError:
+        print(
+            "gamehost: health needs grpcio-health-checking: pip install 'gamehost[health]'",
+            file=sys.stderr,
+        )
+        return 2
 
     what = f"{args.target} {args.service or '(overall)'}"
     with grpc.insecure_channel(args.target) as channel:

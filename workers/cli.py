@@ -17,19 +17,29 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
-from services.store_health import StoreUnreachable
+# Nothing from services at module level: importing it defines the Prometheus metrics,
+# and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
-__all__ = ["StoreUnreachable", "board", "embedded_server", "serve", "worker"]
+__all__ = ["EmbeddedServerUnavailable", "board", "embedded_server", "serve", "worker"]
+
+
+class EmbeddedServerUnavailable(Exception):
+    """The embedded server could not start: its store does not answer."""
 
 
 @contextlib.contextmanager
 def embedded_server(redis_url: str | None = None, redis_prefix: str = "gamehost") -> Iterator[str]:
     """A server on a free local port for the occasion (in-memory store unless
-    ``redis_url``); yields its target. Raises ``StoreUnreachable`` when Redis is down."""
+    ``redis_url``); yields its target."""
     from services.server import ServerConfig, ServerThread
+    from services.store_health import StoreUnreachable
 
     config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
-    with ServerThread(config) as server:
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(ServerThread(config))
+        except StoreUnreachable as exc:
+            raise EmbeddedServerUnavailable(str(exc)) from None
         yield server.target
 
 
@@ -64,6 +74,7 @@ def serve(args: argparse.Namespace) -> int:
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.server import ServerConfig, run
     from services.server import serve as serve_forever
+    from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
     config = ServerConfig(
