@@ -1,4 +1,9 @@
-"""Pure rules engines. Nothing here does I/O or imports the service edges."""
+"""Pure rules engines: rules, states and observations as plain data; no I/O.
+
+May import: the standard library only. Never ``bots``, ``services``, ``workers`` or
+``gamehost`` (protobuf views are built in ``services``). pyproject.toml's import
+contracts check it (tests/test_import_contracts.py).
+"""
 
 from __future__ import annotations
 
