@@ -118,3 +118,16 @@ def test_the_client_alone_plays_a_whole_game_against_a_running_server(client_ven
         assert json.loads(selfplay.stdout)["terminal"] is True
     finally:
         server.kill_group()
+
+
+def test_the_server_requires_the_client_of_its_own_version():
+    import tomllib
+
+    server = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    client = tomllib.loads((ROOT / "clients" / "python" / "pyproject.toml").read_text())["project"]
+    assert client["name"] == "gamehost" and server["name"] == "gamehost-server"
+    assert f"gamehost=={client['version']}" in server["dependencies"]
+    assert sorted(d.split("=")[0].split(">")[0] for d in client["dependencies"]) == [
+        "grpcio",
+        "protobuf",
+    ]
