@@ -8,7 +8,9 @@ COPY bots bots
 COPY services services
 COPY workers workers
 COPY gamehost gamehost
-RUN pip install --no-cache-dir . \
+COPY clients clients
+# The client distribution (gamehost: CLI, gamehost.v1) and the server (gamehost-server).
+RUN pip install --no-cache-dir ./clients/python . \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gamehost \
  && mkdir -p /tmp/metrics && chown gamehost /tmp/metrics
 USER 10001

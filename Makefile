@@ -3,7 +3,7 @@
 
 install:
 	@test -x .venv/bin/python || python3 -m venv .venv
-	@.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
 
 # The service on embedded defaults: in-memory store, local bot process pool.
 run: install

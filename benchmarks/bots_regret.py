@@ -28,9 +28,8 @@ import time
 
 from bots_common import table
 
+from bots import best_action, choose_action, get_level, merge_root_stats, search_tree
 from bots.arena import play_game
-from bots.levels import choose_action, get_level
-from bots.search import best_action, merge_root_stats, search_state
 from games import State, game_names
 
 
@@ -66,7 +65,7 @@ def split_levels(text: str) -> list[str]:
 def reference(view: State, seat: int, level: str, seed: int) -> tuple[dict[int, float], int]:
     """The reference search's mean return per root action it tried, and its choice."""
     spec = get_level(level)
-    stats = merge_root_stats(search_state(view, seat, spec, seed, t) for t in range(spec.trees))
+    stats = merge_root_stats(search_tree(view, seat, spec, seed, t) for t in range(spec.trees))
     means = {int(a): stats["values"][a] / n for a, n in stats["visits"].items() if n > 0}
     return means, best_action(stats)
 

@@ -6,7 +6,7 @@ Usage: .venv/bin/python benchmarks/bots_scaling.py [--workers 1,2,4] [--iteratio
           [--skip-strength] [--skip-throughput] [--processes 2]
 
 Part 1 (throughput): one decision point per game (a 4-player position with a real
-choice); W workers each run ``bots.search_tree_budget`` for one tree of N iterations
+choice); W workers each run ``bots.search_tree`` for one tree of N iterations
 (tree t gets its own determinization, as in the service); reports total iterations
 per wall-clock second and the speed-up over one worker. The service does the same
 across Celery workers; here it is a local process pool, so it cannot scale past the
@@ -21,17 +21,20 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import replace
 from multiprocessing import get_context
 
 from bots_common import positions, table
 from bots_strength import match, report
 
-from bots import best_action, merge_root_stats, search_tree_budget
+from bots import best_action, get_level, merge_root_stats, search_tree
+from games import get_game
 
 
 def _tree(job: tuple) -> dict:
     game, data, seat, iterations, tree = job
-    return search_tree_budget(game, data, seat, "mcts-fast", 1, tree, iterations=iterations)
+    level = replace(get_level("mcts-fast"), iterations=iterations, seconds=None)
+    return search_tree(get_game(game).state_class.from_bytes(data), seat, level, 1, tree)
 
 
 def throughput(game: str, workers: list[int], iterations: int) -> list[tuple]:

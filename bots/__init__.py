@@ -1,20 +1,27 @@
 """Computer players: pure decision code (no I/O). The service decides where it runs.
 
+May import: ``games`` (and the standard library). Never ``services``, ``workers`` or
+``gamehost``.
+
 Entry points: ``choose_action`` (a whole decision, in-process), ``search_tree``
-(one root-parallel tree, the service's unit of work), ``merge_root_stats`` and
-``best_action`` (combine trees), ``LEVELS`` / ``level_names`` (what a seat may be).
+(one root-parallel tree: the unit of work the service spreads over processes or
+workers), ``merge_root_stats`` and ``best_action`` (combine trees), ``LEVELS`` /
+``get_level`` / ``level_names`` (what a seat may be).
 """
 
-from bots.levels import LEVELS, Level, choose_action, level_names
-from bots.search import best_action, merge_root_stats, search_tree, search_tree_budget
+from bots.decide import choose_action
+from bots.levels import LEVELS, Level, LevelKind, Playout, get_level, level_names
+from bots.search import best_action, merge_root_stats, search_tree
 
 __all__ = [
     "LEVELS",
     "Level",
+    "LevelKind",
+    "Playout",
     "best_action",
     "choose_action",
+    "get_level",
     "level_names",
     "merge_root_stats",
     "search_tree",
-    "search_tree_budget",
 ]

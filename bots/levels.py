@@ -1,4 +1,5 @@
-"""Bot levels a game creator picks per seat, and the one in-process entry point.
+"""Bot levels a game creator picks per seat: what each level is, and the custom
+search levels benchmarks and tournaments write out field by field.
 
 | level       | how it decides                               | budget per decision           |
 |-------------|----------------------------------------------|-------------------------------|
@@ -11,45 +12,44 @@
 |             | (Cité's) run to the end of the game          | playout depth 30 (policy      |
 |             |                                              | playouts: 200), c = 0.7       |
 
-Measured decision time on one core of the 2-CPU dev machine (trees one after
-another; ``benchmarks/bots_speed.py``, 4-player positions), mean over 8 positions,
-as docs/bots.md gives them:
-mcts-fast: Cité 169 ms, Catan 118 ms, Endeavor 175 ms;
-mcts-strong: Cité 2.22 s, Catan 0.89 s, Endeavor 1.32 s.
-In Cité more iterations alone bought no strength: the depth-30 playouts' model
-is searched out at mcts-fast's budget. Playouts to the end score a game's real
-result instead of the heuristic's guess, with more noise, which more iterations
-average out: that is where mcts-strong's budget pays (benchmarks in docs/benchmarks.md).
-A decision with one legal (bot) action is answered without search.
+What a decision costs at each level, and why mcts-strong's budget is where it is,
+is measured in docs/bots.md (with the command that measures it).
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
 level, seed) and replays exactly; ``seconds`` (per tree) can cap a level's time
-instead or as well, at the price of that determinism. Each tree searches its own
-determinization of the seat's observation (``bots.search``).
-
-A bot is only ever given a state that is already a determinization of its own
-seat's observation (``State.determinize(seat, rng)``), never the true state, so
-it cannot use what its seat may not see; each tree determinizes it once more.
+instead or as well, at the price of that determinism.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
-from bots.greedy import greedy_action
-from bots.heuristics import knowledge
-from games import State
 from games.base import quote_input
+
+
+class LevelKind(StrEnum):
+    """How a level decides."""
+
+    RANDOM = "random"  # uniformly among the legal actions
+    GREEDY = "greedy"  # one-ply lookahead on the game's heuristic
+    MCTS = "mcts"  # root-parallel UCT trees (``bots.search``)
+
+
+class Playout(StrEnum):
+    """What a search's playouts play."""
+
+    GAME = "game"  # the game's own playout policy (``bots.heuristics``)
+    RANDOM = "random"  # uniformly random moves
 
 
 @dataclass(frozen=True)
 class Level:
     name: str
     description: str
-    kind: str  # "random", "greedy" or "mcts"
+    kind: LevelKind
     trees: int = 0  # root-parallel trees K (0: no search)
     iterations: int | None = None  # per tree
     seconds: float | None = None  # per tree
@@ -59,18 +59,29 @@ class Level:
     # game; a policy playout may run to the end and score the game's real result.
     policy_depth: int | None = None
     c: float = 0.0  # UCT exploration constant (returns are in [0, 1])
-    playout: str = "game"  # "game": the game's playout policy; "random": uniformly random
+    playout: Playout = Playout.GAME
+
+    def capped(self, max_iterations: int | None) -> Level:
+        """This level with trees x iterations cut down to ``max_iterations`` (a server's
+        cap on one decision); levels that do not search are returned as they are."""
+        if not max_iterations or self.kind is not LevelKind.MCTS:
+            return self
+        trees = max(1, min(self.trees, max_iterations))
+        per_tree = max(1, max_iterations // trees)
+        if self.iterations is None or self.iterations > per_tree:
+            return replace(self, trees=trees, iterations=per_tree)
+        return replace(self, trees=trees)
 
 
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("random", "picks uniformly among the legal actions", "random"),
-        Level("greedy", "one-ply lookahead on the game's heuristic evaluation", "greedy"),
+        Level("random", "picks uniformly among the legal actions", LevelKind.RANDOM),
+        Level("greedy", "one-ply lookahead on the game's heuristic evaluation", LevelKind.GREEDY),
         Level(
             "mcts-fast",
             "Monte Carlo tree search, 2 trees x 400 iterations",
-            "mcts",
+            LevelKind.MCTS,
             trees=2,
             iterations=400,
             depth=30,
@@ -79,7 +90,7 @@ LEVELS: dict[str, Level] = {
         Level(
             "mcts-strong",
             "Monte Carlo tree search, 4 trees x 1500 iterations",
-            "mcts",
+            LevelKind.MCTS,
             trees=4,
             iterations=1500,
             depth=30,
@@ -115,7 +126,7 @@ _FIELDS = {
     "c": float,
     "playout": str,
 }
-PLAYOUTS = ("game", "random")
+PLAYOUTS = tuple(Playout)
 # Largest custom budgets: one game's bot must not take the whole search pool.
 MAXIMA = {
     "trees": 16,
@@ -151,7 +162,7 @@ def _custom(spec: str) -> Level:
         raise ValueError(f"bad search level {shown}: it needs trees >= 1 and a budget")
     if level.playout not in PLAYOUTS:
         raise ValueError(f"bad search level {shown}: playout is one of {', '.join(PLAYOUTS)}")
-    return level
+    return replace(level, playout=Playout(level.playout))
 
 
 def _check_bound(shown: str, key: str, value: Any) -> None:
@@ -165,25 +176,3 @@ def _check_bound(shown: str, key: str, value: Any) -> None:
             f"bad search level {shown}: {key} must be {least} and at most {MAXIMA[key]}, "
             f"not {value}"
         )
-
-
-def choose_action(state: State, seat: int, level: str, seed: int) -> int:
-    """The action ``level`` plays for ``seat`` in ``state`` (a determinized view).
-
-    Runs the level's trees one after another in this process and merges them, as
-    the service does across workers. Deterministic for a given (state, seat,
-    level, seed) when the level's budget is in iterations.
-    """
-    if state.current_player() != seat:
-        raise ValueError(f"seat {seat} is not to move")
-    spec = get_level(level)
-    rng = random.Random(seed)
-    if spec.kind == "random":
-        return rng.choice(state.legal_actions())
-    game = knowledge(state.info.name)
-    if spec.kind == "greedy":
-        return greedy_action(state, seat, game, rng)[0]
-    from bots.search import best_action, merge_root_stats, search_state
-
-    stats = [search_state(state, seat, spec, seed, tree) for tree in range(spec.trees)]
-    return best_action(merge_root_stats(stats))

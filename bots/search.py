@@ -1,5 +1,9 @@
 """Root-parallel search: one tree per call, and the merge of the trees' root statistics.
 
+``search_tree`` is the one entry point of a search, wherever a tree runs (in this
+process, a local pool process or a Celery worker); ``bots.mcts.uct_search`` is the
+algorithm under it.
+
 Root statistics are JSON-able (they travel through Celery/Redis):
 ``{"visits": {"<action id>": n}, "values": {"<action id>": summed return for the
 seat}, "iterations": n, "seconds": s}`` -- action ids are string keys, as JSON
@@ -11,13 +15,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from bots.heuristics import knowledge
-from bots.levels import Level, get_level
+from bots.levels import Level, LevelKind, Playout
 from bots.mcts import uct_search
-from games import State, get_game
+from games import State
 
 
 def tree_rng(seed: int, tree: int) -> random.Random:
@@ -25,8 +28,13 @@ def tree_rng(seed: int, tree: int) -> random.Random:
     return random.Random(f"{seed}:{tree}")
 
 
-def search_state(state: State, seat: int, level: Level, seed: int, tree: int) -> dict[str, Any]:
-    """One tree on ``state`` (already a determinization for ``seat``)."""
+def search_tree(state: State, seat: int, level: Level, seed: int, tree: int) -> dict[str, Any]:
+    """Tree number ``tree`` of ``level``'s root-parallel search for ``seat`` on ``state``
+    (already a determinization of the seat's observation: a bot never sees the true
+    state). Each tree determinizes it once more with its own rng, so the trees sample
+    different worlds; a pure function of its arguments when the budget is in iterations."""
+    if level.kind is not LevelKind.MCTS:
+        raise ValueError(f"level {level.name!r} does not search")
     if state.current_player() != seat:
         raise ValueError(f"seat {seat} is not to move")
     start = time.perf_counter()
@@ -37,7 +45,7 @@ def search_state(state: State, seat: int, level: Level, seed: int, tree: int) ->
     actions = game.actions(world)
     if len(actions) == 1:  # nothing to search
         return _stats({actions[0]: 1}, {actions[0]: 0.0}, 0, time.perf_counter() - start)
-    epsilon = None if level.playout == "random" else game.playout_epsilon
+    epsilon = None if level.playout is Playout.RANDOM else game.playout_epsilon
     depth = level.depth if epsilon is None or level.policy_depth is None else level.policy_depth
     result = uct_search(
         world,
@@ -51,34 +59,6 @@ def search_state(state: State, seat: int, level: Level, seed: int, tree: int) ->
         playout_epsilon=epsilon,
     )
     return _stats(result.visits, result.values, result.iterations, time.perf_counter() - start)
-
-
-def search_tree(
-    game_type: str, state_bytes: bytes, seat: int, level: str, seed: int, tree: int
-) -> dict[str, Any]:
-    """ONE root-parallel tree of ``level`` for ``seat`` (the service's unit of work)."""
-    spec = get_level(level)
-    if spec.kind != "mcts":
-        raise ValueError(f"level {level!r} does not search")
-    state = get_game(game_type).state_class.from_bytes(state_bytes)
-    return search_state(state, seat, spec, seed, tree)
-
-
-def search_tree_budget(
-    game_type: str,
-    state_bytes: bytes,
-    seat: int,
-    level: str,
-    seed: int,
-    tree: int,
-    *,
-    iterations: int | None = None,
-    seconds: float | None = None,
-) -> dict[str, Any]:
-    """``search_tree`` with the level's per-tree budget replaced (benchmarks: K x N vs 1 x KN)."""
-    spec = replace(get_level(level), iterations=iterations, seconds=seconds)
-    state = get_game(game_type).state_class.from_bytes(state_bytes)
-    return search_state(state, seat, spec, seed, tree)
 
 
 def _stats(

@@ -1,15 +1,24 @@
-"""The ``gamehost`` command line: serve, play, selfplay, games."""
+"""The ``gamehost`` command line: serve, worker, health, play, selfplay, board, games.
+
+The client commands need only grpcio and the generated ``gamehost.v1`` code. The
+server's commands (``serve``, ``worker``, ``board``, and ``play``/``selfplay``
+without ``--target``, which start an embedded server) are implemented in
+``workers.cli`` and imported only when run: without the server installed they say,
+in one line, what to install.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import queue
 import sys
 import threading
 from collections.abc import Iterator
+from types import ModuleType
 
 import grpc
 
@@ -108,15 +117,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         handlers = {
-            "serve": _serve,
-            "worker": _worker,
+            "serve": lambda args: _server_side("serve").serve(args),
+            "worker": lambda args: _server_side("worker").worker(args),
             "play": _play,
             "selfplay": _selfplay,
             "games": _games,
-            "board": _board,
+            "board": lambda args: _server_side("board").board(args),
             "health": _health,
         }
         return handlers[args.command](args)
+    except ServerNotInstalled as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2
     except GameError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
@@ -191,19 +203,29 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
 
 
-def _limit_config(args: argparse.Namespace) -> dict:
-    names = (
-        "finished_retention",
-        "idle_expiry",
-        "request_ttl",
-        "rate_limit",
-        "rate_burst",
-        "failed_auth_rate",
-        "live_games_per_client",
-        "tls_cert",
-        "tls_key",
-    )
-    return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
+# The top-level packages of the server distribution (gamehost-server).
+SERVER_PACKAGES = frozenset({"games", "bots", "services", "workers"})
+
+
+class ServerNotInstalled(Exception):
+    """A command needs the server, and only the client is installed."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what} needs the gamehost server, which is not installed here: "
+            "pip install gamehost-server (in a clone: make install)"
+        )
+
+
+def _server_side(what: str) -> ModuleType:
+    """The server's half of the command line, ``workers.cli``; imported on demand (by
+    name, so the client's own imports never reach the server)."""
+    try:
+        return importlib.import_module("workers.cli")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] in SERVER_PACKAGES:
+            raise ServerNotInstalled(what) from None
+        raise
 
 
 @contextlib.contextmanager
@@ -225,137 +247,25 @@ def _connect(
             client.wait_ready(timeout=3.0)  # one clear line within 5 s when nobody answers
             yield client
         return
-    from services.server import ServerConfig, ServerThread
-    from services.store_health import StoreUnreachable
-
+    server = _server_side(f"{args.command} without --target" if args else "an embedded server")
     with contextlib.ExitStack() as stack:
-        config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
         try:
-            server = stack.enter_context(ServerThread(config))
-        except StoreUnreachable as exc:
+            target = stack.enter_context(server.embedded_server(redis_url, redis_prefix))
+        except server.EmbeddedServerUnavailable as exc:
             raise GameError(grpc.StatusCode.UNAVAILABLE, str(exc)) from None
-        yield stack.enter_context(Client(server.target))
-
-
-def _serve(args: argparse.Namespace) -> int:
-    import logging
-
-    if args.celery:
-        if not args.redis:
-            print("gamehost: --celery needs --redis URL", file=sys.stderr)
-            return 2
-        # The Celery app reads its broker when first imported.
-        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or args.redis
-        os.environ["GAMEHOST_CELERY_BROKER"] = broker
-    if args.processes > 1:
-        return _serve_processes(args)
-    if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from services.metrics_export import prepare_multiprocess_dir
-
-        prepare_multiprocess_dir()  # a restarted container's old samples must not add up
-    from services.server import ServerConfig, run, serve
-
-    logging.basicConfig(level=logging.INFO)
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        redis_url=args.redis,
-        redis_prefix=args.redis_prefix,
-        bot_workers=args.bot_workers,
-        metrics_port=args.metrics_port,
-        celery=args.celery,
-        **_limit_config(args),
-        max_search_iterations=args.max_search_iterations,
-    )
-    from services.store_health import StoreUnreachable
-
-    try:
-        run(serve(config))
-    except StoreUnreachable as exc:
-        print(f"gamehost: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _serve_processes(args: argparse.Namespace) -> int:
-    """Run ``--processes`` copies of the server on one port: Python serves one core per
-    process, and the kernel spreads connections across them. They share Redis."""
-    import signal
-    import subprocess
-
-    if not args.redis:
-        print(
-            "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
-        )
-        return 2
-    if args.port == 0:
-        print("gamehost: --processes needs a fixed --port", file=sys.stderr)
-        return 2
-    if args.metrics_port is not None:
-        # One scrape endpoint for the group: the children write samples to files.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
-
-        prepare_multiprocess_dir()
-        start_metrics_server(args.metrics_port, args.host)
-    workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
-    argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
-    argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
-    for name, value in _limit_config(args).items():
-        if value is not None:
-            flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
-            argv += [flag, str(value)]
-    argv += ["--max-search-iterations", str(args.max_search_iterations)]
-    if args.celery:
-        argv += [
-            "--celery",
-            *(["--celery-broker", args.celery_broker] if args.celery_broker else []),
-        ]
-    children = [
-        subprocess.Popen([sys.executable, "-m", "gamehost.cli", *argv])
-        for _ in range(args.processes)
-    ]
-
-    def stop(signum, frame) -> None:
-        for child in children:
-            child.send_signal(signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    codes = []
-    for child in children:
-        codes.append(child.wait())
-        if args.metrics_port is not None:
-            from services.metrics_export import mark_process_dead
-
-            mark_process_dead(child.pid)
-    return max(codes)
-
-
-def _worker(args: argparse.Namespace) -> int:
-    if args.broker:
-        os.environ["GAMEHOST_CELERY_BROKER"] = args.broker
-    if args.metrics_port is not None:
-        # Before anything defines a metric: prefork children write samples to files
-        # that the exporter in this main process aggregates.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
-
-        prepare_multiprocess_dir()
-        start_metrics_server(args.metrics_port, args.metrics_host)
-    from workers.app import QUEUE, app
-
-    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
-    if args.concurrency:
-        argv.append(f"--concurrency={args.concurrency}")
-    if args.hostname:
-        argv.append(f"--hostname={args.hostname}")
-    app.worker_main(argv)
-    return 0
+        yield stack.enter_context(Client(target))
 
 
 def _health(args: argparse.Namespace) -> int:
     """One line out; exit 0 when SERVING, 1 when answered otherwise, 2 when unreachable."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    try:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+    except ModuleNotFoundError:
+        print(
+            "gamehost: health needs grpcio-health-checking: pip install 'gamehost[health]'",
+            file=sys.stderr,
+        )
+        return 2
 
     what = f"{args.target} {args.service or '(overall)'}"
     with grpc.insecure_channel(args.target) as channel:
@@ -378,18 +288,6 @@ def _games(args: argparse.Namespace) -> int:
         for game in reply.game_types:
             print(f"{game.name:10} {game.min_players}-{game.max_players} players  {game.summary}")
         print("bot levels:", ", ".join(reply.bot_levels))
-    return 0
-
-
-def _board(args: argparse.Namespace) -> int:
-    from games import get_game
-    from games.catan.board import render_map
-
-    state = None
-    if args.seed is not None or args.beginner:
-        options = {"board": "beginner"} if args.beginner else {}
-        state = get_game(args.game).new_game(4, args.seed or 0, options)
-    print(render_map(state), end="")
     return 0
 
 

@@ -3,7 +3,8 @@
 May import: the standard library and ``games`` itself, nothing else (no protobuf, no
 ``bots``, ``services`` or ``gamehost``). Inside, imports point one way: ``base`` <-
 ``checks``, ``copying``, ``actions`` <- each game package (``cite``, ``catan``,
-``endeavor``, which never import one another).
+``endeavor``, which never import one another). ``pyproject.toml``'s import
+contracts check it (tests/test_import_contracts.py).
 """
 
 from __future__ import annotations

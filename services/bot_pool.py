@@ -16,15 +16,13 @@ import os
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from bots.levels import Level, get_level
-from bots.search import search_state
-from games import get_game
+import bots
 from services import metrics
+from services.bot_turns import BotJob
 
 log = logging.getLogger(__name__)
 
@@ -32,24 +30,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_SEARCH_ITERATIONS = 100_000
 
 
-def capped_level(name: str, max_iterations: int | None) -> Level:
-    """``name``'s level with trees x iterations cut down to ``max_iterations``."""
-    level = get_level(name)
-    if not max_iterations or level.kind != "mcts":
-        return level
-    trees = max(1, min(level.trees, max_iterations))
-    per_tree = max(1, max_iterations // trees)
-    if level.iterations is None or level.iterations > per_tree:
-        level = replace(level, trees=trees, iterations=per_tree)
-    return replace(level, trees=trees)
-
-
-def search_tree(
-    game_type: str, state: bytes, seat: int, level: str, seed: int, tree: int, cap: int | None
-) -> dict:
-    """One root-parallel tree of ``level`` (capped), run in a pool process or worker."""
-    spec = capped_level(level, cap)
-    return search_state(get_game(game_type).state_class.from_bytes(state), seat, spec, seed, tree)
+def search_job_tree(job: BotJob, tree: int, max_iterations: int | None) -> dict:
+    """Pool process: tree ``tree`` of the job's (capped) search."""
+    return bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
 
 
 def _exit_with(replica_pid: int) -> None:
@@ -74,7 +57,8 @@ class PoolRestarted(Exception):
 
 @dataclass
 class _Tree:
-    args: tuple
+    job: BotJob
+    tree: int
     future: asyncio.Future
 
 
@@ -98,20 +82,19 @@ class FairPool:
             initargs=(os.getpid(),),
         )
 
-    def trees(self, level: str) -> int:
-        return capped_level(level, self.max_iterations).trees
-
     def queued(self, game_id: str) -> bool:
         """True while none of the game's trees could start for want of a free slot."""
         return game_id in self._queues and not self._running.get(game_id)
 
-    async def search(self, game_id: str, args: Callable[[int], tuple], trees: int) -> list[dict]:
-        """Run ``trees`` trees (``args(tree)`` = search_tree's arguments) fairly."""
+    async def search(self, job: BotJob, trees: int) -> list[dict]:
+        """Run the job's ``trees`` root-parallel trees, fairly among games; their root
+        statistics in tree order."""
         loop = asyncio.get_running_loop()
+        game_id = job.game_id
         queue = self._queues.setdefault(game_id, deque())
         futures = []
         for tree in range(trees):
-            item = _Tree((*args(tree), self.max_iterations), loop.create_future())
+            item = _Tree(job, tree, loop.create_future())
             queue.append(item)
             futures.append(item.future)
         self._pump()
@@ -139,7 +122,8 @@ class FairPool:
             self._running[game_id] = self._running.get(game_id, 0) + 1
             pool = self._pool
             try:
-                running = asyncio.wrap_future(pool.submit(search_tree, *item.args))
+                submitted = pool.submit(search_job_tree, item.job, item.tree, self.max_iterations)
+                running = asyncio.wrap_future(submitted)
             except BrokenProcessPool:
                 running = asyncio.get_running_loop().create_future()
                 running.set_exception(BrokenProcessPool("the pool is broken"))

@@ -4,9 +4,10 @@ its lease, so a turn whose replica (or worker) died is due again within seconds
 and another replica takes it. ``kick`` only wakes the sweeper early (latency);
 progress never depends on a client calling in.
 
-Two executors: the embedded local process pool (the runner commits the result)
-and Celery (``workers``: the worker commits, heartbeats the lease while it
-searches, and the next turn goes back in the schedule with the commit).
+Every turn goes through one executor protocol, ``BotExecutor.decide``: the embedded
+local process pool returns the action, which the runner commits (and plays the
+next bot turn); the Celery executor hands the turn to workers, which commit it
+themselves and dispatch the next one, and returns None.
 """
 
 from __future__ import annotations
@@ -15,57 +16,55 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from abc import ABC, abstractmethod
 
 import bots
-from bots.levels import get_level
-from games import get_game
 from services import bot_pool, bot_turns, metrics
-from services.bot_turns import BotJob, BotTurn
+from services.bot_turns import BotTurn
 from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore
 
 log = logging.getLogger(__name__)
 
-# What GetState reports about a bot's turn (Snapshot.bot_status "<version>:<status>").
-# Set by a Celery worker when it starts a turn's search (it heartbeats from then on).
-STARTED = "started"
+
+class TurnLease:
+    """The runner's hold on one claimed bot turn, lent to the executor deciding it:
+    it may hold the turn longer (``renew``), say what the bot is doing
+    (``set_status``) and look at the game (``load``)."""
+
+    def __init__(self, store: GameStore, game_id: str, version: int, seconds: float) -> None:
+        self.store = store
+        self.game_id = game_id
+        self.version = version
+        self.seconds = seconds
+        self._status_writes: list[asyncio.Task] = []
+
+    async def renew(self) -> None:
+        """The turn stays claimed ``seconds`` from now."""
+        await self.store.renew_bot_turn(self.game_id, self.version, self.seconds)
+
+    def set_status(self, status: BotStatus) -> None:
+        """Record what the bot is doing (GetState shows it); written in the background,
+        so a slow store never holds up the search."""
+        write = self.store.set_bot_status(self.game_id, self.version, status)
+        self._status_writes.append(asyncio.get_running_loop().create_task(write))
+
+    async def settle(self) -> None:
+        """Wait for the status writes (they are advisory: a failed one is dropped)."""
+        if self._status_writes:
+            await asyncio.gather(*self._status_writes, return_exceptions=True)
+            self._status_writes.clear()
 
 
-def search_tree(job: BotJob, tree: int, cap: int | None = None) -> dict:
-    """One root-parallel search tree for ``job`` (runs in a pool process or worker)."""
-    return bot_pool.search_tree(job.game_type, job.state, job.seat, job.level, job.seed, tree, cap)
+class BotExecutor(ABC):
+    """Where bot decisions are computed."""
 
-
-def decide_without_search(job: BotJob) -> int:
-    state = get_game(job.game_type).state_class.from_bytes(job.state)
-    return bots.choose_action(state, job.seat, job.level, job.seed)
-
-
-def decide_inline(turn: BotTurn) -> int:
-    """Levels without search trees are cheap: decided in-process on the bot's view."""
-    return bots.choose_action(turn.view, turn.seat, turn.level, turn.seed)
-
-
-def trees_of(level: str, cap: int | None = None) -> int:
-    """Root-parallel trees a level searches (0: it decides without search)."""
-    return bot_pool.capped_level(level, cap).trees if get_level(level).trees else 0
-
-
-class BotExecutor:
-    """Where bot decisions are computed: implement ``decide`` (the runner commits the
-    returned action) or set ``commits_itself`` and implement ``dispatch``."""
-
-    # True when the executor commits the move itself (Celery) instead of returning it.
-    commits_itself = False
-
-    async def decide(self, turn: BotTurn, waiting: Callable[[bool], None]) -> int:
-        """The bot's action; calls ``waiting(True)`` if it must queue for capacity and
-        ``waiting(False)`` when its search starts after all."""
-        raise NotImplementedError
-
-    async def dispatch(self, job: BotJob) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    async def decide(self, turn: BotTurn, lease: TurnLease) -> int | None:
+        """The bot's action, for the runner to commit; or None when the executor handed
+        the turn to others who commit it and schedule what follows (Celery workers).
+        Raising puts the turn off with backoff; ``bot_pool.PoolRestarted`` retries it
+        at once the first time."""
 
     async def close(self) -> None:
         return None
@@ -73,25 +72,28 @@ class BotExecutor:
 
 class LocalPoolExecutor(BotExecutor):
     """The embedded default: a level's root-parallel trees run in a local process pool,
-    shared fairly across games (``bot_pool``)."""
+    shared fairly across games (``bot_pool``); levels without trees are cheap and
+    decided in this process, on the bot's view."""
 
     def __init__(self, workers: int | None = None, max_iterations: int | None = None) -> None:
         self.pool = bot_pool.FairPool(workers, max_iterations)
 
-    async def decide(self, turn: BotTurn, waiting: Callable[[bool], None]) -> int:
-        trees = self.pool.trees(turn.level) if get_level(turn.level).trees else 0
-        if not trees:
-            return decide_inline(turn)
+    async def decide(self, turn: BotTurn, lease: TurnLease) -> int:
         job = turn.job()
-        args = lambda tree: (job.game_type, job.state, job.seat, job.level, job.seed, tree)  # noqa: E731
-        search = asyncio.ensure_future(self.pool.search(job.game_id, args, trees))
-        await asyncio.sleep(0)  # let the pool start what it can
-        if self.pool.queued(job.game_id):
-            waiting(True)
-            while self.pool.queued(job.game_id) and not search.done():
-                await asyncio.wait({search}, timeout=0.2)
-            waiting(False)
-        results = await search
+        trees = job.plan(self.pool.max_iterations).trees
+        if not trees:
+            return bots.choose_action(turn.view, turn.seat, turn.level, turn.seed)
+        search = asyncio.ensure_future(self.pool.search(job, trees))
+        try:
+            await asyncio.sleep(0)  # let the pool start what it can
+            if self.pool.queued(job.game_id):
+                lease.set_status(BotStatus.WAITING)
+                while self.pool.queued(job.game_id) and not search.done():
+                    await asyncio.wait({search}, timeout=0.2)
+                lease.set_status(BotStatus.THINKING)
+            results = await search
+        finally:
+            search.cancel()  # cancelled here: its trees that never started are not run
         return bots.best_action(bots.merge_root_stats(results))
 
     async def close(self) -> None:
@@ -132,10 +134,6 @@ class BotRunner:
     HEARTBEAT = 0.3
     SWEEP = 0.25  # how often every replica looks for due turns
     STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
-    CELERY_WAITING_AFTER = 2.0  # a dispatched turn no worker started: waiting for capacity
-    # A dispatched turn no worker has started is dispatched again after this (a worker may
-    # have died between taking it and marking it started; a duplicate is harmless).
-    CELERY_REDISPATCH_AFTER = 15.0
 
     def __init__(self, store: GameStore, executor: BotExecutor, max_games: int = 64) -> None:
         self._store = store
@@ -147,10 +145,11 @@ class BotRunner:
         self._failures = _Failures()
         self._store_down_since: float | None = None
         self._again: set[str] = set()
+        self._closing = False
 
     def start(self) -> None:
         """Start the sweeper (on the running loop); ``kick`` starts it too."""
-        if self._sweeper is None or self._sweeper.done():
+        if not self._closing and (self._sweeper is None or self._sweeper.done()):
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     def kick(self, game_id: str) -> None:
@@ -159,7 +158,9 @@ class BotRunner:
         self._wake.set()
 
     async def _sweep(self) -> None:
-        while True:
+        # ``close`` sets the flag as well as cancelling: on Python 3.11 a cancellation that
+        # races a store call's own timeout can be swallowed, and the sweep must stop anyway.
+        while not self._closing:
             try:
                 await self._claim_and_start()
                 if self._store_down_since is not None:
@@ -233,9 +234,6 @@ class BotRunner:
             if turn is None:
                 return  # the commit that got here took the game out of the schedule
             current["version"] = snapshot.version
-            if self._executor.commits_itself:
-                await self._dispatch(turn, snapshot.bot_status)
-                return
             if not await self._play_turn(turn):
                 return
 
@@ -248,21 +246,13 @@ class BotRunner:
                     await self._store.renew_bot_turn(game_id, current["version"], self.LEASE)
 
     async def _play_turn(self, turn: BotTurn) -> bool:
-        """Decide and commit one turn; False when it failed and was put off (backoff)."""
+        """Decide and commit one turn; True when the next turn is this runner's to play,
+        False when it was handed off or failed and was put off (backoff)."""
         game_id, version = turn.snapshot.game_id, turn.snapshot.version
-        status_writes: list[asyncio.Task] = []
-
-        def waiting(on: bool) -> None:
-            status = BotStatus.WAITING if on else BotStatus.THINKING
-            status_writes.append(
-                asyncio.get_running_loop().create_task(
-                    self._store.set_bot_status(game_id, version, status)
-                )
-            )
-
+        lease = TurnLease(self._store, game_id, version, self.LEASE)
         started = time.perf_counter()
         try:
-            action = await self._executor.decide(turn, waiting)
+            action = await self._executor.decide(turn, lease)
         except bot_pool.PoolRestarted as exc:
             if not self._failures.count(game_id):
                 # The pool was replaced (and said so once): retry at once, quietly.
@@ -278,9 +268,10 @@ class BotRunner:
             await self._store.renew_bot_turn(game_id, version, delay)
             return False
         finally:
-            if status_writes:
-                await asyncio.gather(*status_writes, return_exceptions=True)
+            await lease.settle()
         self._failures.succeeded(game_id)
+        if action is None:
+            return False  # handed off: whoever commits it schedules the next turn
         metrics.BOT_SECONDS.labels(turn.level).observe(time.perf_counter() - started)
         result = await bot_turns.commit_turn(self._store, turn, action, keep_bot_lease=self.LEASE)
         if result.outcome is CommitOutcome.APPLIED:
@@ -288,34 +279,13 @@ class BotRunner:
         # Stale or duplicate just means the game moved on: look again.
         return True
 
-    async def _dispatch(self, turn: BotTurn, bot_status: str) -> None:
-        """Celery: hand the turn to the workers and hold its lease until one starts it
-        (from then on the worker heartbeats it). A turn claimed again after its worker
-        fell silent is dispatched again: a duplicate commit changes nothing."""
-        game_id, version = turn.snapshot.game_id, turn.snapshot.version
-        await self._executor.dispatch(turn.job())
-        since = time.monotonic()
-        marked = False
-        while True:
-            await asyncio.sleep(self.HEARTBEAT / 2)
-            snapshot = await self._store.load(game_id)
-            if snapshot is None or snapshot.version != version:
-                return
-            if snapshot.bot_status == f"{version}:{STARTED}":
-                return
-            if time.monotonic() - since > self.CELERY_REDISPATCH_AFTER:
-                return  # taken by a worker that died before it said so? Let the lease lapse.
-            await self._store.renew_bot_turn(game_id, version, self.LEASE)
-            if not marked and time.monotonic() - since > self.CELERY_WAITING_AFTER:
-                await self._store.set_bot_status(game_id, version, BotStatus.WAITING)
-                marked = True
-
     async def idle(self) -> None:
         """Wait until no bot turn is being played here (tests, shutdown)."""
         while any(not task.done() for task in self._games.values()):
             await asyncio.gather(*list(self._games.values()), return_exceptions=True)
 
     async def close(self) -> None:
+        self._closing = True
         tasks = list(self._games.values())
         if self._sweeper is not None:
             tasks.append(self._sweeper)

@@ -13,7 +13,9 @@ import base64
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from games import State
+import bots
+from bots import Level
+from games import State, get_game
 from services import play
 from services.kinds import SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
@@ -40,6 +42,15 @@ class BotJob:
     def from_json(cls, data: dict[str, Any]) -> BotJob:
         return cls(**{**data, "state": base64.b64decode(data["state"])})
 
+    def view(self) -> State:
+        """The bot's view, decoded: all the bot may see."""
+        return get_game(self.game_type).state_class.from_bytes(self.state)
+
+    def plan(self, max_iterations: int | None = None) -> Level:
+        """The job's level under a server's cap on one decision's trees x iterations;
+        its ``trees`` is 0 when the level decides without search."""
+        return bots.get_level(self.level).capped(max_iterations)
+
 
 @dataclass(frozen=True)
 class BotTurn:
@@ -54,7 +65,7 @@ class BotTurn:
 
     @property
     def request_key(self) -> str:
-        return f"bot:{self.snapshot.version}"
+        return bot_request_key(self.snapshot.version)
 
     def job(self) -> BotJob:
         return BotJob(
@@ -66,6 +77,12 @@ class BotTurn:
             seed=self.seed,
             state=self.view.to_bytes(),
         )
+
+
+def bot_request_key(version: int) -> str:
+    """The request key of the bot move made at ``version``: a redelivered decision
+    for the same version is a duplicate request."""
+    return f"bot:{version}"
 
 
 def bot_seed(seed: int, version: int, seat: int) -> int:
@@ -106,7 +123,7 @@ async def commit(
     store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
 ) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
-    snapshot = await store.load(job.game_id, f"bot:{job.version}")
+    snapshot = await store.load(job.game_id, bot_request_key(job.version))
     if snapshot is None:
         return CommitResult(CommitOutcome.NOT_FOUND)
     if snapshot.request_result is not None:

@@ -22,6 +22,7 @@ class BotStatus(StrEnum):
 
     THINKING = "thinking"
     WAITING = "waiting"  # no search capacity has taken its turn yet
+    STARTED = "started"  # a Celery worker took the turn (and heartbeats its lease)
 
 
 class EventKind(StrEnum):

@@ -55,7 +55,6 @@ class ServerConfig:
     redis_prefix: str = "gamehost"  # key prefix, so several deployments can share a Redis
     bot_workers: int | None = None  # local process pool size (default: CPU count)
     metrics_port: int | None = None
-    celery: bool = False  # hand bot turns to Celery workers (needs redis_url)
     # Limits (docs/operations.md, "Limits and access"); 0 turns a rate or cap off.
     finished_retention: float = 7 * 86400.0  # seconds a finished game is kept
     idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
@@ -109,17 +108,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     except StoreUnreachable:
         await store.close()
         raise
-    if executor is None:
-        if config.celery:
-            if not config.redis_url:
-                raise ValueError("--celery needs --redis: workers read and write games in Redis")
-            from services.celery_executor import CeleryExecutor
-
-            executor = CeleryExecutor(
-                config.redis_url, config.redis_prefix, config.max_search_iterations or None
-            )
-        else:
-            executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
+    if executor is None:  # the embedded default (Celery's executor comes from workers.cli)
+        executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner, config.live_games_per_client)
     interceptor = limits.AccessInterceptor(
@@ -174,9 +164,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     return running
 
 
-async def serve(config: ServerConfig) -> None:
+async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> None:
     """Run until SIGINT/SIGTERM."""
-    running = await start_server(config)
+    running = await start_server(config, executor)
     where = config.redis_url or "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
     stop = asyncio.Event()

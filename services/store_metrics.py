@@ -1,54 +1,21 @@
-"""Store-side metrics: the latency of every Redis store call, and a periodic probe
-that sets ``gamehost_store_up`` and ``gamehost_live_games``."""
+"""A periodic probe of the store that sets ``gamehost_live_games`` (the latency of
+every Redis call is timed in the store itself: ``services.stores.timing``)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import os
-import time
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from services import metrics
 
 if TYPE_CHECKING:
-    from services.stores import GameStore
+    from services.stores.base import GameStore
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T", bound=type)
-
-# Long polls wait on purpose: timing them would say nothing about Redis.
-_UNTIMED = {"wait_events", "close", "from_url"}
-
-
-def time_store_calls(cls: T) -> T:
-    """Class decorator: every public coroutine method of a store observes
-    ``gamehost_redis_call_seconds{operation=<method>}``."""
-    for name, member in list(vars(cls).items()):
-        if name.startswith("_") or name in _UNTIMED or not asyncio.iscoroutinefunction(member):
-            continue
-        setattr(cls, name, _timed(name, member))
-    return cls
-
-
-def _timed(name: str, method: Callable) -> Callable:
-    histogram = metrics.REDIS_CALL_SECONDS.labels(name)
-
-    @functools.wraps(method)
-    async def timed(*args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return await method(*args, **kwargs)
-        finally:
-            histogram.observe(time.perf_counter() - started)
-
-    return timed
-
 
 # How many games the live-games sample reads at most: a bound on its cost.
 LIVE_GAMES_SCAN_LIMIT = 1000

@@ -21,8 +21,8 @@ from celery import chord
 
 import bots
 from services import bot_turns
-from services.bot_runner import STARTED, decide_without_search, search_tree, trees_of
 from services.bot_turns import BotJob
+from services.kinds import BotStatus
 from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
 from workers.app import app
@@ -46,18 +46,23 @@ def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | Non
         "prefix": prefix,
         "max_iterations": max_iterations,
     }
-    trees = trees_of(job.level, max_iterations)
+    trees = job.plan(max_iterations).trees
     if trees:
         chord(search.s(payload, tree) for tree in range(trees))(commit_search.s(payload))
     else:
         decide_and_commit.delay(payload)
 
 
+def _store(payload: dict[str, Any]) -> RedisStore:
+    """The game store the dispatching replica named (close it after use)."""
+    return RedisStore.from_url(payload["store_url"], payload["prefix"])
+
+
 async def _beat(payload: dict[str, Any], stop: threading.Event) -> None:
     job = BotJob.from_json(payload["job"])
-    store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+    store = _store(payload)
     try:
-        await store.set_bot_status(job.game_id, job.version, STARTED)
+        await store.set_bot_status(job.game_id, job.version, BotStatus.STARTED)
         while True:
             with contextlib.suppress(Exception):  # the store is down: the lease runs out
                 await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
@@ -90,7 +95,7 @@ def _moved_on(payload: dict[str, Any]) -> bool:
 
     async def check() -> bool:
         job = BotJob.from_json(payload["job"])
-        store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+        store = _store(payload)
         try:
             snapshot = await store.load(job.game_id)
         finally:
@@ -104,8 +109,10 @@ def _moved_on(payload: dict[str, Any]) -> bool:
 def search(payload: dict[str, Any], tree: int) -> dict:
     if _moved_on(payload):
         return {"visits": {}, "values": {}, "iterations": 0, "seconds": 0.0}
+    job = BotJob.from_json(payload["job"])
+    level = job.plan(payload.get("max_iterations"))
     with heartbeat(payload):
-        return search_tree(BotJob.from_json(payload["job"]), tree, payload.get("max_iterations"))
+        return bots.search_tree(job.view(), job.seat, level, job.seed, tree)
 
 
 @app.task(name="gamehost.commit_search")
@@ -118,8 +125,9 @@ def commit_search(results: list[dict], payload: dict[str, Any]) -> str:
 
 @app.task(name="gamehost.decide_and_commit")
 def decide_and_commit(payload: dict[str, Any]) -> str:
+    job = BotJob.from_json(payload["job"])
     with heartbeat(payload):
-        action = decide_without_search(BotJob.from_json(payload["job"]))
+        action = bots.choose_action(job.view(), job.seat, job.level, job.seed)
     return commit_after_search(payload, action)
 
 
@@ -130,7 +138,7 @@ def commit_after_search(payload: dict[str, Any], action: int) -> str:
 
 async def _commit_async(payload: dict[str, Any], action: int) -> str:
     job = BotJob.from_json(payload["job"])
-    store = RedisStore.from_url(payload["store_url"], payload["prefix"])
+    store = _store(payload)
     try:
         # The next bot turn is scheduled with the commit, leased to this worker, which
         # dispatches it at once (no sweep to wait for); if it dies first, or no worker

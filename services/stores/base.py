@@ -39,6 +39,11 @@ class Snapshot:
     last_event_id: str = ""
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
 
+    def current_bot_status(self) -> str:
+        """What the bot to move at this version is doing ("" when nobody said)."""
+        version, _, status = self.bot_status.partition(":")
+        return status if version == str(self.version) else ""
+
 
 @dataclass(frozen=True)
 class StoredEvent:

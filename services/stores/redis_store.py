@@ -31,7 +31,6 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.kinds import GameStatus
-from services.store_metrics import time_store_calls
 from services.stores.base import (
     CommitOutcome,
     CommitResult,
@@ -41,6 +40,7 @@ from services.stores.base import (
     Snapshot,
     StoredEvent,
 )
+from services.stores.timing import time_store_calls
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots import choose_action, search_tree
+from bots import choose_action, get_level, search_tree
 from games.catan import rules as KR
 from games.cite import rules as CR
 from services.play import bot_rng
@@ -106,8 +106,8 @@ def test_the_bot_receives_the_same_input_and_plays_the_same(game):
 def test_a_tree_given_the_true_state_still_sees_only_the_observation(game):
     a, b, seat = TWINS[game]()
     for tree in range(3):
-        stats_a = search_tree(game, a.to_bytes(), seat, "mcts-fast", 7, tree)
-        stats_b = search_tree(game, b.to_bytes(), seat, "mcts-fast", 7, tree)
+        stats_a = search_tree(a, seat, get_level("mcts-fast"), 7, tree)
+        stats_b = search_tree(b, seat, get_level("mcts-fast"), 7, tree)
         assert stats_a["iterations"] > 0
         assert (stats_a["visits"], stats_a["values"]) == (stats_b["visits"], stats_b["values"])
 

@@ -11,7 +11,7 @@ import bots
 from bots import LEVELS, choose_action, level_names
 from bots.arena import play_game
 from bots.heuristics import knowledge
-from bots.levels import get_level
+from bots.levels import LevelKind, Playout, get_level
 from games import CHANCE, game_names, get_game
 from tests.bots.positions import after_decisions, random_until
 
@@ -22,7 +22,12 @@ def test_the_documented_levels_exist_with_search_budgets():
     assert level_names()[:4] == ["random", "greedy", "mcts-fast", "mcts-strong"]
     fast, strong = LEVELS["mcts-fast"], LEVELS["mcts-strong"]
     for level in (fast, strong):
-        assert level.kind == "mcts" and level.trees >= 1 and level.iterations and level.depth > 0
+        assert (
+            level.kind is LevelKind.MCTS
+            and level.trees >= 1
+            and level.iterations
+            and level.depth > 0
+        )
     assert strong.trees * strong.iterations > fast.trees * fast.iterations
     # Only mcts-strong plays its policy playouts (Cité's) further than random ones.
     assert fast.policy_depth is None and strong.policy_depth > strong.depth
@@ -153,6 +158,36 @@ def test_heuristic_shares_are_probabilities(game):
         assert len(shares) == state.num_players
         assert all(0.0 <= v <= 1.0 for v in shares)
         assert sum(shares) == pytest.approx(1.0)
+
+
+def test_level_kinds_and_playouts_are_enums_with_the_stored_strings():
+    assert [LEVELS[n].kind for n in ("random", "greedy", "mcts-fast")] == [
+        LevelKind.RANDOM,
+        LevelKind.GREEDY,
+        LevelKind.MCTS,
+    ]
+    custom = get_level("mcts:playout=random")
+    assert custom.playout is Playout.RANDOM and custom.playout == "random"
+    assert get_level("mcts:trees=2").playout is Playout.GAME
+
+
+def test_a_servers_cap_cuts_trees_times_iterations():
+    strong = LEVELS["mcts-strong"]  # 4 trees x 1500
+    assert strong.capped(None) is strong and strong.capped(100_000) == strong
+    assert (strong.capped(1000).trees, strong.capped(1000).iterations) == (4, 250)
+    assert (strong.capped(2).trees, strong.capped(2).iterations) == (2, 1)
+    timed = get_level("mcts:trees=2,seconds=0.5")  # no iteration budget: the cap gives one
+    assert (timed.capped(100).iterations, timed.capped(100).seconds) == (50, 0.5)
+    assert LEVELS["greedy"].capped(10) is LEVELS["greedy"]
+
+
+def test_the_level_table_quotes_no_timings_that_go_stale():
+    """Measured decision times live in docs/bots.md, with the command that measures them."""
+    import re
+
+    import bots.levels
+
+    assert not re.search(r"\d\s*(ms|s)\b", bots.levels.__doc__)
 
 
 def test_public_api_is_exported():

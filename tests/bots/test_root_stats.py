@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from bots import best_action, merge_root_stats, search_tree, search_tree_budget
+from bots import LevelKind, best_action, get_level, merge_root_stats, search_tree
 from games.cite import rules as CR
 from tests.bots.positions import cite_resolve
 
 
-def _state_bytes() -> bytes:
-    return cite_resolve(CR.CIVIL_WAR, [5, 5, 5, 3, 5], [5, 5, 5, 5, 5]).to_bytes()
+def _position():
+    return cite_resolve(CR.CIVIL_WAR, [5, 5, 5, 3, 5], [5, 5, 5, 5, 5])
+
+
+def _search(level: str, seed: int, tree: int, state=None) -> dict:
+    """Tree ``tree`` of ``level`` for seat 0, on the Cité position by default."""
+    return search_tree(state or _position(), 0, get_level(level), seed, tree)
 
 
 def test_one_tree_reports_json_able_root_statistics_within_its_budget():
-    stats = search_tree_budget("cite", _state_bytes(), 0, "mcts-fast", 1, 0, iterations=50)
+    level = replace(get_level("mcts-fast"), iterations=50)
+    stats = search_tree(_position(), 0, level, 1, 0)
     assert json.loads(json.dumps(stats)) == stats
     assert stats["iterations"] == 50
     assert sum(stats["visits"].values()) == 50
@@ -27,8 +34,8 @@ def test_one_tree_reports_json_able_root_statistics_within_its_budget():
 
 
 def test_search_tree_uses_the_levels_budget_and_is_reproducible():
-    a = search_tree("cite", _state_bytes(), 0, "mcts-fast", 5, 1)
-    b = search_tree("cite", _state_bytes(), 0, "mcts-fast", 5, 1)
+    a = _search("mcts-fast", 5, 1)
+    b = _search("mcts-fast", 5, 1)
     from bots import LEVELS
 
     assert a["iterations"] == LEVELS["mcts-fast"].iterations
@@ -38,7 +45,7 @@ def test_search_tree_uses_the_levels_budget_and_is_reproducible():
 def _tree(fields: str = "") -> tuple:
     """Root visits and values of one Cité tree of ``mcts:iterations=60`` plus ``fields``."""
     level = ",".join(["mcts:iterations=60", *filter(None, [fields])])
-    one = search_tree("cite", _state_bytes(), 0, level, 5, 1)
+    one = _search(level, 5, 1)
     return one["visits"], one["values"]
 
 
@@ -58,13 +65,14 @@ def test_policy_playouts_run_to_the_policy_depth_and_random_ones_to_the_depth():
 
 
 def test_search_tree_refuses_levels_without_search():
-    with pytest.raises(ValueError):
-        search_tree("cite", _state_bytes(), 0, "greedy", 1, 0)
+    assert get_level("greedy").kind is LevelKind.GREEDY
+    with pytest.raises(ValueError, match="does not search"):
+        _search("greedy", 1, 0)
 
 
 def test_a_forced_move_needs_no_search():
     state = cite_resolve(CR.ALLEGIANCE, [5, 5, 5, 5, 5], [5, 5, 5, 5, 5])
-    stats = search_tree("cite", state.to_bytes(), 0, "mcts-strong", 1, 0)
+    stats = _search("mcts-strong", 1, 0, state)
     assert stats["visits"] == {str(CR.PLAY): 1} and stats["iterations"] == 0
     assert best_action(stats) == CR.PLAY
 
@@ -89,10 +97,6 @@ def test_best_action_breaks_ties_by_value_then_lowest_id():
 def test_trees_of_a_level_merge_to_choose_actions_pick():
     from bots import LEVELS, choose_action
 
-    data = _state_bytes()
     trees = LEVELS["mcts-fast"].trees
-    merged = merge_root_stats(
-        search_tree("cite", data, 0, "mcts-fast", 21, t) for t in range(trees)
-    )
-    state = cite_resolve(CR.CIVIL_WAR, [5, 5, 5, 3, 5], [5, 5, 5, 5, 5])
-    assert best_action(merged) == choose_action(state, 0, "mcts-fast", 21)
+    merged = merge_root_stats(_search("mcts-fast", 21, t) for t in range(trees))
+    assert best_action(merged) == choose_action(_position(), 0, "mcts-fast", 21)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from services.bot_runner import BotExecutor, BotRunner, decide_inline
+import bots
+from services.bot_runner import BotExecutor, BotRunner
 from services.host import GameHost, SeatSpec
 from services.stores.memory import MemoryStore
 
@@ -16,11 +17,11 @@ class FailsFirst(BotExecutor):
         self.calls = 0
         self.failures = failures
 
-    async def decide(self, turn, waiting) -> int:
+    async def decide(self, turn, lease) -> int:
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError("search crashed")
-        return decide_inline(turn)
+        return bots.choose_action(turn.view, turn.seat, turn.level, turn.seed)
 
 
 async def test_a_failing_bot_turn_backs_off_then_plays(caplog):

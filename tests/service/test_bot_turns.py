@@ -13,11 +13,9 @@ from services.stores.redis_store import RedisStore
 
 
 class NobodyPlays(BotExecutor):
-    """Leaves bot turns alone, so the test makes the moves itself."""
+    """Hands bot turns to nobody, so the test makes the moves itself."""
 
-    commits_itself = True
-
-    async def dispatch(self, job) -> None:
+    async def decide(self, turn, lease) -> None:
         return None
 
 

@@ -85,8 +85,11 @@ def celery_worker(celery_app, redis_url, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def celery_server(redis_url, module_prefix, celery_worker):
-    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=module_prefix, celery=True)
-    with ServerThread(config) as running:
+    from workers.executor import CeleryExecutor
+
+    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=module_prefix)
+    executor = CeleryExecutor(redis_url, module_prefix, config.max_search_iterations or None)
+    with ServerThread(config, executor) as running:
         yield running
 
 

@@ -97,7 +97,7 @@ def test_an_offer_needs_the_cards_and_a_real_exchange():
 
 
 def test_bots_answer_a_big_offer():
-    from bots.levels import choose_action
+    from bots import choose_action
 
     s = _table(s0={"wool": 3}, s1={"ore": 2})
     act(s, "give 3 wool get 1 ore")

@@ -1,0 +1,34 @@
+"""A whole bot decision in this process: the level's trees one after another, merged
+as the service merges them across pool processes or workers.
+
+A bot is only ever given a state that is already a determinization of its own
+seat's observation (``State.determinize(seat, rng)``), never the true state, so
+it cannot use what its seat may not see.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bots.greedy import greedy_action
+from bots.heuristics import knowledge
+from bots.levels import LevelKind, get_level
+from bots.search import best_action, merge_root_stats, search_tree
+from games import State
+
+
+def choose_action(state: State, seat: int, level: str, seed: int) -> int:
+    """The action ``level`` plays for ``seat`` in ``state`` (a determinized view).
+
+    Deterministic for a given (state, seat, level, seed) when the level's budget is
+    in iterations. A decision with one legal (bot) action is answered without search.
+    """
+    if state.current_player() != seat:
+        raise ValueError(f"seat {seat} is not to move")
+    spec = get_level(level)
+    if spec.kind is LevelKind.RANDOM:
+        return random.Random(seed).choice(state.legal_actions())
+    if spec.kind is LevelKind.GREEDY:
+        return greedy_action(state, seat, knowledge(state.info.name), random.Random(seed))[0]
+    stats = [search_tree(state, seat, spec, seed, tree) for tree in range(spec.trees)]
+    return best_action(merge_root_stats(stats))

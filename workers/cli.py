@@ -1,0 +1,184 @@
+"""The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``board``
+and the embedded server that ``play`` and ``selfplay`` start when given no
+``--target``. ``gamehost.cli`` parses the arguments and imports this module only
+when a command needs it, so the client installs without the server.
+
+It lives here, in the top layer, because ``serve --celery`` wires the service to the
+Celery workers: nothing below may import ``workers``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+# Nothing from services at module level: importing it defines the Prometheus metrics,
+# and ``serve``/``worker`` must prepare the multiprocess directory before that.
+
+__all__ = ["EmbeddedServerUnavailable", "board", "embedded_server", "serve", "worker"]
+
+
+class EmbeddedServerUnavailable(Exception):
+    """The embedded server could not start: its store does not answer."""
+
+
+@contextlib.contextmanager
+def embedded_server(redis_url: str | None = None, redis_prefix: str = "gamehost") -> Iterator[str]:
+    """A server on a free local port for the occasion (in-memory store unless
+    ``redis_url``); yields its target."""
+    from services.server import ServerConfig, ServerThread
+    from services.store_health import StoreUnreachable
+
+    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(ServerThread(config))
+        except StoreUnreachable as exc:
+            raise EmbeddedServerUnavailable(str(exc)) from None
+        yield server.target
+
+
+def _limit_config(args: argparse.Namespace) -> dict:
+    names = (
+        "finished_retention",
+        "idle_expiry",
+        "request_ttl",
+        "rate_limit",
+        "rate_burst",
+        "failed_auth_rate",
+        "live_games_per_client",
+        "tls_cert",
+        "tls_key",
+    )
+    return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
+
+
+def serve(args: argparse.Namespace) -> int:
+    if args.celery:
+        if not args.redis:
+            print("gamehost: --celery needs --redis URL", file=sys.stderr)
+            return 2
+        # The Celery app reads its broker when first imported.
+        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or args.redis
+        os.environ["GAMEHOST_CELERY_BROKER"] = broker
+    if args.processes > 1:
+        return _serve_processes(args)
+    if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from services.metrics_export import prepare_multiprocess_dir
+
+        prepare_multiprocess_dir()  # a restarted container's old samples must not add up
+    from services.server import ServerConfig, run
+    from services.server import serve as serve_forever
+    from services.store_health import StoreUnreachable
+
+    logging.basicConfig(level=logging.INFO)
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
+        bot_workers=args.bot_workers,
+        metrics_port=args.metrics_port,
+        **_limit_config(args),
+        max_search_iterations=args.max_search_iterations,
+    )
+    executor = None
+    if args.celery:
+        from workers.executor import CeleryExecutor
+
+        executor = CeleryExecutor(args.redis, args.redis_prefix, args.max_search_iterations or None)
+    try:
+        run(serve_forever(config, executor))
+    except StoreUnreachable as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _serve_processes(args: argparse.Namespace) -> int:
+    """Run ``--processes`` copies of the server on one port: Python serves one core per
+    process, and the kernel spreads connections across them. They share Redis."""
+    if not args.redis:
+        print(
+            "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
+        )
+        return 2
+    if args.port == 0:
+        print("gamehost: --processes needs a fixed --port", file=sys.stderr)
+        return 2
+    if args.metrics_port is not None:
+        # One scrape endpoint for the group: the children write samples to files.
+        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+
+        prepare_multiprocess_dir()
+        start_metrics_server(args.metrics_port, args.host)
+    workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
+    argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
+    argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
+    for name, value in _limit_config(args).items():
+        if value is not None:
+            flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
+            argv += [flag, str(value)]
+    argv += ["--max-search-iterations", str(args.max_search_iterations)]
+    if args.celery:
+        argv += [
+            "--celery",
+            *(["--celery-broker", args.celery_broker] if args.celery_broker else []),
+        ]
+    children = [
+        subprocess.Popen([sys.executable, "-m", "gamehost.cli", *argv])
+        for _ in range(args.processes)
+    ]
+
+    def stop(signum, frame) -> None:
+        for child in children:
+            child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    codes = []
+    for child in children:
+        codes.append(child.wait())
+        if args.metrics_port is not None:
+            from services.metrics_export import mark_process_dead
+
+            mark_process_dead(child.pid)
+    return max(codes)
+
+
+def worker(args: argparse.Namespace) -> int:
+    if args.broker:
+        os.environ["GAMEHOST_CELERY_BROKER"] = args.broker
+    if args.metrics_port is not None:
+        # Before anything defines a metric: prefork children write samples to files
+        # that the exporter in this main process aggregates.
+        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+
+        prepare_multiprocess_dir()
+        start_metrics_server(args.metrics_port, args.metrics_host)
+    from workers.app import QUEUE, app
+
+    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
+    if args.concurrency:
+        argv.append(f"--concurrency={args.concurrency}")
+    if args.hostname:
+        argv.append(f"--hostname={args.hostname}")
+    app.worker_main(argv)
+    return 0
+
+
+def board(args: argparse.Namespace) -> int:
+    from games import get_game
+    from games.catan.board import render_map
+
+    state = None
+    if args.seed is not None or args.beginner:
+        options = {"board": "beginner"} if args.beginner else {}
+        state = get_game(args.game).new_game(4, args.seed or 0, options)
+    print(render_map(state), end="")
+    return 0

@@ -1,0 +1,50 @@
+"""The Celery executor: a replica hands bot turns to the workers, which commit the
+moves themselves and dispatch the next turn (``workers.tasks``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from services.bot_runner import BotExecutor, TurnLease
+from services.bot_turns import BotTurn
+from services.kinds import BotStatus
+from workers.tasks import dispatch
+
+
+class CeleryExecutor(BotExecutor):
+    # A dispatched turn no worker has started by then is reported waiting for capacity.
+    WAITING_AFTER = 2.0
+    # A dispatched turn no worker has started is dispatched again after this (a worker may
+    # have died between taking it and marking it started; a duplicate is harmless).
+    REDISPATCH_AFTER = 15.0
+    POLL = 0.15  # how often the replica looks whether a worker started the turn
+
+    def __init__(self, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
+        self._store_url = store_url
+        self._prefix = prefix
+        self._max_iterations = max_iterations
+
+    async def decide(self, turn: BotTurn, lease: TurnLease) -> None:
+        """Hand the turn to the workers and hold its lease until one starts it (from then
+        on the worker heartbeats it). A turn claimed again after its worker fell silent
+        is dispatched again: a duplicate commit changes nothing."""
+        # Publishing to the broker is blocking I/O: keep it off the event loop.
+        await asyncio.to_thread(
+            dispatch, turn.job(), self._store_url, self._prefix, self._max_iterations
+        )
+        since = time.monotonic()
+        marked = False
+        while True:
+            await asyncio.sleep(self.POLL)
+            snapshot = await lease.store.load(lease.game_id)
+            if snapshot is None or snapshot.version != lease.version:
+                return None
+            if snapshot.current_bot_status() == BotStatus.STARTED:
+                return None
+            if time.monotonic() - since > self.REDISPATCH_AFTER:
+                return None  # taken by a worker that died before it said so? Let the lease lapse.
+            await lease.renew()
+            if not marked and time.monotonic() - since > self.WAITING_AFTER:
+                lease.set_status(BotStatus.WAITING)
+                marked = True
