@@ -3,8 +3,7 @@
 Seats 0..n-1 sit clockwise; play passes to seat + 1. Resources are brick,
 lumber, wool, grain, ore (aliases wood, sheep, wheat are read too). Hexes,
 intersections and paths are numbered as ``games.catan.board.render_map()``
-prints them (``gamehost board catan``); ``games.catan.view.render_view``
-draws a CatanView the same way with its pieces.
+prints them (``gamehost board catan``); each hex of a CatanView lists its own.
 
 Notation (one line per action id; ids in ``rules.py``):
 
@@ -1403,11 +1402,6 @@ class CatanState(State):
             "winners": list(self.winners),
             "seats": seats,
         }
-
-    def view(self, seat: int | None) -> Any:
-        from games.catan.view import build_view
-
-        return build_view(self.observation(seat))
 
     def determinize(self, seat: int, rng: random.Random) -> CatanState:
         """Deal again what ``seat`` cannot see: the unknown part of the other
