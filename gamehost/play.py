@@ -107,6 +107,7 @@ class _Screen:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self._status = 0
+        self._status_text = ""
         self.live = out.isatty()
 
     def line(self, text: str = "") -> None:
@@ -115,9 +116,10 @@ class _Screen:
         self.out.flush()
 
     def status(self, text: str) -> None:
-        if not self.live:
+        if not self.live or text == self._status_text:
             return
         self.clear_status()
+        self._status_text = text
         self.out.write(text)
         self.out.flush()
         self._status = len(text)
@@ -126,6 +128,7 @@ class _Screen:
         if self._status:
             self.out.write("\r" + " " * self._status + "\r")
             self._status = 0
+            self._status_text = ""
 
 
 class _Game:
@@ -150,7 +153,7 @@ class _Game:
             return
         seat = _event_actor(event)
         who = "chance" if seat is None else "you" if seat == self.me.seat else f"seat {seat}"
-        note = f"   (thought {waited:.0f} s)" if waited >= 1.0 else ""
+        note = f"   (thought {waited:.1f} s)" if waited >= THINKING_AFTER else ""
         self.screen.line(f"  [{who}] {event.notation}{note}")
 
     def catch_up(self, version: int) -> None:

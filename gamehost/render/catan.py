@@ -176,7 +176,7 @@ def render(view: pb.CatanView, viewer: int) -> str:
         f"bank: {_cards(view.bank)}  dev deck: {view.dev_deck_count}"
     )
     for p in view.players:
-        hand = _cards(p.resources) if p.resources_visible else f"{p.resource_count} cards"
+        hand = _cards(p.resources) if p.resources_visible else _count(p.resource_count, "card")
         dev = _devs(p.dev_cards) if p.dev_visible else f"{p.dev_count} dev"
         vp = p.victory_points if p.victory_points >= 0 else p.public_victory_points
         marks = (" LR" if p.longest_road else "") + (" LA" if p.largest_army else "")
@@ -213,3 +213,7 @@ def notices(before: pb.CatanView | None, after: pb.CatanView) -> list[str]:
         if new != old and new >= 0:
             lines.append(f"*** seat {new} takes {title} ***")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

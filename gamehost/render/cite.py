@@ -63,7 +63,7 @@ def render(view: pb.CiteView, viewer: int) -> str:
         held = card_name(city.card) if city.card else ("hidden" if city.holds_card else "")
         lines.append(
             f" {mark}{city.seat:>4}  {city.gold:>4} {city.wheat:>5} {city.health:>6} "
-            f"{city.civilians:>3} {city.army:>4}  {granary:>7} {outpost:>7}  {held}{you}"
+            f"{city.civilians:>3} {city.army:>4}  {granary:>7} {outpost:>7}  {held}{you}".rstrip()
         )
     if view.phase in (pb.CITE_RESOLVE, pb.CITE_WAR_SPOILS) and view.resolving_seat >= 0:
         lines.append(f"city {view.resolving_seat} resolves its card")
