@@ -8,6 +8,7 @@ path, ``R`` next to a hex id the robber.
 
 from __future__ import annotations
 
+from gamehost.render.text import wrap
 from gamehost.v1 import catan_pb2 as pb
 
 HELP = """\
@@ -45,6 +46,7 @@ _LEGEND = (
     "hil=hills (brick), for=forest (lumber), pas=pasture (wool), fld=fields (grain), "
     "mtn=mountains (ore), des=desert"
 )
+_SHORT_LEGEND = "hil=brick for=lumber pas=wool fld=grain mtn=ore des=desert (no resource)"
 # Hex corners, clockwise from north, as offsets from the hex centre (x: half hex widths).
 _CORNERS = ((0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1))
 _SX = 4  # characters per x unit
@@ -161,20 +163,21 @@ def render_board(view: pb.CatanView, terrain: bool = True) -> str:
 def render(view: pb.CatanView, viewer: int) -> str:
     """The whole screen above the prompt: map, harbors, turn line and one line per seat."""
     lines = [render_map(view)]
-    harbors = _harbors(view, True)
-    lines.append("harbors: " + "; ".join(h.removeprefix("harbor ") for h in harbors[:5]))
-    lines.append("         " + "; ".join(h.removeprefix("harbor ") for h in harbors[5:]))
+    harbors = [
+        h.removeprefix("harbor ").replace(": path", ": path", 1) for h in _harbors(view, True)
+    ]
+    lines += wrap("harbors: ", harbors, "; ")
     lines.append("pieces: 14S2 settlement of seat 2 on 14, 14C2 city, r2 road of seat 2, R robber")
-    lines.append("terrain: " + _LEGEND)
+    lines.append("terrain: " + _SHORT_LEGEND)
     phase = pb.CatanPhase.Name(view.phase).removeprefix("CATAN_").lower().replace("_", " ")
     setup = view.phase in (pb.CATAN_SETUP_SETTLEMENT, pb.CATAN_SETUP_ROAD)
     turn = (
         "set-up" if setup else f"turn {view.turn_number}/{view.turn_limit} of seat {view.turn_seat}"
     )
     lines.append(
-        f"{turn}  to act: seat {view.acting_seat}  phase: {phase}  dice: {view.dice or '-'}  "
-        f"bank: {_cards(view.bank)}  dev deck: {view.dev_deck_count}"
+        f"{turn}  to act: seat {view.acting_seat}  phase: {phase}  dice: {view.dice or '-'}"
     )
+    lines.append(f"bank: {_cards(view.bank)}  dev deck: {view.dev_deck_count}")
     for p in view.players:
         hand = _cards(p.resources) if p.resources_visible else _count(p.resource_count, "card")
         dev = _devs(p.dev_cards) if p.dev_visible else f"{p.dev_count} dev"

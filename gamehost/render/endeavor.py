@@ -78,8 +78,7 @@ def _players(view: pb.EndeavorView, viewer: int) -> list[str]:
             )
         )
     lines.append(
-        "  (tracks industry/culture/finance/politics; their levels: building level, growth,"
-        " salary, card slots)"
+        "  (tracks: industry culture finance politics; levels: building, growth, salary, slots)"
     )
     for p in view.players:
         buildings = [
@@ -96,8 +95,8 @@ def _players(view: pb.EndeavorView, viewer: int) -> list[str]:
 
 def _map(view: pb.EndeavorView) -> list[str]:
     lines = [
-        "map: cities show their owner (s2 = seat 2) or the token still on them; a shipping "
-        "track shows the seat on each space, or its token (. none)"
+        "map: a city shows its owner (s2: seat 2) or the token still on it; a shipping track",
+        "     the seat on each space, or the token still there (. none)",
     ]
     cities: dict[str, list[pb.EndeavorCity]] = {}
     for city in view.cities:

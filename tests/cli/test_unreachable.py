@@ -23,5 +23,7 @@ def test_unreachable_target_gives_one_line_quickly(command):
     took = time.monotonic() - start
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert done.returncode == 1
-    assert lines == ["gamehost: UNAVAILABLE: no gamehost server answers at 127.0.0.1:1 (waited 3 s)"]
+    assert lines == [
+        "gamehost: UNAVAILABLE: no gamehost server answers at 127.0.0.1:1 (waited 3 s)"
+    ]
     assert took < 5.0
