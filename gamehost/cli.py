@@ -380,15 +380,13 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _board(args: argparse.Namespace) -> int:
-    """The map of a game dealt by an embedded server (all seats free, so nobody moves)."""
+    """The map of a game as dealt, drawn from its view (built here: no server needed)."""
     from gamehost.render.catan import render_board
+    from services.views import dealt_view
 
-    dealt = args.seed is not None or args.beginner
     options = {"board": "beginner"} if args.beginner else {}
-    with _connect(None) as client:
-        created = client.create_game(args.game, ["human"] * 4, options, seed=args.seed or 0)
-        view = client.state(created.game_id).catan
-    print(render_board(view, terrain=dealt))
+    view = dealt_view(args.game, 4, args.seed or 0, options)
+    print(render_board(view, terrain=args.seed is not None or args.beginner))
     return 0
 
 

@@ -21,3 +21,11 @@ def build_view(game_type: str, observation: dict[str, Any]) -> Message:
 def view_of(game_type: str, state: Any, seat: int | None) -> Message:
     """What ``seat`` (None: a spectator) may see of ``state``, as the game's view message."""
     return build_view(game_type, state.observation(seat))
+
+
+def dealt_view(game_type: str, players: int, seed: int, options: dict[str, Any]) -> Message:
+    """A spectator's view of a new game (``gamehost board`` draws it without a server)."""
+    from games import get_game
+
+    state = get_game(game_type).new_game(players, seed, options)
+    return view_of(game_type, state, None)
