@@ -49,14 +49,14 @@ def _token(slug: str) -> str:
 
 
 def _players(view: pb.EndeavorView, viewer: int) -> list[str]:
-    row = "{:1}{:>4} {:<8}{:>4}{:>4}{:>4}{:>4} |{:>4}{:>4}{:>4}{:>4} |{:>7}{:>7} | {:<24}{:>5}"
+    row = "{:1}{:>4} {:<9}{:>3}{:>4}{:>4}{:>4} |{:>4}{:>4}{:>4}{:>4} |{:>7}{:>7}{:>6} | {}"
     header = ("seat", "", "ind", "cul", "fin", "pol", "bld", "grw", "sal", "slt")
-    lines = [row.format("", *header, "supply", "harbor", "tokens", "score")]
+    lines = [row.format("", *header, "supply", "harbor", "score", "trade tokens")]
     for p in view.players:
         turn = "*" if p.seat == view.to_move and view.phase != pb.ENDEAVOR_OVER else ""
         who = ("you" if p.seat == viewer else "") + (" pass" if p.passed else "")
         tokens = [
-            f"{_token(t.name)} {t.count}" for t in (*p.brown_tokens, *p.blue_tokens) if t.count
+            f"{_token(t.name)}{t.count}" for t in (*p.brown_tokens, *p.blue_tokens) if t.count
         ]
         lines.append(
             row.format(
@@ -73,8 +73,8 @@ def _players(view: pb.EndeavorView, viewer: int) -> list[str]:
                 p.card_slots,
                 p.supply,
                 p.harbor,
-                ", ".join(tokens) or "-",
                 p.score.total,
+                " ".join(tokens) or "-",
             )
         )
     lines.append(
@@ -95,7 +95,7 @@ def _players(view: pb.EndeavorView, viewer: int) -> list[str]:
 
 def _map(view: pb.EndeavorView) -> list[str]:
     lines = [
-        "map: a city shows its owner (s2: seat 2) or the token still on it; a shipping track",
+        "map: a city shows its owner (s2: seat 2) or the token still on it; a shipping track shows",
         "     the seat on each space, or the token still there (. none)",
     ]
     cities: dict[str, list[pb.EndeavorCity]] = {}

@@ -9,7 +9,7 @@ def test_endeavor_screen_help_prefixes_and_errors(play):
     game = play("endeavor", "--players", "3", "--seed", "5")
     screen = game.screen
     assert "round 1/7  phase: build" in screen and "to move: seat" in screen
-    assert "ind cul fin pol | bld grw sal slt" in screen
+    assert "ind cul fin pol | bld grw sal slt | supply harbor score" in screen
     for region in ("europe", "africa", "far-east"):
         assert f"\n  {region} " in screen
     assert "track " in screen and "buildings left: " in screen
