@@ -165,7 +165,7 @@ class _Game:
                 if self.feed.ended:
                     return
                 continue
-            if event.version > version and event.kind == pb.ACTION:
+            if event.version > version:
                 self.feed.hold(event)  # it belongs after this screen
                 return
             self._show_event(event)

@@ -54,6 +54,7 @@ class Player:
         """The first move the menu lists (the first alternative of a ``a|b`` family),
         skipping those that start with ``avoid`` while there are others."""
         entries = [e.strip() for e in re.split(r"  ·  |\n", self.menu) if e.strip()]
+        entries = [e for e in entries if "…" not in e]  # a fold is not a move
         entry = next((e for e in entries if not e.startswith(avoid)), entries[0])
         return " ".join(word.split("|")[0] for word in entry.split())
 
