@@ -13,7 +13,7 @@ names, mediterranean and slavery; buildings as listed, e.g. Guild-Hall):
   salary <building>              the Salary phase: take a worker back from a building
   ship <region> with <building>  put a marker on the region's shipping track
   occupy <city> with <building>  take a city (in an open region, or Europe)
-  attack <city> with <building>  take a rival's city (costs an extra marker)
+  attack <city> with <building>  take a city from its owner
   draw <deck> with <building>    draw the top card (presence >= the card's number)
   pay <building> with <building> free a worker (Exchange, Museum, Parliament)
   ... with ship-draw-token / occupy-draw-token / attack-token / payment-token
