@@ -14,9 +14,7 @@ import contextlib
 import importlib
 import json
 import os
-import queue
 import sys
-import threading
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -312,90 +310,23 @@ def _selfplay(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from gamehost.render import render
+    from gamehost.play import PlaySettings, play
 
-    seats = [f"bot:{args.bots}"] * args.players
-    if not 0 <= args.seat < args.players:
-        print(f"gamehost: --seat must be 0..{args.players - 1}", file=sys.stderr)
+    settings = PlaySettings(
+        game=args.game,
+        players=args.players,
+        seat=args.seat,
+        bots=args.bots,
+        seed=args.seed,
+        private=args.private,
+        spectators=not args.no_spectators,
+    )
+    problem = settings.problem()
+    if problem:
+        print(f"gamehost: {problem}", file=sys.stderr)
         return 2
-    seats[args.seat] = "human:you"
     with _connect(args.target, args=args) as client:
-        created = client.create_game(
-            args.game,
-            seats,
-            seed=args.seed,
-            private=args.private,
-            spectators=False if args.no_spectators else None,
-        )
-        codes = {c.seat: c.code for c in created.invite_codes}
-        me = client.join(created.game_id, args.seat, invite_code=codes.get(args.seat, ""))
-        print(f"game {created.game_id}: you are seat {me.seat}")
-        feed = _EventFeed(client, me)
-        while True:
-            state = client.state(me.game_id, me.token)
-            if state.status == pb.FINISHED:
-                feed.finish()
-                print(render(state))
-                outcome = state.returns[me.seat]
-                print("you win!" if outcome == 1 else "shared win" if outcome > 0 else "you lose")
-                return 0
-            if not state.legal_actions:
-                feed.wait()  # others are moving: look again after the next event
-                continue
-            feed.show_pending()
-            print(render(state))
-            for index, action in enumerate(state.legal_actions):
-                print(f"  {index:>2}. {action.notation}")
-            choice = input("your move (number or notation): ").strip()
-            action = (
-                state.legal_actions[int(choice)].id
-                if choice.isdigit() and int(choice) < len(state.legal_actions)
-                else choice
-            )
-            try:
-                client.submit(me.game_id, me.token, action, expected_version=state.version)
-            except GameError as exc:
-                print(exc.details)
-
-
-class _EventFeed:
-    """The game's events, received on a thread and printed by the main thread only,
-    so event lines never interleave with prompts or the final result."""
-
-    _END = None
-
-    def __init__(self, client: Client, me) -> None:
-        self._events: queue.Queue = queue.Queue()
-        self._ended = False
-
-        def pump() -> None:
-            for event in client.watch(me.game_id, me.token):
-                self._events.put(event)
-            self._events.put(self._END)
-
-        threading.Thread(target=pump, daemon=True).start()
-
-    def _show(self, event) -> None:
-        if event is self._END:
-            self._ended = True
-        elif event.kind == pb.ACTION:
-            who = "chance" if event.seat < 0 else f"seat {event.seat}"
-            print(f"  [{who}] {event.notation}")
-
-    def wait(self) -> None:
-        """Block until the next event, then print it."""
-        if self._ended:
-            raise RuntimeError("the event stream ended before the game did")
-        self._show(self._events.get())
-
-    def show_pending(self) -> None:
-        while not self._events.empty():
-            self._show(self._events.get())
-
-    def finish(self) -> None:
-        """Print everything up to the end of the stream (it ends with the game)."""
-        while not self._ended:
-            self._show(self._events.get())
+        return play(client, settings)
 
 
 if __name__ == "__main__":

@@ -180,10 +180,6 @@ class State(ABC):
         """Everything ``seat`` may see (``None``: a spectator), as plain data."""
 
     @abstractmethod
-    def view(self, seat: int | None) -> Any:
-        """The typed protobuf view built from ``observation(seat)``."""
-
-    @abstractmethod
     def determinize(self, seat: int, rng: random.Random) -> State:
         """A full state consistent with ``observation(seat)``, sampling what the seat
         cannot see. It must depend only on that observation and ``rng``."""

@@ -21,6 +21,7 @@ from services.host import GameHost, GameView, SeatSpec
 from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
 from services.request_limits import check_request
 from services.stores import Snapshot
+from services.views import view_of
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +177,8 @@ def game_state(view: GameView) -> pb.GameState:
         spectators=snapshot.meta.get("spectators", True),
         bot_status=_bot_status(snapshot, actor),
     )
-    getattr(message, snapshot.meta["game_type"]).CopyFrom(state.view(view.viewer))
+    game_type = snapshot.meta["game_type"]
+    getattr(message, game_type).CopyFrom(view_of(game_type, state, view.viewer))
     return message
 
 

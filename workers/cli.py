@@ -173,12 +173,11 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def board(args: argparse.Namespace) -> int:
-    from games import get_game
-    from games.catan.board import render_map
+    """The map of a game as dealt, drawn from a spectator's view by the client's renderer."""
+    from gamehost.render.catan import render_board
+    from services.views import dealt_view
 
-    state = None
-    if args.seed is not None or args.beginner:
-        options = {"board": "beginner"} if args.beginner else {}
-        state = get_game(args.game).new_game(4, args.seed or 0, options)
-    print(render_map(state), end="")
+    options = {"board": "beginner"} if args.beginner else {}
+    view = dealt_view(args.game, 4, args.seed or 0, options)
+    print(render_board(view, terrain=args.seed is not None or args.beginner))
     return 0

@@ -114,14 +114,22 @@ class CatanDevCards(_message.Message):
     def __init__(self, knight: _Optional[int] = ..., road_building: _Optional[int] = ..., year_of_plenty: _Optional[int] = ..., monopoly: _Optional[int] = ..., victory_point: _Optional[int] = ...) -> None: ...
 
 class CatanHex(_message.Message):
-    __slots__ = ("id", "terrain", "number")
+    __slots__ = ("id", "terrain", "number", "row", "col", "intersections", "paths")
     ID_FIELD_NUMBER: _ClassVar[int]
     TERRAIN_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
+    ROW_FIELD_NUMBER: _ClassVar[int]
+    COL_FIELD_NUMBER: _ClassVar[int]
+    INTERSECTIONS_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
     id: int
     terrain: CatanTerrain
     number: int
-    def __init__(self, id: _Optional[int] = ..., terrain: _Optional[_Union[CatanTerrain, str]] = ..., number: _Optional[int] = ...) -> None: ...
+    row: int
+    col: int
+    intersections: _containers.RepeatedScalarFieldContainer[int]
+    paths: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, id: _Optional[int] = ..., terrain: _Optional[_Union[CatanTerrain, str]] = ..., number: _Optional[int] = ..., row: _Optional[int] = ..., col: _Optional[int] = ..., intersections: _Optional[_Iterable[int]] = ..., paths: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CatanHarbor(_message.Message):
     __slots__ = ("id", "resource", "rate", "path", "intersections")

@@ -8,12 +8,10 @@ Coordinates: pointy-top hexes in rows of 3-4-5-4-3, numbered 0..18 row by row
 at ``x = 2c + (5 - len(row))``, ``y = 3r``; its corners are at offsets
 N (0,-2), NE (1,-1), SE (1,1), S (0,2), SW (-1,1), NW (-1,-1). Intersections
 (nodes) are numbered by position, top to bottom then left to right; paths
-(edges) by their midpoint in the same order. ``render_map`` prints them all.
+(edges) by their midpoint in the same order. ``gamehost board catan`` prints them all.
 """
 
 from __future__ import annotations
-
-from games.catan import rules as R
 
 ROW_LENGTHS = (3, 4, 5, 4, 3)
 NUM_HEXES = 19
@@ -235,99 +233,3 @@ def _trail(v: int, used: int, roads: int, blocked: int) -> int:
             if length > best:
                 best = length
     return best
-
-
-# --------------------------------------------------------------------- map printing
-_SX = 4  # characters per x unit
-
-
-def _row_of_y() -> dict[int, int]:
-    """Text row of each node level: levels alternate slope and vertical gaps."""
-    ys = sorted({y for _, y in NODE_XY})
-    rows: dict[int, int] = {}
-    row = 0
-    for i, y in enumerate(ys):
-        rows[y] = row
-        if i + 1 < len(ys):
-            row += 2 if ys[i + 1] - y == 1 else 4
-    return rows
-
-
-_NODE_ROW = _row_of_y()
-
-
-def render_map(state=None) -> str:
-    """The board as ASCII art with hex (H), intersection and path ids.
-
-    Intersection ids are bare numbers at the hex corners; path ids follow the
-    ``/`` and ``\\`` strokes or sit in square brackets between ``|`` strokes;
-    each hex shows ``H<id>`` (``R`` marks the robber), its terrain and its
-    number token. Harbors are listed below the
-    map. With a state, its board is shown (terrain, tokens, robber, harbor
-    types) and the pieces are listed per seat; without one, only the ids.
-    ``state`` may be any object with the CatanState attributes used here
-    (hex_terrain, hex_number, harbor_type, robber, num_players, node_owner,
-    node_city, edge_owner).
-    """
-    width = 11 * _SX + 8
-    height = max(_NODE_ROW.values()) + 1
-    grid = [[" "] * width for _ in range(height)]
-
-    def put(row: int, col: int, text: str) -> None:
-        for i, ch in enumerate(text):
-            if 0 <= col + i < width:
-                grid[row][col + i] = ch
-
-    def col_of(x: float) -> int:
-        return int(round((x + 1) * _SX)) + 3
-
-    for e, (a, b) in enumerate(EDGE_NODES):
-        (ax, ay), (bx, by) = NODE_XY[a], NODE_XY[b]
-        ra, rb = _NODE_ROW[ay], _NODE_ROW[by]
-        if ax == bx:  # vertical path
-            mid = (ra + rb) // 2
-            put(mid - 1, col_of(ax), "|")
-            put(mid, col_of(ax) - 1, f"[{e}]")
-            put(mid + 1, col_of(ax), "|")
-        else:
-            mid = (ra + rb) // 2
-            stroke = "/" if (bx - ax) * (by - ay) < 0 else "\\"
-            label = f"{stroke}{e}"
-            put(mid, col_of((ax + bx) / 2) - len(label) // 2, label)
-    for v, (x, y) in enumerate(NODE_XY):
-        put(_NODE_ROW[y], col_of(x) - (1 if v >= 10 else 0), str(v))
-    for h, (cx, cy) in enumerate(HEX_CENTRE):
-        row = (_NODE_ROW[cy - 1] + _NODE_ROW[cy + 1]) // 2
-        label = f"H{h}"
-        if state is not None:
-            terrain = R.TERRAIN_SHORT[state.hex_terrain[h]]
-            number = state.hex_number[h]
-            put(row + 1, col_of(cx) - 2, f"{terrain}{number if number else ''}")
-            if state.robber == h:
-                label += " R"
-        put(row - 1, col_of(cx) - 2, label)
-    lines = ["".join(r).rstrip() for r in grid]
-    lines.append("")
-    lines.append("Harbors (path: intersections):")
-    for k, (a, b) in enumerate(HARBOR_NODES):
-        kind = ""
-        if state is not None:
-            kind = " " + R.HARBOR_NAMES[state.harbor_type[k]]
-        lines.append(f"  harbor {k}: path {HARBOR_EDGES[k]} ({a}, {b}){kind}")
-    if state is not None:
-        lines.append("")
-        lines.append("Terrain: " + ", ".join(f"{s}={n}" for s, n in R.TERRAIN_LEGEND))
-        for seat in range(state.num_players):
-            settlements = [v for v in range(NUM_NODES) if state.node_owner[v] == seat]
-            cities = [v for v in settlements if state.node_city[v]]
-            settlements = [v for v in settlements if not state.node_city[v]]
-            roads = [e for e in range(NUM_EDGES) if state.edge_owner[e] == seat]
-            lines.append(
-                f"  seat {seat}: settlements {_ids(settlements)}; cities {_ids(cities)}; "
-                f"roads {_ids(roads)}"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def _ids(values: list[int]) -> str:
-    return " ".join(map(str, values)) if values else "-"

@@ -580,11 +580,6 @@ class CiteState(State):
             ],
         }
 
-    def view(self, seat: int | None) -> Any:
-        from games.cite.view import build_view
-
-        return build_view(self.observation(seat))
-
     def determinize(self, seat: int, rng: random.Random) -> CiteState:
         """Resample the cards ``seat`` cannot see from the unseen pool (deck + hidden hands)."""
         state = self.clone()

@@ -785,11 +785,6 @@ class EndeavorState(State):
             "winners": list(self.winners),
         }
 
-    def view(self, seat: int | None) -> Any:
-        from games.endeavor.view import build_view
-
-        return build_view(self.observation(seat))
-
     def determinize(self, seat: int, rng: random.Random) -> EndeavorState:
         return self.clone()  # nothing is hidden after set-up
 

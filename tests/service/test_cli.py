@@ -46,8 +46,13 @@ def test_selfplay_against_a_running_server(server):
 
 
 def test_play_in_the_terminal_against_bots():
-    """A person answers the prompts (always the first legal action) until the end."""
-    answers = "0\n" * 20_000
+    """A person types Cité's whole notation over and over until the end; each prompt
+    plays the first line that is legal (the others are refused and asked again)."""
+    cards = ["granary", "good-war", "outpost", "allegiance", "hospital", "fire"]
+    cards += ["barbarians", "civil-war", "land-of-welcome"]
+    moves = ["levy", "store wheat", "store army", "done", "play", "take gold", "take wheat"]
+    moves += [f"attack {s}" for s in (1, 2)] + [f"deal {c} to {s}" for c in cards for s in (1, 2)]
+    answers = "\n".join(moves * 400) + "\n"
     done = subprocess.run(
         [sys.executable, "-m", "gamehost.cli", "play", "cite", "--players", "3", "--seed", "4"],
         input=answers,

@@ -9,6 +9,7 @@ import pytest
 from gamehost import replay_record
 from gamehost.v1 import cite_pb2
 from gamehost.v1 import gamehost_pb2 as pb
+from services.views import view_of
 
 
 def play_to_the_end(client, me, rng: random.Random) -> pb.GameState:
@@ -51,8 +52,8 @@ def test_person_against_three_bots_and_record_replays(client, game, options):
     replayed = replay_record(record)
     assert replayed.is_terminal()
     assert replayed.returns() == list(final.returns)
-    assert replayed.view(me.seat) == getattr(final, game)
-    assert replayed.view(None) == getattr(client.state(me.game_id), game)
+    assert view_of(game, replayed, me.seat) == getattr(final, game)
+    assert view_of(game, replayed, None) == getattr(client.state(me.game_id), game)
 
 
 def _deal_phase(client, game_id, token) -> pb.GameState:

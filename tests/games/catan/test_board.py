@@ -10,7 +10,6 @@ import pytest
 from games.base import OptionsError
 from games.catan import board as B
 from games.catan import rules as R
-from games.catan.board import render_map
 from games.catan.engine import BEGINNER_HARBORS, Catan, make_board, red_neighbours
 
 from .helpers import act, hand, legal
@@ -226,25 +225,3 @@ def test_options_are_checked():
         Catan.new_game(2, 0)
     s = Catan.new_game(3, 0, {"turn_limit": "50", "board": "beginner"})
     assert s.turn_limit == 50 and s.board_kind == "beginner"
-
-
-# ---------------------------------------------------------------- the printed map
-def test_map_shows_every_id():
-    text = render_map()
-    for v in range(54):
-        assert f" {v} " in f" {text} ".replace("\n", " ")
-    for e in range(72):
-        assert f"[{e}]" in text or f"/{e}" in text or f"\\{e}" in text
-    for h in range(19):
-        assert f"H{h}" in text
-    for k, e in enumerate(B.HARBOR_EDGES):
-        assert f"harbor {k}: path {e}" in text
-
-
-def test_map_with_a_state_shows_board_and_pieces():
-    s = Catan.new_game(3, 0, {"board": "beginner"})
-    act(s, "settle 12", "road 11")
-    text = render_map(s)
-    assert "H9 R" in text  # robber on the desert
-    assert "mtn10" in text and "des" in text
-    assert "seat " + str(s.start_seat) + ": settlements 12; cities -; roads 11" in text

@@ -7,6 +7,7 @@ import random
 from gamehost.v1 import catan_pb2
 from games.catan import rules as R
 from games.catan.engine import CatanState
+from services.views import view_of
 
 from .helpers import act, legal, position, random_game
 
@@ -124,7 +125,7 @@ def test_determinize_depends_only_on_the_observation():
 def test_view_hides_what_the_seat_may_not_see():
     s = _robbed()
     act(s, "steal ore from 1")
-    view = s.view(2)
+    view = view_of("catan", s, 2)
     assert isinstance(view, catan_pb2.CatanView)
     assert catan_pb2.CatanView.FromString(view.SerializeToString()) == view
     p0, p1, p2 = view.players[0], view.players[1], view.players[2]
@@ -133,16 +134,16 @@ def test_view_hides_what_the_seat_may_not_see():
     assert p2.resources_visible and p2.resources.wool == 1
     assert view.robber_hex == 4 and view.phase == catan_pb2.CATAN_MAIN
     assert len(view.hexes) == 19 and len(view.harbors) == 9 and len(view.buildings) == 3
-    own = s.view(1).players[1]
+    own = view_of("catan", s, 1).players[1]
     assert own.dev_visible and own.dev_cards.monopoly == 1 and own.victory_points == 2
-    spectator = s.view(None)
+    spectator = view_of("catan", s, None)
     assert not any(p.resources_visible or p.dev_visible for p in spectator.players)
 
 
 def test_view_shows_an_open_offer():
     s = position(settlements={0: [40], 1: [12]}, hands={0: {"wool": 2}, 1: {"ore": 1}})
     act(s, "give 2 wool get 1 ore", "accept")
-    view = s.view(None)
+    view = view_of("catan", s, None)
     assert view.has_offer and view.offer.give.wool == 2 and view.offer.get.ore == 1
     assert list(view.offer.answers) == [0, 1, 0, 0]
 
@@ -170,7 +171,7 @@ def test_s19a9_discards_stay_hidden_until_every_seat_has_discarded():
 
     s = _seven()
     before = {seat: _public(s.observation(seat)) for seat in (1, 2, None)}
-    view_before = s.view(2)
+    view_before = view_of("catan", s, 2)
     seat0_events = []
     for text in ("discard brick", "discard ore", "discard ore", "discard brick"):
         action = s.string_to_action(text)
@@ -187,8 +188,8 @@ def test_s19a9_discards_stay_hidden_until_every_seat_has_discarded():
     assert s.current_player() == 1 and s.phase == R.DISCARD
     for seat in (1, 2, None):
         assert _public(s.observation(seat)) == before[seat]
-    assert s.view(2).players[0] == view_before.players[0]
-    assert list(s.view(2).bank.ListFields()) == list(view_before.bank.ListFields())
+    assert view_of("catan", s, 2).players[0] == view_before.players[0]
+    assert list(view_of("catan", s, 2).bank.ListFields()) == list(view_before.bank.ListFields())
     own = s.observation(0)["seats"][0]
     assert own["resources"] == [3, 0, 0, 0, 2] and own["discards_pending"] == [2, 0, 0, 0, 2]
     assert s.observation(1)["seats"][0]["discards_pending"] is None

@@ -10,6 +10,7 @@ import pytest
 from games.base import CorruptStateError, IllegalActionError, NotationError
 from games.catan import rules as R
 from games.catan.engine import Catan, CatanState
+from services.views import view_of
 
 from .helpers import act, position, random_game
 
@@ -154,7 +155,7 @@ def test_corrupt_data_is_rejected_cleanly():
             loaded.legal_actions()
             loaded.chance_outcomes()
             loaded.observation(0)
-            loaded.view(None)
+            view_of("catan", loaded, None)
     assert rejected > 800
 
 

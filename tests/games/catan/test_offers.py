@@ -9,6 +9,7 @@ import pytest
 from games.base import IllegalActionError
 from games.catan import rules as R
 from games.catan.engine import CatanState
+from services.views import view_of
 
 from .helpers import act, hand, legal, position
 
@@ -29,7 +30,7 @@ def test_give_3_wool_get_1_ore_is_one_action_and_trades():
     s.apply_action(action)
     assert s.phase == R.TRADE_ANSWER and s.offers_made == 1
     assert s.observation(None)["offer"] == {"give": [0, 0, 3, 0, 0], "get": [0, 0, 0, 0, 1]}
-    assert s.view(None).offer.give.wool == 3
+    assert view_of("catan", s, None).offer.give.wool == 3
     act(s, "accept", "decline", "decline", "trade with 1")
     assert hand(s, 0) == {"brick": 1, "ore": 1} and hand(s, 1) == {"wool": 3, "ore": 1}
     assert CatanState.from_dict(s.to_dict()) == s

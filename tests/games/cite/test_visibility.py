@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 from games.cite import rules as R
+from services.views import view_of
 from tests.games.cite.helpers import CARD, act, count_cards, make_state, start_turn
 
 HOSPITAL, FIRE, CIVIL_WAR = CARD["hospital"], CARD["fire"], CARD["civil-war"]
@@ -70,11 +71,15 @@ def test_after_the_deal_each_city_sees_its_own_card_and_the_dealer_sees_all() ->
 
 def test_view_hides_the_same_cards() -> None:
     state = dealt()
-    assert [c.card for c in state.view(2).cities] == [0, 0, FIRE + 1]
-    assert [c.card for c in state.view(0).cities] == [HOSPITAL + 1, CIVIL_WAR + 1, FIRE + 1]
-    assert [c.card for c in state.view(None).cities] == [0, 0, 0]
-    assert [c.holds_card for c in state.view(None).cities] == [True, True, True]
-    assert list(state.view(1).drawn) == []
+    assert [c.card for c in view_of("cite", state, 2).cities] == [0, 0, FIRE + 1]
+    assert [c.card for c in view_of("cite", state, 0).cities] == [
+        HOSPITAL + 1,
+        CIVIL_WAR + 1,
+        FIRE + 1,
+    ]
+    assert [c.card for c in view_of("cite", state, None).cities] == [0, 0, 0]
+    assert [c.holds_card for c in view_of("cite", state, None).cities] == [True, True, True]
+    assert list(view_of("cite", state, 1).drawn) == []
 
 
 def test_a_resolved_card_becomes_public() -> None:

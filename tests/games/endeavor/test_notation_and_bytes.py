@@ -11,6 +11,7 @@ import pytest
 from games.base import CorruptStateError, NotationError
 from games.endeavor import rules as R
 from games.endeavor.engine import Endeavor, EndeavorState
+from services.views import view_of
 from tests.games.endeavor.helpers import (
     BUILDING,
     CITY,
@@ -187,7 +188,7 @@ def test_fuzzed_states_raise_corrupt_state_error_or_play_on() -> None:
         except CorruptStateError:
             continue
         accepted += 1
-        loaded.view(None)
+        view_of("endeavor", loaded, None)
         while not loaded.is_terminal():
             loaded.apply_action(rng.choice(loaded.legal_actions()))
     assert accepted < 1500

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gamehost.v1 import endeavor_pb2 as pb
 from games.endeavor import data as D
 from games.endeavor.engine import Endeavor
+from services.views import view_of
 from tests.games.endeavor.helpers import (
     act,
     give_building,
@@ -24,7 +25,7 @@ def test_view_shows_the_board_players_and_decks() -> None:
     harbor(st, 0, 4)
     give_building(st, 0, "Docks")
     act(st, "ship africa with Docks")
-    view = st.view(1)
+    view = view_of("endeavor", st, 1)
     assert view.phase == pb.ENDEAVOR_SECOND_HALF and view.to_move == 0
     assert (view.pending, view.pending_target) == ("occupy", "africa")
     assert view.round == 1 and view.crown_seat == 0 and view.track_glory == "push-forward"
@@ -47,14 +48,16 @@ def test_view_shows_the_board_players_and_decks() -> None:
         getattr(me.score, f) for f in ("tracks", "cities", "connections", "cards",
                                        "buildings", "free_governor_slot", "harbor", "slavery")
     )  # fmt: skip
-    assert st.view(None) == st.view(2)  # every seat and spectators see the same
+    assert view_of("endeavor", st, None) == view_of(
+        "endeavor", st, 2
+    )  # every seat and spectators see the same
 
 
 def test_final_view_lists_scores_and_winners() -> None:
     st = Endeavor.new_game(3, 8)
     while not st.is_terminal():
         st.apply_action(st.legal_actions()[-1])
-    view = st.view(None)
+    view = view_of("endeavor", st, None)
     assert view.phase == pb.ENDEAVOR_OVER
     assert list(view.scores) == st.scores and list(view.winners) == st.winners
     assert [p.score.total for p in view.players] == st.scores

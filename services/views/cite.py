@@ -1,4 +1,4 @@
-"""Cité's typed protobuf view, built from an observation dict."""
+"""Cité's protobuf view (``CiteView``), built from ``CiteState.observation``."""
 
 from __future__ import annotations
 
@@ -53,28 +53,3 @@ def build_view(obs: dict[str, Any]) -> cite_pb2.CiteView:
             card=_CARD[city["card"]] if city["card"] is not None else 0,
         )
     return view
-
-
-def render_view(view: cite_pb2.CiteView) -> str:
-    """A terminal rendering of a CiteView (for ``gamehost play``)."""
-    card = cite_pb2.CiteCard.Name
-    lines = [
-        f"round {view.round}/{view.round_limit}  turn: city {view.turn_seat}  "
-        f"phase: {cite_pb2.CitePhase.Name(view.phase).removeprefix('CITE_').lower()}  "
-        f"deck: {view.deck_count}",
-        "city  gold wheat health civ army  granary outpost  card",
-    ]
-    for city in view.cities:
-        if not city.standing:
-            lines.append(f"{city.seat:>4}  fallen")
-            continue
-        granary = f"{city.granary_wheat}/2" if city.has_granary else "-"
-        outpost = f"{city.outpost_army}/4" if city.has_outpost else "-"
-        held = card(city.card).lower() if city.card else ("?" if city.holds_card else "")
-        lines.append(
-            f"{city.seat:>4}  {city.gold:>4} {city.wheat:>5} {city.health:>6} {city.civilians:>3} "
-            f"{city.army:>4}  {granary:>7} {outpost:>7}  {held}"
-        )
-    if view.drawn:
-        lines.append("drawn: " + ", ".join(card(c).lower() for c in view.drawn))
-    return "\n".join(lines)

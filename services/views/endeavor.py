@@ -1,4 +1,4 @@
-"""Endeavor's typed protobuf view, built from an observation dict."""
+"""Endeavor's protobuf view (``EndeavorView``), built from ``EndeavorState.observation``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Catan's typed protobuf view, built from an observation dict."""
+"""Catan's protobuf view (``CatanView``), built from ``CatanState.observation``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ from games.catan import board as B
 from games.catan import rules as R
 
 _PHASES = {name: i + 1 for i, name in enumerate(R.PHASE_NAMES)}
+# The board's geometry, so a client can draw the map from the view alone.
+_HEX_ROW_COL = tuple((r, c) for r, n in enumerate(B.ROW_LENGTHS) for c in range(n))
+_HEX_PATHS = tuple(
+    tuple(B.EDGE_ID[tuple(sorted((nodes[k], nodes[(k + 1) % 6])))] for k in range(len(nodes)))
+    for nodes in B.HEX_NODES
+)
 
 
 def _res(counts: list[int]) -> catan_pb2.CatanResources:
@@ -56,7 +62,16 @@ def build_view(obs: dict[str, Any]) -> catan_pb2.CatanView:
     view.discard_queue.extend(obs["discard_queue"])
     view.winners.extend(obs["winners"])
     for h, (terrain, number) in enumerate(zip(obs["hex_terrain"], obs["hex_number"], strict=True)):
-        view.hexes.add(id=h, terrain=terrain + 1, number=number)
+        row, col = _HEX_ROW_COL[h]
+        view.hexes.add(
+            id=h,
+            terrain=terrain + 1,
+            number=number,
+            row=row,
+            col=col,
+            intersections=B.HEX_NODES[h],
+            paths=_HEX_PATHS[h],
+        )
     for k, kind in enumerate(obs["harbor_type"]):
         generic = kind == R.GENERIC
         view.harbors.add(
@@ -103,59 +118,3 @@ def build_view(obs: dict[str, Any]) -> catan_pb2.CatanView:
         view.offer.get.CopyFrom(_res(obs["offer"]["get"]))
         view.offer.answers.extend(obs["answers"])
     return view
-
-
-def render_view(view: catan_pb2.CatanView) -> str:
-    """A terminal rendering of a CatanView: the id map with the board and pieces,
-    then one line per seat (for ``gamehost play``)."""
-    from types import SimpleNamespace
-
-    owner = [-1] * B.NUM_NODES
-    city = [0] * B.NUM_NODES
-    for b in view.buildings:
-        owner[b.intersection] = b.seat
-        city[b.intersection] = int(b.city)
-    edges = [-1] * B.NUM_EDGES
-    for road in view.roads:
-        edges[road.path] = road.seat
-    harbors = [R.GENERIC if h.rate == 3 else h.resource - 1 for h in view.harbors]
-    board = SimpleNamespace(
-        hex_terrain=[h.terrain - 1 for h in view.hexes],
-        hex_number=[h.number for h in view.hexes],
-        harbor_type=harbors,
-        robber=view.robber_hex,
-        num_players=len(view.players),
-        node_owner=owner,
-        node_city=city,
-        edge_owner=edges,
-    )
-    lines = [B.render_map(board).rstrip("\n")]
-    phase = catan_pb2.CatanPhase.Name(view.phase).removeprefix("CATAN_").lower()
-    lines.append(
-        f"turn {view.turn_number}/{view.turn_limit}: seat {view.turn_seat}  phase: {phase}  "
-        f"dice: {view.dice or '-'}  bank: {_cards(view.bank)}  dev deck: {view.dev_deck_count}"
-    )
-    for p in view.players:
-        hand = _cards(p.resources) if p.resources_visible else f"{p.resource_count} cards"
-        dev = _devs(p.dev_cards) if p.dev_visible else f"{p.dev_count} dev"
-        vp = p.victory_points if p.victory_points >= 0 else p.public_victory_points
-        marks = (" LR" if p.longest_road else "") + (" LA" if p.largest_army else "")
-        lines.append(
-            f"  seat {p.seat}: {vp} VP{marks}  hand: {hand}  dev: {dev}  knights: "
-            f"{p.knights_played}  road: {p.road_length}"
-        )
-    if view.has_offer:
-        lines.append(f"  offer: give {_cards(view.offer.give)} get {_cards(view.offer.get)}")
-    return "\n".join(lines)
-
-
-def _cards(res: catan_pb2.CatanResources) -> str:
-    counts = (res.brick, res.lumber, res.wool, res.grain, res.ore)
-    text = " ".join(f"{k} {R.RESOURCE_NAMES[r]}" for r, k in enumerate(counts) if k)
-    return text or "-"
-
-
-def _devs(dev: catan_pb2.CatanDevCards) -> str:
-    counts = (dev.knight, dev.road_building, dev.year_of_plenty, dev.monopoly, dev.victory_point)
-    text = " ".join(f"{k} {R.DEV_NAMES[t]}" for t, k in enumerate(counts) if k)
-    return text or "-"

@@ -1,0 +1,60 @@
+"""``gamehost play catan`` in a terminal: the map with ids and pieces, board ids as
+input, trades folded behind one entry."""
+
+from __future__ import annotations
+
+import re
+
+from tests.cli.conftest import assert_no_raw_protobuf
+
+SETTLE = re.compile(r"\[(seat \d|you)\] settle (\d+)")
+
+
+def test_catan_map_pieces_board_ids_and_folded_trades(play):
+    game = play("catan", "--players", "3", "--seed", "7")
+    screen = game.screen
+    assert "H18" in screen and "[65]" in screen and "harbors: 0: path" in screen
+    assert not re.search(r"^\s*\d+\. ", screen, re.M), "a numbered menu"
+    assert_no_raw_protobuf(screen)
+    settled: dict[str, str] = {}  # intersection -> seat mark, from the events
+
+    def check_pieces(text: str) -> None:
+        for who, node in SETTLE.findall(text):
+            settled[node] = "0" if who == "you" else who.removeprefix("seat ")
+        for node, seat in settled.items():
+            assert re.search(rf"\b{node}[SC]{seat}\b", text), f"no piece of seat {seat} on {node}"
+
+    check_pieces(screen)
+    # A bare board id plays the action it names: the last intersection offered.
+    offered = game.menu.split()[0].split("|")
+    node = game.menu.split()[1].split("|")[-1]
+    assert offered == ["settle"] or node.isdigit()
+    screen = game.move(node)
+    assert screen.lstrip().startswith(f"[you] settle {node}\n")
+    check_pieces(screen)
+
+    help_screen = game.move("help")
+    assert "Catan notation" in help_screen and "robber <hex> [rob <seat>]" in help_screen
+    error = game.move("settle 99")
+    assert "not played:" in error and error.strip().count("\n") == 0
+
+    folded_seen = False
+    for _ in range(60):
+        menu = game.menu.strip().splitlines()
+        assert len(menu) <= 3 and "give " not in game.menu, menu
+        if "trade … (" in game.menu and not folded_seen:
+            listing = game.move("trade")
+            assert listing.startswith("trade: give 1 "), listing[:200]
+            folded_seen = True
+        move = game.first_move()
+        screen = game.move(move)
+        if game.finished:
+            assert screen.rstrip().endswith(("you win!", "you lose", "shared win"))
+            break
+        assert screen.lstrip().startswith(f"[you] {move}"), screen[:200]
+        assert_no_raw_protobuf(screen)
+        check_pieces(screen)
+        if folded_seen:
+            break
+    assert folded_seen, "no main-phase screen with trades to fold"
+    game.quit()
