@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import grpc
 
-from gamehost.client import Client, GameError
+from gamehost.client import Client, GameError, describe_actor
 from gamehost.v1 import gamehost_pb2 as pb
 
 
@@ -481,8 +481,7 @@ class _EventFeed:
         if event is self._END:
             self._ended = True
         elif event.kind == pb.ACTION:
-            who = "chance" if event.seat < 0 else f"seat {event.seat}"
-            print(f"  [{who}] {event.notation}")
+            print(f"  [{describe_actor(event.actor)}] {event.notation}")
 
     def wait(self) -> None:
         """Block until the next event, then print it."""

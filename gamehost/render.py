@@ -10,6 +10,7 @@ import importlib
 
 from google.protobuf import text_format
 
+from gamehost.client import describe_actor
 from gamehost.v1 import gamehost_pb2 as pb
 
 
@@ -20,7 +21,7 @@ def render(state: pb.GameState) -> str:
     if state.status == pb.FINISHED:
         header += "finished: returns " + ", ".join(f"{r:g}" for r in state.returns)
     else:
-        header += f"seat {state.to_move} to move"
+        header += f"{describe_actor(state.to_move)} to move"
     return f"{header}\n{body}"
 
 
