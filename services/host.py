@@ -8,6 +8,7 @@ a failed call changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -497,28 +498,42 @@ class GameHost:
         viewer = self._viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         entries: list[dict[str, Any]] = []
+        actions: list[int] = []  # the full actions, for the replay: never sent as such
         initial = b""
         initial_to_move = TERMINAL
         returns: list[float] = []
-        replay: State | None = None
-        initial_view = None
         async for event in self._logged(game_id):
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)
                 initial_to_move = data["to_move"]
-                if include_views:
-                    replay = get_game(snapshot.meta["game_type"]).state_class.from_bytes(initial)
-                    initial_view = replay.view(viewer)
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
-                entry = ev.visible(data, viewer, reveal_all=reveal)
-                if replay is not None:
-                    replay.apply_unchecked(data["action"])  # the full action, never shown
-                    entry["view"] = replay.view(viewer)
-                entries.append(entry)
+                entries.append(ev.visible(data, viewer, reveal_all=reveal))
+                actions.append(data["action"])
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
+        initial_view = None
+        if include_views:
+            # A long game's replay takes a while: off the event loop, which serves
+            # every other call of this replica meanwhile.
+            state_class = get_game(snapshot.meta["game_type"]).state_class
+            views = await asyncio.to_thread(_replayed_views, state_class, initial, actions, viewer)
+            initial_view = views[0]
+            for entry, view in zip(entries, views[1:], strict=True):
+                entry["view"] = view
         return Record(snapshot, initial, entries, returns, initial_to_move, initial_view)
+
+
+def _replayed_views(
+    state_class: type[State], initial: bytes, actions: list[int], viewer: int | None
+) -> list[Any]:
+    """``viewer``'s view of the initial position and after each of ``actions``."""
+    state = state_class.from_bytes(initial)
+    views = [state.view(viewer)]
+    for action in actions:
+        state.apply_unchecked(action)
+        views.append(state.view(viewer))
+    return views
 
 
 def reveals_everything(snapshot: Snapshot) -> bool:
