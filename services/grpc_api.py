@@ -209,12 +209,9 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
     elif kind == EventKind.JOINED:
         message.actor.CopyFrom(actor_message(data["seat"]))
         message.notation = f"seat {data['seat']} joined"
-        message.status = pb.IN_PROGRESS
     elif kind == EventKind.FINISHED:
         message.status = pb.FINISHED
         message.returns.extend(data["returns"])
-    else:  # GAME_CREATED
-        message.status = pb.IN_PROGRESS
     # Set by GameHost.watch on the newest event when it leaves the caller to move.
     message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
     return message

@@ -11,9 +11,21 @@ import sys
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from gamehost import replay_record, seat_of
+from gamehost import Client, replay_record, seat_of
 from gamehost.v1 import cite_pb2
 from gamehost.v1 import gamehost_pb2 as pb
+from services.server import ServerConfig, ServerThread
+
+
+@pytest.fixture(scope="module", params=["memory", "redis"])
+def client(request):
+    """A server on each store in turn (event ids and views come from both)."""
+    redis_url = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    prefix = request.getfixturevalue("module_prefix") if redis_url else "gamehost"
+    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=prefix, bot_workers=1)
+    with ServerThread(config) as server, Client(server.target) as connected:
+        yield connected
+
 
 SEAT_0 = pb.Actor(kind=pb.Actor.SEAT, seat=0)
 NOBODY = pb.Actor(kind=pb.Actor.NOBODY)
@@ -63,6 +75,29 @@ def test_served_states_tell_seat_zero_from_spectators_and_nobody(client):
     assert mine.to_move == SEAT_0 and mine.legal_actions
     spectator = client.state(created.game_id)
     assert not spectator.HasField("viewer_seat") and spectator.to_move == SEAT_0
+
+
+def _events_up_to_now(client, game_id: str, token: str) -> list[pb.GameEvent]:
+    newest = client.state(game_id).last_event_id
+    seen: list[pb.GameEvent] = []
+    for event in client.watch(game_id, token):
+        seen.append(event)
+        if event.event_id == newest:
+            return seen
+    raise AssertionError("the stream ended before the newest event")
+
+
+def test_only_the_seat_to_move_gets_legal_actions_on_the_newest_event(client):
+    created = client.create_game("cite", ["human", "human"], seed=21)
+    first, second = client.join(created.game_id), client.join(created.game_id)
+    mine = _events_up_to_now(client, created.game_id, first.token)
+    state = client.state(created.game_id, first.token)
+    assert mine[-1].to_move == SEAT_0
+    assert list(mine[-1].legal_actions) == list(state.legal_actions)
+    assert not any(e.legal_actions for e in mine[:-1])
+    for token in (second.token, ""):  # the other seat and a spectator
+        theirs = _events_up_to_now(client, created.game_id, token)
+        assert theirs[-1].to_move == SEAT_0 and not any(e.legal_actions for e in theirs)
 
 
 def play_from_watch_alone(client, game_id: str, token: str, me: int) -> list[pb.GameEvent]:
