@@ -11,6 +11,14 @@ with Client("127.0.0.1:50051") as client:
     state = client.state(game.game_id, me.token)
 """
 
-from gamehost.client import Client, GameError, Seat, replay_record
+from gamehost.client import (
+    Client,
+    GameError,
+    Position,
+    Seat,
+    describe_actor,
+    replay_record,
+    seat_of,
+)
 
-__all__ = ["Client", "GameError", "Seat", "replay_record"]
+__all__ = ["Client", "GameError", "Position", "Seat", "describe_actor", "replay_record", "seat_of"]

@@ -1,4 +1,5 @@
-"""A thin synchronous client over the gamehost.v1 gRPC API."""
+"""A thin synchronous client over the gamehost.v1 gRPC API (grpcio and the generated
+``gamehost.v1`` code only: it never imports the engines)."""
 
 from __future__ import annotations
 
@@ -43,11 +44,30 @@ def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
     raise ValueError(f"seat spec {spec!r}: use 'human[:name]' or 'bot[:level]'")
 
 
+def seat_of(actor: pb.Actor) -> int | None:
+    """The seat an ``Actor`` names, or None for chance and nobody."""
+    return actor.seat if actor.kind == pb.Actor.SEAT else None
+
+
+def describe_actor(actor: pb.Actor) -> str:
+    """``seat 0``, ``chance`` or ``nobody``: for logs and terminals."""
+    if actor.kind == pb.Actor.SEAT:
+        return f"seat {actor.seat}"
+    return "chance" if actor.kind == pb.Actor.CHANCE else "nobody"
+
+
+# A record with views (GetRecord include_views) of a long game is several megabytes,
+# over gRPC's default 4 MiB receive limit.
+MAX_RECEIVE_BYTES = 64 * 1024 * 1024
+_OPTIONS = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
+
+
 def _channel(target: str, tls: bool, ca_file: str | None) -> grpc.Channel:
     if not tls:
-        return grpc.insecure_channel(target)
+        return grpc.insecure_channel(target, options=_OPTIONS)
     ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
-    return grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=ca))
+    credentials = grpc.ssl_channel_credentials(root_certificates=ca)
+    return grpc.secure_channel(target, credentials, options=_OPTIONS)
 
 
 class Client:
@@ -189,9 +209,11 @@ class Client:
             request.action_id = action
         return self._call(self._stub.SubmitAction, request, retry=True)
 
-    def watch(self, game_id: str, token: str = "", after: str = "") -> Iterator[pb.GameEvent]:
-        """Events as they happen (ends after the game finishes). A stream is not retried:
-        on UNAVAILABLE, watch again with ``after`` = the last event id received."""
+    def watch(self, game_id: str, token: str = "", after: int = 0) -> Iterator[pb.GameEvent]:
+        """Events as they happen (ends after the game finishes). Each says who is to
+        move after it; the newest one that leaves you to move carries your legal
+        actions. A stream is not retried: on UNAVAILABLE, watch again with ``after`` =
+        the last event id received."""
         stream = self._stub.WatchGame(
             pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after),
             metadata=self._metadata,
@@ -204,20 +226,30 @@ class Client:
         finally:
             stream.cancel()
 
-    def record(self, game_id: str, token: str = "") -> pb.GameRecord:
-        return self._call(
-            self._stub.GetRecord, pb.GetRecordRequest(game_id=game_id, token=token), retry=True
-        )
+    def record(
+        self, game_id: str, token: str = "", *, include_views: bool = False
+    ) -> pb.GameRecord:
+        """The game's log; with ``include_views``, your view after every entry too (what
+        ``replay_record`` needs)."""
+        request = pb.GetRecordRequest(game_id=game_id, token=token, include_views=include_views)
+        return self._call(self._stub.GetRecord, request, retry=True)
 
 
-def replay_record(record: pb.GameRecord):
-    """Rebuild a finished game's final state from its record with the local engine."""
-    from games import get_game
+@dataclass(frozen=True)
+class Position:
+    """One step of a replay: the entry that led here (None for the initial position),
+    the view after it and who acts next."""
 
-    game = get_game(record.game_type)
-    state = game.state_class.from_bytes(record.initial_state)
-    for entry in record.entries:
-        if entry.hidden:
-            raise ValueError("this record hides actions from you; replay it once the game is over")
-        state.apply_action(entry.action_id)
-    return state
+    entry: pb.RecordEntry | None
+    view: pb.GameView
+    to_move: pb.Actor
+
+
+def replay_record(record: pb.GameRecord) -> list[Position]:
+    """Every position of a record, initial one first, from the views the server put in
+    it (``Client.record(..., include_views=True)``): no engine needed."""
+    if not record.HasField("initial_view"):
+        raise ValueError("this record has no views: fetch it with include_views=True")
+    positions = [Position(None, record.initial_view, record.initial_to_move)]
+    positions.extend(Position(entry, entry.view, entry.to_move) for entry in record.entries)
+    return positions

@@ -24,7 +24,7 @@ from typing import TextIO
 import grpc
 
 from gamehost.choose import choose
-from gamehost.client import Client, GameError, Seat
+from gamehost.client import Client, GameError, Seat, seat_of
 from gamehost.render import folds, help_text, notices, render, seat_to_move
 from gamehost.render.menu import group, menu, split_folds
 from gamehost.render.text import wrap
@@ -57,7 +57,7 @@ class PlaySettings:
 
 def _event_actor(event: pb.GameEvent) -> int | None:
     """The seat an event's action is by, None for chance (the one reader of ``seat``)."""
-    return event.seat if event.seat >= 0 else None
+    return seat_of(event.actor)
 
 
 class _EventFeed:

@@ -2,8 +2,10 @@
 
 Every change to a game appends events: ``created`` (carries the public initial
 state, so the log alone replays the game), ``joined``, one ``action`` per applied
-action (chance outcomes included) and ``finished``. An action event stores its
-full text plus the audience allowed to see it and a redacted text for everyone
+action (chance outcomes included) and ``finished``. Every event records who is to
+move after it (``to_move``: a seat, or ``games.CHANCE`` / ``games.TERMINAL``), so a
+watcher never needs another call to know whose turn it is. An action event stores
+its full text plus the audience allowed to see it and a redacted text for everyone
 else; redaction happens when an event is served, never when it is stored.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from games import CHANCE, State
+from games import TERMINAL, State
 from services.kinds import EventKind
 
 
@@ -21,15 +23,23 @@ def created_event(initial: State) -> dict[str, Any]:
         "kind": EventKind.CREATED,
         "version": 0,
         "initial": base64.b64encode(initial.to_bytes()).decode(),
+        "to_move": initial.current_player(),
     }
 
 
-def joined_event(seat: int, name: str, version: int) -> dict[str, Any]:
-    return {"kind": EventKind.JOINED, "seat": seat, "name": name, "version": version}
+def joined_event(seat: int, name: str, version: int, to_move: int) -> dict[str, Any]:
+    return {
+        "kind": EventKind.JOINED,
+        "seat": seat,
+        "name": name,
+        "version": version,
+        "to_move": to_move,
+    }
 
 
 def action_event(state: State, action: int, version_after: int) -> dict[str, Any]:
-    """Describe ``action`` on ``state`` before it is applied."""
+    """Describe ``action`` on ``state`` before it is applied; ``followed_by`` adds who
+    moves next once it has been."""
     audience = state.action_audience(action)
     return {
         "kind": EventKind.ACTION,
@@ -42,14 +52,25 @@ def action_event(state: State, action: int, version_after: int) -> dict[str, Any
     }
 
 
+def followed_by(event: dict[str, Any], state: State) -> dict[str, Any]:
+    """``event`` with who is to move in ``state``, the state right after it."""
+    return {**event, "to_move": state.current_player()}
+
+
 def finished_event(state: State, version: int) -> dict[str, Any]:
-    return {"kind": EventKind.FINISHED, "version": version, "returns": state.returns()}
+    return {
+        "kind": EventKind.FINISHED,
+        "version": version,
+        "returns": state.returns(),
+        "to_move": TERMINAL,
+    }
 
 
 def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False) -> dict[str, Any]:
     """The event as ``viewer`` (a seat, or None for a spectator) may see it.
 
-    Hidden actions keep their place in the log but lose their id and text.
+    Hidden actions keep their place in the log (and their audience: who an action
+    concerns is public, what it was is not) but lose their id and text.
     """
     if event["kind"] != EventKind.ACTION or event.get("audience") is None or reveal_all:
         return {**event, "hidden": False}
@@ -60,7 +81,3 @@ def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False)
 
 def initial_state_bytes(created: dict[str, Any]) -> bytes:
     return base64.b64decode(created["initial"])
-
-
-def is_chance(event: dict[str, Any]) -> bool:
-    return event.get("seat") == CHANCE

@@ -17,7 +17,7 @@ from games import CHANCE, TERMINAL
 from services import metrics
 from services.access import api_key_of, client_id
 from services.errors import InvalidArgument, ServiceError, infrastructure_errors
-from services.host import GameHost, GameView, SeatSpec
+from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
 from services.request_limits import check_request
 from services.stores import Snapshot
@@ -150,6 +150,17 @@ def _seats(snapshot: Snapshot) -> list[pb.Seat]:
     ]
 
 
+def actor_message(actor: int) -> pb.Actor:
+    """An engine actor (a seat, ``games.CHANCE`` or ``games.TERMINAL``) on the wire."""
+    if actor == TERMINAL:
+        return pb.Actor(kind=pb.Actor.NOBODY)
+    if actor == CHANCE:
+        return pb.Actor(kind=pb.Actor.CHANCE)
+    if actor < 0:
+        raise ValueError(f"engine actor {actor} is neither a seat, CHANCE nor TERMINAL")
+    return pb.Actor(kind=pb.Actor.SEAT, seat=actor)
+
+
 def _bot_status(snapshot: Snapshot, actor: int) -> int:
     if actor < 0 or snapshot.meta["seats"][actor]["kind"] != SeatKind.BOT:
         return pb.BOT_STATUS_UNSPECIFIED
@@ -166,8 +177,8 @@ def game_state(view: GameView) -> pb.GameState:
         game_type=snapshot.meta["game_type"],
         version=snapshot.version,
         status=_STATUS[snapshot.status],
-        viewer_seat=-1 if view.viewer is None else view.viewer,
-        to_move=pb.NOBODY if actor == TERMINAL else (pb.CHANCE if actor == CHANCE else actor),
+        viewer_seat=view.viewer,  # None (a spectator): the field stays absent
+        to_move=actor_message(actor),
         seats=_seats(snapshot),
         returns=state.returns() if state.is_terminal() else [],
         options={k: str(v) for k, v in snapshot.meta["options"].items()},
@@ -182,21 +193,67 @@ def game_state(view: GameView) -> pb.GameState:
     return message
 
 
-def game_event(event_id: str, data: dict[str, Any]) -> pb.GameEvent:
+def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
     kind = data["kind"]
-    message = pb.GameEvent(event_id=event_id, kind=_EVENT_KIND[kind], version=data["version"])
+    message = pb.GameEvent(
+        event_id=event_id,
+        kind=_EVENT_KIND[kind],
+        version=data["version"],
+        to_move=actor_message(data["to_move"]),
+    )
     if kind == EventKind.ACTION:
-        message.seat = data["seat"]
+        message.actor.CopyFrom(actor_message(data["seat"]))
+        message.audience.extend(data["audience"] or ())
         message.hidden = data["hidden"]
         message.action_id = data["action"]
         message.notation = data["text"]
         message.status = pb.IN_PROGRESS
     elif kind == EventKind.JOINED:
-        message.seat = data["seat"]
+        message.actor.CopyFrom(actor_message(data["seat"]))
         message.notation = f"seat {data['seat']} joined"
     elif kind == EventKind.FINISHED:
         message.status = pb.FINISHED
         message.returns.extend(data["returns"])
+    # Set by GameHost.watch on the newest event when it leaves the caller to move.
+    message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
+    return message
+
+
+def _game_view(game_type: str, view: Any) -> pb.GameView:
+    message = pb.GameView()
+    getattr(message, game_type).CopyFrom(view)
+    return message
+
+
+def game_record(record: Record) -> pb.GameRecord:
+    snapshot = record.snapshot
+    game_type = snapshot.meta["game_type"]
+    message = pb.GameRecord(
+        game_id=snapshot.game_id,
+        game_type=game_type,
+        players=snapshot.meta["players"],
+        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        initial_state=record.initial_state,
+        initial_to_move=actor_message(record.initial_to_move),
+        entries=[
+            pb.RecordEntry(
+                ply=e["version"],
+                actor=actor_message(e["seat"]),
+                audience=e["audience"] or (),
+                hidden=e["hidden"],
+                action_id=e["action"],
+                notation=e["text"],
+                to_move=actor_message(e["to_move"]),
+                view=_game_view(game_type, e["view"]) if "view" in e else None,
+            )
+            for e in record.entries
+        ],
+        status=_STATUS[snapshot.status],
+        returns=record.returns,
+        version=snapshot.version,
+    )
+    if record.initial_view is not None:
+        message.initial_view.CopyFrom(_game_view(game_type, record.initial_view))
     return message
 
 
@@ -316,25 +373,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def GetRecord(self, request, context):
-        record = await self.host.record(request.game_id, request.token)
-        snapshot = record.snapshot
-        return pb.GameRecord(
-            game_id=snapshot.game_id,
-            game_type=snapshot.meta["game_type"],
-            players=snapshot.meta["players"],
-            options={k: str(v) for k, v in snapshot.meta["options"].items()},
-            initial_state=record.initial_state,
-            entries=[
-                pb.RecordEntry(
-                    ply=e["version"],
-                    seat=e["seat"],
-                    hidden=e["hidden"],
-                    action_id=e["action"],
-                    notation=e["text"],
-                )
-                for e in record.entries
-            ],
-            status=_STATUS[snapshot.status],
-            returns=record.returns,
-            version=snapshot.version,
+        return game_record(
+            await self.host.record(request.game_id, request.token, request.include_views)
         )

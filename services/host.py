@@ -8,6 +8,7 @@ a failed call changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import hashlib
@@ -22,7 +23,15 @@ from typing import Any
 
 import bots
 from bots.levels import get_level
-from games import GameError, IllegalActionError, NotationError, State, game_names, get_game
+from games import (
+    TERMINAL,
+    GameError,
+    IllegalActionError,
+    NotationError,
+    State,
+    game_names,
+    get_game,
+)
 from games.base import quote_input
 from services import access, metrics, play
 from services import events as ev
@@ -40,8 +49,8 @@ from services.errors import (
 )
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
-from services.stores.base import event_id_key
-from services.watch_hub import WatchHub
+from services.views import view_of
+from services.watch_hub import Subscription, WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _MAX_REQUEST_ID = 128
@@ -83,10 +92,15 @@ class Submitted:
 
 @dataclass(frozen=True)
 class Record:
+    """A game's log as one caller sees it. With views: ``initial_view`` and each
+    entry's ``"view"`` are the caller's views (``State.view``) of those positions."""
+
     snapshot: Snapshot
     initial_state: bytes
     entries: list[dict[str, Any]]
     returns: list[float]
+    initial_to_move: int
+    initial_view: Any = None
 
 
 @dataclass(frozen=True)
@@ -248,7 +262,8 @@ class GameHost:
         if seats[seat]["kind"] != SeatKind.HUMAN:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
-        event = ev.joined_event(seat, name, snapshot.version)
+        to_move = play.load_state(snapshot).current_player()
+        event = ev.joined_event(seat, name, snapshot.version, to_move)
         if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
@@ -377,7 +392,7 @@ class GameHost:
             raise NotFound(f"no game {snapshot.game_id}")
         raise _Stale(committed.version)
 
-    def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: str) -> None:
+    def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: int) -> None:
         """Keep what this replica just wrote, for the next submission's fast path."""
         written = dataclasses.replace(
             snapshot,
@@ -414,14 +429,18 @@ class GameHost:
 
     # ------------------------------------------------------------------ events and records
     async def watch(
-        self, game_id: str, token: str, after: str
+        self, game_id: str, token: str, after: int
     ) -> AsyncIterator[tuple[StoredEvent, dict[str, Any]]]:
-        """Events after ``after`` as the caller may see them; ends after the game's end."""
+        """Events after ``after`` as the caller may see them; ends after the game's end.
+
+        An event that leaves the caller to move and is the newest one also carries the
+        caller's legal actions (``"legal"``: (id, notation) pairs), so a client can play
+        from this stream alone."""
         after = check_after_event_id(after)
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
         finished = snapshot.status == GameStatus.FINISHED
-        if event_id_key(after) > event_id_key(snapshot.last_event_id):
+        if after > snapshot.last_event_id:
             if finished:
                 return  # resumed past the end: nothing more will come
             raise InvalidArgument(
@@ -437,11 +456,32 @@ class GameHost:
                     self.hub.subscribe(game_id, after, snapshot.last_event_id)
                 )
             async for event in events:
-                yield event, ev.visible(event.data, viewer, reveal_all=reveal)
+                seen = ev.visible(event.data, viewer, reveal_all=reveal)
+                if isinstance(events, Subscription) and self._leaves_to(seen, viewer, events):
+                    legal = await self._legal_after(game_id, event.event_id, viewer)
+                    if legal is not None:
+                        seen["legal"] = legal
+                yield event, seen
                 if event.data["kind"] == EventKind.FINISHED:
                     return
 
-    async def _logged(self, game_id: str, after: str = "") -> AsyncIterator[StoredEvent]:
+    @staticmethod
+    def _leaves_to(seen: dict[str, Any], viewer: int | None, feed: Subscription) -> bool:
+        """Whether this event leaves ``viewer`` to move with no later event at hand
+        (then one store read tells whether it is still the newest)."""
+        return viewer is not None and seen.get("to_move") == viewer and not feed.has_pending
+
+    async def _legal_after(
+        self, game_id: str, event_id: int, viewer: int
+    ) -> list[tuple[int, str]] | None:
+        """The viewer's legal actions if ``event_id`` is still the game's newest event
+        (None otherwise: the position has moved on, so they would be stale)."""
+        snapshot = await self.store.load(game_id)
+        if snapshot is None or snapshot.last_event_id != event_id:
+            return None
+        return GameView(snapshot, play.load_state(snapshot), viewer).legal_actions
+
+    async def _logged(self, game_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The stored log after ``after``, page by page, up to its current end."""
         while True:
             batch = await self.store.events(game_id, after)
@@ -451,22 +491,50 @@ class GameHost:
                 yield event
             after = batch[-1].event_id
 
-    async def record(self, game_id: str, token: str) -> Record:
+    async def record(self, game_id: str, token: str, include_views: bool = False) -> Record:
+        """The log as the caller may see it; with ``include_views``, the caller's view
+        of the initial position and after every entry, from a server-side replay (so
+        each is redacted exactly as GetState redacted it for this caller then)."""
         snapshot = await self._load(game_id)
         viewer = self._viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         entries: list[dict[str, Any]] = []
+        actions: list[int] = []  # the full actions, for the replay: never sent as such
         initial = b""
+        initial_to_move = TERMINAL
         returns: list[float] = []
         async for event in self._logged(game_id):
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)
+                initial_to_move = data["to_move"]
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
                 entries.append(ev.visible(data, viewer, reveal_all=reveal))
+                actions.append(data["action"])
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
-        return Record(snapshot, initial, entries, returns)
+        initial_view = None
+        if include_views:
+            # A long game's replay takes a while: off the event loop, which serves
+            # every other call of this replica meanwhile.
+            game_type = snapshot.meta["game_type"]
+            views = await asyncio.to_thread(_replayed_views, game_type, initial, actions, viewer)
+            initial_view = views[0]
+            for entry, view in zip(entries, views[1:], strict=True):
+                entry["view"] = view
+        return Record(snapshot, initial, entries, returns, initial_to_move, initial_view)
+
+
+def _replayed_views(
+    game_type: str, initial: bytes, actions: list[int], viewer: int | None
+) -> list[Any]:
+    """``viewer``'s view of the initial position and after each of ``actions``."""
+    state = get_game(game_type).state_class.from_bytes(initial)
+    views = [view_of(game_type, state, viewer)]
+    for action in actions:
+        state.apply_unchecked(action)
+        views.append(view_of(game_type, state, viewer))
+    return views
 
 
 def reveals_everything(snapshot: Snapshot) -> bool:
@@ -475,17 +543,14 @@ def reveals_everything(snapshot: Snapshot) -> bool:
     return snapshot.status == GameStatus.FINISHED
 
 
-_EVENT_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
-_MAX_EVENT_ID_PART = 2**64 - 1  # Redis stream ids are two unsigned 64-bit numbers
+_MAX_EVENT_ID = 2**64 - 1  # event ids are uint64 on the wire
 
 
-def check_after_event_id(text: str) -> str:
-    """``after_event_id`` as sent: "" (from the start) or an event id the server sent."""
-    match = _EVENT_ID.fullmatch(text) if text else None
-    if text and (match is None or max(int(p) for p in match.groups()) > _MAX_EVENT_ID_PART):
-        shown = repr(text[:24]) + ("..." if len(text) > 24 else "")
+def check_after_event_id(after: int) -> int:
+    """``after_event_id`` as sent: 0 (from the start) or an event id the server sent."""
+    if not 0 <= after <= _MAX_EVENT_ID:
         raise InvalidArgument(
-            f"malformed after_event_id {shown}: send an event id the server sent "
-            "('<ms>-<seq>'), or nothing to start from the beginning"
+            f"after_event_id {after} is out of range: send an event id the server sent, "
+            "or 0 to start from the beginning"
         )
-    return text
+    return after

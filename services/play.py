@@ -36,8 +36,9 @@ def resolve_chance(state: State, seed: int, version: int, log: list[dict[str, An
     while state.is_chance_node():
         action = state.sample_chance(chance_rng(seed, version))
         version += 1
-        log.append(ev.action_event(state, action, version))
+        event = ev.action_event(state, action, version)
         state.apply_unchecked(action)
+        log.append(ev.followed_by(event, state))
     if state.is_terminal():
         log.append(ev.finished_event(state, version))
     return version
@@ -64,8 +65,9 @@ class Step:
 
 def play(state: State, action: int, seed: int, version: int) -> Step:
     """Apply ``action`` (checked) to ``state`` in place and resolve the chance after it."""
-    log = [ev.action_event(state, action, version + 1)]
+    event = ev.action_event(state, action, version + 1)
     state.apply_action(action)
+    log = [ev.followed_by(event, state)]
     new_version = resolve_chance(state, seed, version + 1, log)
     return Step(log, new_version, state)
 

@@ -19,7 +19,6 @@ _CAPS = {
     "game_type": 64,
     "notation": 256,
     "request_id": 128,
-    "after_event_id": 64,
 }
 _DEFAULT = 1024
 MAX_OPTIONS = 32

@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator
 from services import metrics
 from services.errors import NotFound
 from services.stores import EventReader, GameStore, StoredEvent
-from services.stores.base import event_id_key
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ EXISTS_CHECK_SECONDS = 20.0
 class Subscription:
     """One stream's view of a game's log: every event after ``after``, in order, once."""
 
-    def __init__(self, hub: WatchHub, game_id: str, after: str) -> None:
+    def __init__(self, hub: WatchHub, game_id: str, after: int) -> None:
         self._hub = hub
         self.game_id = game_id
         self._pending: collections.deque[StoredEvent] = collections.deque()
@@ -53,9 +52,9 @@ class Subscription:
             # A store read is due or under way: it (or the next one) returns these.
             self._catch_up = True
         else:
-            last = event_id_key(self._last)
+            last = self._last
             for event in events:
-                if event_id_key(event.event_id) > last:
+                if event.event_id > last:
                     self._pending.append(event)
             if self._pending:
                 self._last = self._pending[-1].event_id
@@ -64,6 +63,11 @@ class Subscription:
                 self._last = self._handed
                 self._catch_up = True
         self._wake.set()
+
+    @property
+    def has_pending(self) -> bool:
+        """Whether events after the last one handed out are already at hand."""
+        return bool(self._pending)
 
     def __aiter__(self) -> Subscription:
         return self
@@ -98,7 +102,7 @@ class Subscription:
 class _Feed:
     """What the reader knows of one watched game."""
 
-    def __init__(self, position: str) -> None:
+    def __init__(self, position: int) -> None:
         self.position = position  # the newest event id the reader has seen
         self.subscribers: set[Subscription] = set()
 
@@ -125,7 +129,7 @@ class WatchHub:
         return self._task is not None
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str, after: str, newest: str) -> AsyncIterator[Subscription]:
+    async def subscribe(self, game_id: str, after: int, newest: int) -> AsyncIterator[Subscription]:
         """Follow ``game_id`` from event id ``after``; ``newest`` is the game's newest
         event id as just read (where the shared reader starts if nobody watched it)."""
         subscription = Subscription(self, game_id, after)

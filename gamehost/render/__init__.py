@@ -12,6 +12,7 @@ from types import ModuleType
 
 from google.protobuf.message import Message
 
+from gamehost.client import seat_of
 from gamehost.render import catan, cite, endeavor
 from gamehost.v1 import gamehost_pb2 as pb
 
@@ -20,7 +21,7 @@ _GAMES: dict[str, ModuleType] = {"cite": cite, "catan": catan, "endeavor": endea
 
 def seat_to_move(state: pb.GameState) -> int | None:
     """The seat to act, or None when chance or nobody is (the one reader of ``to_move``)."""
-    return state.to_move if state.to_move >= 0 else None
+    return seat_of(state.to_move)
 
 
 def mover_text(state: pb.GameState) -> str:
@@ -46,7 +47,12 @@ def render(state: pb.GameState) -> str:
     module = _GAMES.get(state.game_type)
     if view is None or module is None:
         return header  # a game this client does not know: its moves still work
-    return f"{header}\n{module.render(view, state.viewer_seat)}"
+    return f"{header}\n{module.render(view, viewer_of(state))}"
+
+
+def viewer_of(state: pb.GameState) -> int | None:
+    """The seat whose view this is, or None for a spectator's."""
+    return state.viewer_seat if state.HasField("viewer_seat") else None
 
 
 def notices(before: pb.GameState | None, after: pb.GameState) -> list[str]:
@@ -67,4 +73,13 @@ def folds(game_type: str) -> dict[str, tuple[str, ...]]:
     return getattr(_GAMES.get(game_type), "FOLDS", {})
 
 
-__all__ = ["folds", "help_text", "mover_text", "notices", "render", "seat_to_move", "view_of"]
+__all__ = [
+    "folds",
+    "help_text",
+    "mover_text",
+    "notices",
+    "render",
+    "seat_to_move",
+    "view_of",
+    "viewer_of",
+]

@@ -90,7 +90,7 @@ class CiteCardCount(_message.Message):
     def __init__(self, card: _Optional[_Union[CiteCard, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class CiteView(_message.Message):
-    __slots__ = ("cities", "deck_count", "discard", "round", "round_limit", "turn_seat", "phase", "drawn", "resolving_seat", "levied")
+    __slots__ = ("cities", "deck_count", "discard", "round", "round_limit", "turn_seat", "phase", "drawn", "resolving_seat", "levied", "winners")
     CITIES_FIELD_NUMBER: _ClassVar[int]
     DECK_COUNT_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +101,7 @@ class CiteView(_message.Message):
     DRAWN_FIELD_NUMBER: _ClassVar[int]
     RESOLVING_SEAT_FIELD_NUMBER: _ClassVar[int]
     LEVIED_FIELD_NUMBER: _ClassVar[int]
+    WINNERS_FIELD_NUMBER: _ClassVar[int]
     cities: _containers.RepeatedCompositeFieldContainer[CiteCity]
     deck_count: int
     discard: _containers.RepeatedCompositeFieldContainer[CiteCardCount]
@@ -111,4 +112,5 @@ class CiteView(_message.Message):
     drawn: _containers.RepeatedScalarFieldContainer[CiteCard]
     resolving_seat: int
     levied: bool
-    def __init__(self, cities: _Optional[_Iterable[_Union[CiteCity, _Mapping]]] = ..., deck_count: _Optional[int] = ..., discard: _Optional[_Iterable[_Union[CiteCardCount, _Mapping]]] = ..., round: _Optional[int] = ..., round_limit: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[CitePhase, str]] = ..., drawn: _Optional[_Iterable[_Union[CiteCard, str]]] = ..., resolving_seat: _Optional[int] = ..., levied: _Optional[bool] = ...) -> None: ...
+    winners: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, cities: _Optional[_Iterable[_Union[CiteCity, _Mapping]]] = ..., deck_count: _Optional[int] = ..., discard: _Optional[_Iterable[_Union[CiteCardCount, _Mapping]]] = ..., round: _Optional[int] = ..., round_limit: _Optional[int] = ..., turn_seat: _Optional[int] = ..., phase: _Optional[_Union[CitePhase, str]] = ..., drawn: _Optional[_Iterable[_Union[CiteCard, str]]] = ..., resolving_seat: _Optional[int] = ..., levied: _Optional[bool] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...

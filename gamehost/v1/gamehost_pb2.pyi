@@ -22,12 +22,6 @@ class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     IN_PROGRESS: _ClassVar[GameStatus]
     FINISHED: _ClassVar[GameStatus]
 
-class Actor(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    ACTOR_UNSPECIFIED: _ClassVar[Actor]
-    CHANCE: _ClassVar[Actor]
-    NOBODY: _ClassVar[Actor]
-
 class BotStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     BOT_STATUS_UNSPECIFIED: _ClassVar[BotStatus]
@@ -47,9 +41,6 @@ BOT: SeatKind
 GAME_STATUS_UNSPECIFIED: GameStatus
 IN_PROGRESS: GameStatus
 FINISHED: GameStatus
-ACTOR_UNSPECIFIED: Actor
-CHANCE: Actor
-NOBODY: Actor
 BOT_STATUS_UNSPECIFIED: BotStatus
 BOT_THINKING: BotStatus
 BOT_WAITING_FOR_CAPACITY: BotStatus
@@ -58,6 +49,34 @@ GAME_CREATED: EventKind
 SEAT_JOINED: EventKind
 ACTION: EventKind
 GAME_FINISHED: EventKind
+
+class Actor(_message.Message):
+    __slots__ = ("kind", "seat")
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        KIND_UNSPECIFIED: _ClassVar[Actor.Kind]
+        SEAT: _ClassVar[Actor.Kind]
+        CHANCE: _ClassVar[Actor.Kind]
+        NOBODY: _ClassVar[Actor.Kind]
+    KIND_UNSPECIFIED: Actor.Kind
+    SEAT: Actor.Kind
+    CHANCE: Actor.Kind
+    NOBODY: Actor.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    kind: Actor.Kind
+    seat: int
+    def __init__(self, kind: _Optional[_Union[Actor.Kind, str]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GameView(_message.Message):
+    __slots__ = ("cite", "catan", "endeavor")
+    CITE_FIELD_NUMBER: _ClassVar[int]
+    CATAN_FIELD_NUMBER: _ClassVar[int]
+    ENDEAVOR_FIELD_NUMBER: _ClassVar[int]
+    cite: _cite_pb2.CiteView
+    catan: _catan_pb2.CatanView
+    endeavor: _endeavor_pb2.EndeavorView
+    def __init__(self, cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ...) -> None: ...
 
 class GameType(_message.Message):
     __slots__ = ("name", "title", "min_players", "max_players", "summary", "default_options")
@@ -256,7 +275,7 @@ class GameState(_message.Message):
     version: int
     status: GameStatus
     viewer_seat: int
-    to_move: int
+    to_move: Actor
     seats: _containers.RepeatedCompositeFieldContainer[Seat]
     returns: _containers.RepeatedScalarFieldContainer[float]
     options: _containers.ScalarMap[str, str]
@@ -264,11 +283,11 @@ class GameState(_message.Message):
     catan: _catan_pb2.CatanView
     endeavor: _endeavor_pb2.EndeavorView
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
-    last_event_id: str
+    last_event_id: int
     private: bool
     spectators: bool
     bot_status: BotStatus
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[str] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")
@@ -307,55 +326,69 @@ class WatchGameRequest(_message.Message):
     AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
-    after_event_id: str
-    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., after_event_id: _Optional[str] = ...) -> None: ...
+    after_event_id: int
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., after_event_id: _Optional[int] = ...) -> None: ...
 
 class GameEvent(_message.Message):
-    __slots__ = ("event_id", "kind", "version", "seat", "hidden", "action_id", "notation", "status", "returns")
+    __slots__ = ("event_id", "kind", "version", "actor", "to_move", "audience", "hidden", "action_id", "notation", "status", "returns", "legal_actions")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    AUDIENCE_FIELD_NUMBER: _ClassVar[int]
     HIDDEN_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     NOTATION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
-    event_id: str
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    event_id: int
     kind: EventKind
     version: int
-    seat: int
+    actor: Actor
+    to_move: Actor
+    audience: _containers.RepeatedScalarFieldContainer[int]
     hidden: bool
     action_id: int
     notation: str
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, event_id: _Optional[str] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., seat: _Optional[int] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ...) -> None: ...
+    legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
 
 class GetRecordRequest(_message.Message):
-    __slots__ = ("game_id", "token")
+    __slots__ = ("game_id", "token", "include_views")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VIEWS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
-    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+    include_views: bool
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., include_views: _Optional[bool] = ...) -> None: ...
 
 class RecordEntry(_message.Message):
-    __slots__ = ("ply", "seat", "hidden", "action_id", "notation")
+    __slots__ = ("ply", "actor", "audience", "hidden", "action_id", "notation", "to_move", "view")
     PLY_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    AUDIENCE_FIELD_NUMBER: _ClassVar[int]
     HIDDEN_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     NOTATION_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     ply: int
-    seat: int
+    actor: Actor
+    audience: _containers.RepeatedScalarFieldContainer[int]
     hidden: bool
     action_id: int
     notation: str
-    def __init__(self, ply: _Optional[int] = ..., seat: _Optional[int] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
+    to_move: Actor
+    view: GameView
+    def __init__(self, ply: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., view: _Optional[_Union[GameView, _Mapping]] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "entries", "status", "returns", "version")
+    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -368,6 +401,8 @@ class GameRecord(_message.Message):
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     INITIAL_STATE_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_VIEW_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_TO_MOVE_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
@@ -377,8 +412,10 @@ class GameRecord(_message.Message):
     players: int
     options: _containers.ScalarMap[str, str]
     initial_state: bytes
+    initial_view: GameView
+    initial_to_move: Actor
     entries: _containers.RepeatedCompositeFieldContainer[RecordEntry]
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
     version: int
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ...) -> None: ...

@@ -122,14 +122,17 @@ class GameHostServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchGame(self, request, context):
-        """Live events as the caller may see them, resumable from an event id.
+        """Live events as the caller may see them, resumable from an event id. Each event
+        says who is to move after it (and, when that is the caller, its legal actions),
+        so a client can play from this stream alone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetRecord(self, request, context):
-        """The game's log as the caller may see it; complete once the game is over.
+        """The game's log as the caller may see it; complete once the game is over. With
+        include_views, the caller's view after every entry: a replay needs no engine.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

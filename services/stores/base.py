@@ -5,6 +5,10 @@ state), the current state blob with a version, seat token hashes, the results
 of applied client requests (for idempotent retries) and an append-only event
 log. Every change to the state is one atomic compare-and-set on the version
 that also appends its events and records its request id.
+
+Event ids are per-game sequence numbers: 1 for a game's first event, then
+increasing by one (only "increasing" is promised to clients). 0 means "before the
+first event" wherever an id is a position.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ class Snapshot:
     status: str
     tokens: dict[int, str]  # seat -> token hash
     request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
-    last_event_id: str = ""
+    last_event_id: int = 0  # the newest event's id (0: no event yet)
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
 
     def current_bot_status(self) -> str:
@@ -47,7 +51,7 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    event_id: str
+    event_id: int
     data: dict[str, Any]
 
 
@@ -62,7 +66,7 @@ class CommitOutcome(enum.Enum):
 class CommitResult:
     outcome: CommitOutcome
     version: int = 0  # the stored version after the call
-    event_ids: list[str] = field(default_factory=list)
+    event_ids: list[int] = field(default_factory=list)
     request_result: dict[str, Any] | None = None  # the earlier result, for DUPLICATE
 
 
@@ -73,7 +77,7 @@ class EventReader(ABC):
 
     @abstractmethod
     async def read(
-        self, positions: Mapping[str, str], timeout: float
+        self, positions: Mapping[str, int], timeout: float
     ) -> dict[str, list[StoredEvent]]:
         """Events after each game's position (game id -> event id), waiting up to
         ``timeout`` seconds for at least one; games without new events are left out."""
@@ -91,7 +95,7 @@ class GameStore(ABC):
     ``claim_seat`` atomic, also across processes sharing the store."""
 
     @abstractmethod
-    async def create(self, game: NewGame) -> list[str]:
+    async def create(self, game: NewGame) -> list[int]:
         """Store a new game with its first events; returns their event ids."""
 
     @abstractmethod
@@ -127,11 +131,11 @@ class GameStore(ABC):
         """Atomically give a free seat its token hash (and log ``event``); False if taken."""
 
     @abstractmethod
-    async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
-        """Logged events strictly after event id ``after`` ("" = from the start)."""
+    async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """Logged events with an id greater than ``after`` (0 = from the start)."""
 
     @abstractmethod
-    async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
+    async def wait_events(self, game_id: str, after: int, timeout: float) -> list[StoredEvent]:
         """Like ``events`` but waits up to ``timeout`` seconds for at least one."""
 
     @abstractmethod
@@ -191,11 +195,3 @@ class GameStore(ABC):
 
     @abstractmethod
     async def close(self) -> None: ...
-
-
-def event_id_key(event_id: str) -> tuple[int, int]:
-    """Order of event ids (Redis stream ids "ms-seq", also used by the memory store)."""
-    if not event_id:
-        return (0, 0)
-    head, _, tail = event_id.partition("-")
-    return int(head), int(tail or 0)

@@ -26,7 +26,6 @@ from services.stores.base import (
     NewGame,
     Snapshot,
     StoredEvent,
-    event_id_key,
 )
 
 
@@ -48,7 +47,6 @@ class _Game:
 class MemoryStore(GameStore):
     def __init__(self, request_ttl: float = 86400.0) -> None:
         self._games: dict[str, _Game] = {}
-        self._seq = 0
         self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
         self._request_ttl = request_ttl
         self._secret = secrets.token_bytes(32)  # one per store (process)
@@ -71,11 +69,10 @@ class MemoryStore(GameStore):
         else:
             self._bot_due[game_id] = time.monotonic() + due_in
 
-    def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[str]:
+    def _append(self, game: _Game, events: list[dict[str, Any]]) -> list[int]:
         ids = []
         for data in events:
-            self._seq += 1
-            event_id = f"{self._seq}-0"
+            event_id = len(game.events) + 1  # the log is never trimmed: ids are 1, 2, 3...
             game.events.append(StoredEvent(event_id, copy.deepcopy(data)))
             ids.append(event_id)
         game.touched = time.time()
@@ -87,7 +84,7 @@ class MemoryStore(GameStore):
                 reader.changed.set()
         return ids
 
-    async def create(self, game: NewGame) -> list[str]:
+    async def create(self, game: NewGame) -> list[int]:
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
@@ -104,7 +101,7 @@ class MemoryStore(GameStore):
             status=game.status,
             tokens=dict(game.tokens),
             request_result=copy.deepcopy(self._request(game, request_key)),
-            last_event_id=game.events[-1].event_id if game.events else "",
+            last_event_id=game.events[-1].event_id if game.events else 0,
             bot_status=game.bot_status,
         )
 
@@ -149,19 +146,17 @@ class MemoryStore(GameStore):
         self._append(game, [event])
         return True
 
-    async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
+    async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         return self._events_after(game_id, after, limit)
 
-    def _events_after(self, game_id: str, after: str, limit: int = 1000) -> list[StoredEvent]:
+    def _events_after(self, game_id: str, after: int, limit: int = 1000) -> list[StoredEvent]:
         game = self._games.get(game_id)
         if game is None:
             return []
-        first = bisect.bisect_right(
-            game.events, event_id_key(after), key=lambda e: event_id_key(e.event_id)
-        )
+        first = bisect.bisect_right(game.events, after, key=lambda e: e.event_id)
         return game.events[first : first + limit]
 
-    async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
+    async def wait_events(self, game_id: str, after: int, timeout: float) -> list[StoredEvent]:
         found = await self.events(game_id, after)
         game = self._games.get(game_id)
         if found or game is None:
@@ -271,7 +266,7 @@ class _MemoryEventReader(EventReader):
         self._store = store
         self.changed = asyncio.Event()
 
-    def _found(self, positions: Mapping[str, str]) -> dict[str, list[StoredEvent]]:
+    def _found(self, positions: Mapping[str, int]) -> dict[str, list[StoredEvent]]:
         found = {}
         for game_id, after in positions.items():
             events = self._store._events_after(game_id, after)
@@ -280,7 +275,7 @@ class _MemoryEventReader(EventReader):
         return found
 
     async def read(
-        self, positions: Mapping[str, str], timeout: float
+        self, positions: Mapping[str, int], timeout: float
     ) -> dict[str, list[StoredEvent]]:
         found = self._found(positions)
         if found:

@@ -3,11 +3,14 @@
 Keys per game share the hash tag ``{game_id}`` so that a Redis Cluster keeps them
 in one slot and the Lua scripts below (which touch several of them) stay legal:
 
-    <prefix>:{id}:game      hash: meta (JSON), state, version, status
+    <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
+                            event id given out), touched (ms of the last event)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
     <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
                             expiring after ``request_ttl`` (set atomically by the commit)
-    <prefix>:{id}:events    stream: one entry per event, field "e" = JSON
+    <prefix>:{id}:events    stream: one entry per event, field "e" = JSON, with the
+                            explicit stream id "<event id>-0" (event ids are the
+                            game's own sequence 1, 2, 3..., not Redis times)
     <prefix>:games          sorted set: game ids by creation time (the index)
     <prefix>:secret         string: the server secret mixed into client seeds
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
@@ -61,31 +64,48 @@ else
   redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[7]), ARGV[8])
 end
 local result = {'applied', ARGV[2]}
-for i = 9, #ARGV do
-  result[#result + 1] = redis.call('XADD', KEYS[3], '*', 'e', ARGV[i])
-end
+for i = 9, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
 """
 
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
-redis.call('XADD', KEYS[3], '*', 'e', ARGV[3])
+append(KEYS[1], KEYS[3], ARGV[3])
 return true
+"""
+
+# A new game: its hash, its first events and (a bot moves first) its bot turn, at once.
+# Score 0 in the schedule: due at once, first in line.
+_CREATE = """
+if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0)
+if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
+local ids = {}
+for i = 7, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
+return ids
+"""
+
+# Appends one event to a game's log under the next event id; returns that id.
+_APPEND = """
+local function append(game, stream, event)
+  local id = redis.call('HINCRBY', game, 'seq', 1)
+  local t = redis.call('TIME')
+  redis.call('HSET', game, 'touched', t[1] * 1000 + math.floor(t[2] / 1000))
+  redis.call('XADD', stream, id .. '-0', 'e', event)
+  return id
+end
 """
 
 
 # One atomic read of everything a request needs, in one round trip.
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus')
+local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq')
 if not game[1] then return false end
 local previous = false
 if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
-local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)
-local last_id = ''
-if #last > 0 then last_id = last[1][1] end
-return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous, last_id,
-        game[5]}
+return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
+        game[6] or '0', game[5]}
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -150,6 +170,11 @@ return 1
 """
 
 
+def _stream_id(event_id: int, exclusive: bool = False) -> str:
+    """The stream id of an event id (XREAD reads after it; "(" makes XRANGE exclusive)."""
+    return f"{'(' if exclusive else ''}{event_id}-0"
+
+
 def _dumps(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
@@ -164,8 +189,9 @@ class RedisStore(GameStore):
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
+        self._commit = client.register_script(_APPEND + _COMMIT)
+        self._claim = client.register_script(_APPEND + _CLAIM)
+        self._create = client.register_script(_APPEND + _CREATE)
         self._load = client.register_script(_LOAD)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
@@ -202,25 +228,28 @@ class RedisStore(GameStore):
     def _bot_turns_key(self) -> str:
         return f"{self._prefix}:botturns"
 
-    async def create(self, game: NewGame) -> list[str]:
-        key = self._key(game.game_id, "game")
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.hsetnx(key, "meta", _dumps(game.meta))
-        pipe.hset(
-            key,
-            mapping={"state": game.state, "version": game.version, "status": game.status},
+    async def create(self, game: NewGame) -> list[int]:
+        ids = await self._create(
+            keys=[
+                self._key(game.game_id, "game"),
+                self._key(game.game_id, "events"),
+                self._bot_turns_key,
+            ],
+            args=[
+                _dumps(game.meta),
+                game.state,
+                str(game.version),
+                game.status,
+                "1" if game.bot_due_in is not None else "0",
+                game.game_id,
+                *(_dumps(e) for e in game.events),
+            ],
         )
-        for data in game.events:
-            pipe.xadd(self._key(game.game_id, "events"), {"e": _dumps(data)})
-        if game.bot_due_in is not None:
-            # Score 0: due at once, first in line (create has no server time at hand).
-            pipe.zadd(self._bot_turns_key, {game.game_id: 0})
-        results = await pipe.execute()
-        if not results[0]:
+        if ids is None:
             raise ValueError(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
         await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
-        return [r.decode() for r in results[2 : 2 + len(game.events)]]
+        return [int(i) for i in ids]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
         reply = await self._load(
@@ -243,7 +272,7 @@ class RedisStore(GameStore):
             status=status.decode(),
             tokens={int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)},
             request_result=json.loads(previous) if previous else None,
-            last_event_id=last_id.decode(),
+            last_event_id=int(last_id),
             bot_status=bot_status.decode() if bot_status else "",
         )
 
@@ -286,7 +315,7 @@ class RedisStore(GameStore):
             return CommitResult(outcome, version, [], json.loads(reply[2]))
         if outcome is CommitOutcome.STALE:
             return CommitResult(outcome, version)
-        return CommitResult(outcome, version, [r.decode() for r in reply[2:]])
+        return CommitResult(outcome, version, [int(r) for r in reply[2:]])
 
     async def claim_seat(
         self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
@@ -303,17 +332,20 @@ class RedisStore(GameStore):
 
     @staticmethod
     def _decode(entries: list) -> list[StoredEvent]:
-        return [StoredEvent(eid.decode(), json.loads(fields[b"e"])) for eid, fields in entries]
+        return [
+            StoredEvent(int(eid.partition(b"-")[0]), json.loads(fields[b"e"]))
+            for eid, fields in entries
+        ]
 
-    async def events(self, game_id: str, after: str = "", limit: int = 1000) -> list[StoredEvent]:
-        start = f"({after}" if after else "-"
+    async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        start = _stream_id(after, exclusive=True)
         entries = await self._redis.xrange(self._key(game_id, "events"), start, "+", count=limit)
         return self._decode(entries)
 
-    async def wait_events(self, game_id: str, after: str, timeout: float) -> list[StoredEvent]:
+    async def wait_events(self, game_id: str, after: int, timeout: float) -> list[StoredEvent]:
         key = self._key(game_id, "events")
         reply = await self._redis.xread(
-            {key: after or "0-0"},
+            {key: _stream_id(after)},
             count=1000,
             block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
         )
@@ -348,7 +380,7 @@ class RedisStore(GameStore):
 
     async def expire_games(self, finished_retention: float, idle_expiry: float) -> list[str]:
         """One pass over the index; a game's last activity is its newest event's time
-        (stream ids start with milliseconds)."""
+        (``touched``, set with every appended event)."""
         index = f"{self._prefix}:games"
         now_ms = time.time() * 1000
         gone: list[str] = []
@@ -358,16 +390,16 @@ class RedisStore(GameStore):
             ids = [raw.decode() for raw, _ in page]
             pipe = self._redis.pipeline(transaction=False)
             for game_id in ids:
-                pipe.hget(self._key(game_id, "game"), "status")
-                pipe.xrevrange(self._key(game_id, "events"), "+", "-", count=1)
+                pipe.hmget(self._key(game_id, "game"), "status", "touched")
             replies = await pipe.execute()
-            for i, game_id in enumerate(ids):
-                status, last = replies[2 * i], replies[2 * i + 1]
+            for game_id, (status, touched) in zip(ids, replies, strict=True):
                 if status is None:
                     gone.append(game_id)  # already gone: drop it from the index
                     continue
-                last_ms = int(last[0][0].split(b"-")[0]) if last else 0
-                limit = finished_retention if status == GameStatus.FINISHED.encode() else idle_expiry
+                last_ms = int(float(touched or 0))
+                limit = (
+                    finished_retention if status == GameStatus.FINISHED.encode() else idle_expiry
+                )
                 if now_ms - last_ms > limit * 1000:
                     gone.append(game_id)
             if cursor == 0:
@@ -408,11 +440,6 @@ class RedisStore(GameStore):
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])
 
-    async def delete_all(self) -> None:
-        """Remove every key under this store's prefix (tests and tooling)."""
-        async for key in self._redis.scan_iter(match=f"{self._prefix}:*", count=500):
-            await self._redis.delete(key)
-
     async def close(self) -> None:
         await self._redis.aclose()
 
@@ -432,10 +459,10 @@ class _RedisEventReader(EventReader):
         self._reads = 0
 
     async def read(
-        self, positions: Mapping[str, str], timeout: float
+        self, positions: Mapping[str, int], timeout: float
     ) -> dict[str, list[StoredEvent]]:
         streams = {
-            self._store._key(game_id, "events"): positions[game_id] or "0-0"
+            self._store._key(game_id, "events"): _stream_id(positions[game_id])
             for game_id in positions
         }
         games = {key.encode(): game_id for key, game_id in zip(streams, positions, strict=True)}

@@ -30,6 +30,7 @@ def build_view(obs: dict[str, Any]) -> cite_pb2.CiteView:
         resolving_seat=obs["resolve_order"][0] if obs["resolve_order"] else -1,
         levied=obs["levied"],
     )
+    view.winners.extend(obs["winners"])
     for card, count in enumerate(obs["discard"]):
         if count:
             view.discard.add(card=_CARD[card], count=count)

@@ -45,7 +45,7 @@ class Ledger:
                         state = client.state(self.game_id)
                         if state.status == pb.FINISHED:
                             return
-                        seat = state.to_move
+                        seat = state.to_move.seat
                         token = self.tokens[seat]
                         legal = client.state(self.game_id, token).legal_actions
                         reply = client.submit(
@@ -64,7 +64,7 @@ class Ledger:
         """Every acknowledged action is in the record exactly once, in order."""
         with Client(target, timeout=5) as client:
             record = client.record(self.game_id, self.tokens[0])
-        played = [e.notation for e in record.entries if e.seat >= 0]
+        played = [e.notation for e in record.entries if e.actor.kind == pb.Actor.SEAT]
         assert played == self.acked, (played, self.acked)
 
 

@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from gamehost import Client, GameError
+from gamehost.v1 import gamehost_pb2 as pb
 from services.server import ServerConfig, ServerThread
 
 
@@ -50,7 +51,7 @@ def test_two_clients_two_replicas_same_version(replicas):
     rounds = 0
     state = a.state(created.game_id)
     while state.status == 1 and rounds < 60:  # IN_PROGRESS
-        seat = state.to_move
+        seat = state.to_move.seat
         token = players[seat].token
         legal = a.legal_actions(created.game_id, token)
         first, last = legal[0], legal[-1]
@@ -73,7 +74,7 @@ def test_two_clients_two_replicas_same_version(replicas):
     human_moves = [
         next((r.entries[i] for r in records if not r.entries[i].hidden), records[0].entries[i])
         for i, entry in enumerate(records[0].entries)
-        if entry.seat >= 0
+        if entry.actor.kind == pb.Actor.SEAT
     ]
     assert len(human_moves) == len(acknowledged)
     # Every acknowledged action is in the log once, at the ply it was acknowledged for.
@@ -98,7 +99,8 @@ def test_retried_request_applies_once_across_replicas(replicas):
     assert sorted(r.duplicate for r in results) == [False, True, True]
     assert len({r.version for r in results}) == 1
     record = a.record(created.game_id)
-    assert [e.seat for e in record.entries[before.version :]].count(0) == 1
+    moved = [e.actor for e in record.entries[before.version :]]
+    assert moved.count(pb.Actor(kind=pb.Actor.SEAT, seat=0)) == 1
 
 
 def test_unpinned_submissions_from_both_replicas_all_apply_or_fail_cleanly(replicas):

@@ -9,7 +9,6 @@ import pytest
 from gamehost import replay_record
 from gamehost.v1 import cite_pb2
 from gamehost.v1 import gamehost_pb2 as pb
-from services.views import view_of
 
 
 def play_to_the_end(client, me, rng: random.Random) -> pb.GameState:
@@ -41,19 +40,22 @@ def test_person_against_three_bots_and_record_replays(client, game, options):
     assert me.seat == 0
     final = play_to_the_end(client, me, random.Random(5))
 
-    assert final.to_move == pb.NOBODY
+    assert final.to_move == pb.Actor(kind=pb.Actor.NOBODY)
     assert sum(final.returns) == pytest.approx(1.0)
     record = client.record(me.game_id, me.token)
     assert record.status == pb.FINISHED and list(record.returns) == list(final.returns)
     assert record.version == final.version == len(record.entries)
     assert not any(e.hidden for e in record.entries)  # a finished game's record is complete
-    assert {e.seat for e in record.entries} >= {0, 1, 2, 3}  # the bots moved unattended
+    seats = {e.actor.seat for e in record.entries if e.actor.kind == pb.Actor.SEAT}
+    assert seats >= {0, 1, 2, 3}  # the bots moved unattended
 
-    replayed = replay_record(record)
-    assert replayed.is_terminal()
-    assert replayed.returns() == list(final.returns)
-    assert view_of(game, replayed, me.seat) == getattr(final, game)
-    assert view_of(game, replayed, None) == getattr(client.state(me.game_id), game)
+    # The record's views replay the game without an engine, for a seat and a spectator.
+    for token, final_view in [(me.token, final), ("", client.state(me.game_id))]:
+        positions = replay_record(client.record(me.game_id, token, include_views=True))
+        assert len(positions) == len(record.entries) + 1
+        assert positions[-1].view.WhichOneof("view") == game
+        assert getattr(positions[-1].view, game) == getattr(final_view, game)
+        assert positions[-1].to_move == pb.Actor(kind=pb.Actor.NOBODY)
 
 
 def _deal_phase(client, game_id, token) -> pb.GameState:
@@ -98,7 +100,8 @@ def test_watch_resumes_after_an_event_id(client):
     after = client.state(created.game_id, me.token)
     stream = client.watch(created.game_id, me.token, after=start.last_event_id)
     first = next(stream)
-    assert first.kind == pb.ACTION and first.seat == 0 and first.version == start.version + 1
+    assert first.kind == pb.ACTION and first.version == start.version + 1
+    assert first.actor == pb.Actor(kind=pb.Actor.SEAT, seat=0)
     seen = [first]
     while seen[-1].event_id != after.last_event_id:
         seen.append(next(stream))

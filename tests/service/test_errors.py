@@ -15,7 +15,7 @@ def game(client):
     created = client.create_game("cite", ["human", "human"], seed=21)
     first, second = client.join(created.game_id), client.join(created.game_id)
     state = client.state(created.game_id, first.token)
-    assert state.to_move == 0 and state.legal_actions
+    assert state.to_move == pb.Actor(kind=pb.Actor.SEAT, seat=0) and state.legal_actions
     return created.game_id, first, second
 
 
@@ -63,7 +63,7 @@ def test_malformed_requests_are_invalid_arguments(client, game):
     )
     refused(grpc.StatusCode.INVALID_ARGUMENT, client.create_game, "cite", ["human", "bot:genius"])
     with pytest.raises(GameError) as caught:
-        next(client.watch(game_id, after="yesterday"))
+        next(client.watch(game_id, after=before.last_event_id + 1))  # not sent yet
     assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
     unchanged(client, game_id, before)
 

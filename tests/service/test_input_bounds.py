@@ -111,7 +111,6 @@ def test_submit_action_fields_out_of_range(client):
     for kwargs in [
         {"action": -7},
         {"action": 0, "seat": 99},
-        {"action": 0, "seat": -1},
         {"action": long_notation},
         {"action": 0, "request_id": "r" * 1000},
     ]:
@@ -122,9 +121,10 @@ def test_submit_action_fields_out_of_range(client):
     assert (after.version, after.last_event_id) == (before.version, before.last_event_id)
 
 
-def test_event_ids_beyond_64_bits_are_invalid_arguments(client):
+def test_event_ids_past_the_newest_are_invalid_arguments(client):
     created = client.create_game("cite", ["human", "human"], seed=4)
-    for after in ["99999999999999999999999-0", "18446744073709551616-0", "1-" + "9" * 21]:
+    newest = client.state(created.game_id).last_event_id
+    for after in [newest + 1, 2**63, 2**64 - 1]:
         with pytest.raises(GameError) as caught:
             next(client.watch(created.game_id, after=after))
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT, caught.value

@@ -83,7 +83,7 @@ class Watcher:
             if exc.code() != grpc.StatusCode.CANCELLED:
                 self.error = exc
 
-    def saw(self, event_id: str) -> bool:
+    def saw(self, event_id: int) -> bool:
         return any(e.event_id == event_id for e in self.events)
 
 

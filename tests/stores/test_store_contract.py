@@ -123,6 +123,37 @@ async def test_events_after_an_id(store):
     assert len(await store.events("g1", limit=2)) == 2
 
 
+async def test_event_ids_are_per_game_sequence_numbers(store):
+    """Ids are integers 1, 2, 3... in each game's own sequence, whichever store: never
+    Redis times, never strings (which sort "9-0" after "10-0")."""
+    await store.create(new_game("g1"))
+    await store.create(new_game("g2"))
+    for version in range(11):
+        result = await store.commit("g1", version, version + 1, b"s", "in_progress", [{"n": 1}])
+        assert result.event_ids == [version + 2]
+    assert await store.claim_seat("g1", 0, "hash", {"kind": "joined", "seat": 0})
+    ids = [e.event_id for e in await store.events("g1")]
+    assert ids == list(range(1, 14))
+    assert all(type(i) is int for i in ids)
+    assert (await store.load("g1")).last_event_id == 13
+    assert [e.event_id for e in await store.events("g1", after=9)] == [10, 11, 12, 13]
+    assert [e.event_id for e in await store.events("g2")] == [1]  # its own sequence
+    assert await store.wait_events("g1", 9, timeout=0.05) != []
+    assert [e.event_id for e in await store.wait_events("g1", 12, timeout=1)] == [13]
+
+
+async def test_event_reader_orders_ids_as_numbers(store):
+    await store.create(new_game("g1"))
+    for version in range(10):
+        await store.commit("g1", version, version + 1, b"s", "in_progress", [{"n": version}])
+    reader = store.event_reader()
+    try:
+        found = await reader.read({"g1": 9}, timeout=1)
+    finally:
+        await reader.close()
+    assert [e.event_id for e in found["g1"]] == [10, 11]
+
+
 async def test_wait_events_wakes_on_commit(store):
     await store.create(new_game())
     last = (await store.load("g1")).last_event_id

@@ -16,7 +16,7 @@ def test_a_game_of_bots_runs_to_the_end_on_celery(celery_client):
     record = finish(celery_client, created.game_id)
     assert record.status == pb.FINISHED
     assert sum(record.returns) == 1.0
-    assert {e.seat for e in record.entries if e.seat >= 0} == {0, 1, 2, 3}
+    assert {e.actor.seat for e in record.entries if e.actor.kind == pb.Actor.SEAT} == {0, 1, 2, 3}
 
 
 def test_celery_and_the_local_pool_play_the_same_game(celery_client, client):
@@ -25,8 +25,8 @@ def test_celery_and_the_local_pool_play_the_same_game(celery_client, client):
         celery_client, celery_client.create_game("cite", ["bot:random"] * 3, seed=5).game_id
     )
     local = finish(client, client.create_game("cite", ["bot:random"] * 3, seed=5).game_id)
-    assert [(e.seat, e.action_id) for e in on_celery.entries] == [
-        (e.seat, e.action_id) for e in local.entries
+    assert [(e.actor, e.action_id) for e in on_celery.entries] == [
+        (e.actor, e.action_id) for e in local.entries
     ]
 
 
@@ -37,6 +37,6 @@ def test_catan_with_four_mcts_bots_on_celery(celery_client):
     record = finish(celery_client, created.game_id)
     assert record.status == pb.FINISHED
     assert sum(record.returns) == 1.0
-    decisions = [e for e in record.entries if e.seat >= 0]
-    assert {e.seat for e in decisions} == {0, 1, 2, 3}
+    decisions = [e for e in record.entries if e.actor.kind == pb.Actor.SEAT]
+    assert {e.actor.seat for e in decisions} == {0, 1, 2, 3}
     assert any(e.notation.startswith("city") or e.notation.startswith("settle") for e in decisions)
