@@ -71,6 +71,7 @@ _NODE_BLOCK_MASK = B.NODE_BLOCK_MASK
 _NODE_HEX_MASK = B.NODE_HEX_MASK
 _EDGE_NODE_MASK = B.EDGE_NODE_MASK
 _longest_road = B.longest_road
+_longest_road_after = B.longest_road_after
 
 _VP = R.VICTORY_POINT
 _ROAD_COST = R.ROAD_COST
@@ -91,6 +92,7 @@ _STEAL_END = R.STEAL_BASE + 5
 _DRAFT_GIVE_BASE = R.DRAFT_GIVE_BASE
 _DRAFT_GET_BASE = R.DRAFT_GET_BASE
 _MAIN = R.MAIN
+_FREE_OFFER_KEY = R.FREE_OFFER_BASE - R.OFFER_BASE
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
 _BITS16 = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
@@ -497,7 +499,8 @@ class CatanState(State):
         if o < 0 or o == p:
             cand |= _NODE_EDGE_MASK[b]
         self.road_cand[p] = cand
-        length = _longest_road(roads, self.occupied & ~(self.settle_mask[p] | self.city_mask[p]))
+        blocked = self.occupied & ~(self.settle_mask[p] | self.city_mask[p])
+        length = _longest_road_after(roads, blocked, e, self.road_len[p])
         if length != self.road_len[p]:
             self.road_len[p] = length
             if length >= R.LONGEST_ROAD_MIN:
@@ -625,9 +628,23 @@ class CatanState(State):
         acts = [_DRAFT_GIVE_BASE + r for r in _RANGE5 if 0 <= draft[r] < h[b + r]]
         limit = R.MAX_OFFER_KIND
         acts.extend([_DRAFT_GET_BASE + r for r in _RANGE5 if 0 >= draft[r] > -limit])
-        key = self._draft_key()
-        # Offers the compact table holds are made by their own id: one path per offer.
-        if key is not None and key >= R.NUM_OFFERS and key not in self.declined:
+        given = asked = 0
+        for terms in draft:
+            if terms > 0:
+                given += terms
+            elif terms < 0:
+                asked -= terms
+        # Offers of up to MAX_OFFER_SIDE cards a side are the compact table's, made by
+        # their own id (one path per offer): only larger terms are made from a draft.
+        # A draft's signed terms are a free-form offer's already (its limits hold card by
+        # card), so its key is their code, what ``R.offer_key`` gives for the same terms.
+        larger = given > R.MAX_OFFER_SIDE or asked > R.MAX_OFFER_SIDE
+        if (
+            given
+            and asked
+            and larger
+            and _FREE_OFFER_KEY + R.terms_code(draft) not in self.declined
+        ):
             acts.append(R.DRAFT_MAKE)
         acts.append(R.DRAFT_DROP)
         return acts

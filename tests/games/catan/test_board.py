@@ -225,3 +225,25 @@ def test_options_are_checked():
         Catan.new_game(2, 0)
     s = Catan.new_game(3, 0, {"turn_limit": "50", "board": "beginner"})
     assert s.turn_limit == 50 and s.board_kind == "beginner"
+
+
+def test_longest_road_after_a_new_road_equals_the_full_count():
+    """The incremental count (one new edge) agrees with counting from scratch, on random
+    road networks grown edge by edge with random blocked intersections."""
+    rng = random.Random(5)
+    for _ in range(300):
+        blocked = sum(1 << v for v in rng.sample(range(B.NUM_NODES), rng.randrange(0, 8)))
+        roads = 0
+        length = 0
+        start = rng.randrange(B.NUM_EDGES)
+        frontier = {start}
+        for _ in range(rng.randrange(1, 16)):
+            edge = rng.choice(sorted(frontier))
+            roads |= 1 << edge
+            length = B.longest_road_after(roads, blocked, edge, length)
+            assert length == B.longest_road(roads, blocked)
+            a, b = B.EDGE_NODES[edge]
+            frontier |= {e for v in (a, b) for e in B.NODE_EDGES[v] if not roads >> e & 1}
+            frontier.discard(edge)
+            if not frontier:
+                break
