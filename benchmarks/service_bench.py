@@ -25,13 +25,15 @@ from collections.abc import Callable
 
 import grpc
 import redis
+import redis.asyncio as aioredis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from gamehost import Client  # noqa: E402
 from games import get_game  # noqa: E402
-from services import play  # noqa: E402
+from services import access, play  # noqa: E402
+from services.stores.redis_store import RedisStore  # noqa: E402
 
 _CAS = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
@@ -128,18 +130,33 @@ def script(seed: int) -> list[tuple[int, int, int]]:
     return moves
 
 
+def store_secret(redis_url: str, prefix: str) -> bytes:
+    """The deployment's seed secret, read through the store as an operator's tool may:
+    games with a person in them deal from the seed mixed with it."""
+
+    async def read() -> bytes:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            return await RedisStore(client, prefix).secret()
+        finally:
+            await client.aclose()
+
+    return asyncio.run(read())
+
+
 class ScriptedGames:
     """A client playing both seats of 2-player Cité games from precomputed scripts."""
 
-    def __init__(self, target: str, seed: int, games: int) -> None:
+    def __init__(self, target: str, seed: int, games: int, secret: bytes) -> None:
         self.client = Client(target)
+        self._secret = secret
         self.games = [self._create(seed + i) for i in range(games)]
         self._seed = seed + games
 
     def _create(self, seed: int):
         game_id = self.client.create_game("cite", ["human", "human"], seed=seed).game_id
         tokens = [self.client.join(game_id).token for _ in range(2)]
-        return game_id, tokens, script(seed)
+        return game_id, tokens, script(access.mix_seed(self._secret, seed, game_id))
 
     def ready(self) -> None:
         """Outside any timing: make sure a game with moves left is at the front."""
@@ -171,7 +188,9 @@ def start_servers(processes: int, redis_url: str, prefix: str) -> tuple[list, in
     service = start_process(
         [sys.executable, "-m", "gamehost.cli", "serve", "--port", str(service_port),
          "--redis", redis_url, "--redis-prefix", prefix, "--bot-workers", "1",
-         "--processes", str(processes)],
+         "--processes", str(processes),
+         # The benchmark is one client at full speed: no per-client limits.
+         "--rate-limit", "0", "--live-games-per-client", "0"],
         service_port,
     )  # fmt: skip
     return [*echo, service], echo_port, service_port
@@ -205,6 +224,7 @@ def main() -> None:
     prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
     r = redis.Redis.from_url(args.redis)
     payload = b"x" * 600  # about a Cité state blob
+    secret = store_secret(args.redis, prefix)
     figures: dict = {"clients": args.clients, "throughput": {}}
     try:
         procs, echo_port, service_port = start_servers(1, args.redis, prefix)
@@ -223,7 +243,7 @@ def main() -> None:
                 version[0] += 1
 
             cas_lat = latencies(cas_once, args.seconds)
-            player = ScriptedGames(f"127.0.0.1:{service_port}", seed=1, games=60)
+            player = ScriptedGames(f"127.0.0.1:{service_port}", seed=1, games=60, secret=secret)
             submit_lat = latencies(player.submit, args.seconds, before=player.ready)
         finally:
             stop(procs)
@@ -243,7 +263,9 @@ def main() -> None:
                     return lambda: call(payload)
 
                 def submit_worker(port: int = service_port) -> Callable[[], object]:
-                    return ScriptedGames(f"127.0.0.1:{port}", next(seeds), games=12).step
+                    return ScriptedGames(
+                        f"127.0.0.1:{port}", next(seeds), games=12, secret=secret
+                    ).step
 
                 echo_tp = throughput(echo_worker, args.clients, args.seconds)
                 submit_tp = throughput(submit_worker, args.clients, args.seconds)

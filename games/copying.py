@@ -6,7 +6,7 @@ A state class lists its fields by how a copy treats them:
 - ``lists``: flat lists of immutable values, copied with ``[:]``;
 - ``nested``: lists of flat lists, each inner list copied.
 
-``make_clone`` (or the class decorator ``cloned``) writes the clone method from that declaration once, at import, as one
+``make_clone`` (or the class decorator ``cloned``, from a ``Fields`` declaration) writes the clone method from that declaration once, at import, as one
 straight-line function (one assignment per field, the way a hand-written clone reads),
 so bots that clone millions of times pay no loop or ``getattr`` per field:
 
@@ -23,7 +23,22 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Fields:
+    """A state class's fields by how a copy treats them: the one declaration both its
+    ``__slots__`` (``names``) and its ``clone`` (``cloned``) are made from."""
+
+    shared: tuple[str, ...] = ()
+    lists: tuple[str, ...] = ()
+    nested: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (*self.shared, *self.lists, *self.nested)
 
 
 def make_clone(
@@ -56,13 +71,12 @@ def make_clone(
     return clone
 
 
-def cloned(
-    shared: Sequence[str] = (), lists: Sequence[str] = (), nested: Sequence[str] = ()
-) -> Callable[[type], type]:
-    """Class decorator: give the class ``make_clone``'s method (it fills ``State.clone``)."""
+def cloned(fields: Fields) -> Callable[[type], type]:
+    """Class decorator: give the class ``make_clone``'s method for ``fields`` (it fills
+    ``State.clone``); the class declares ``__slots__ = fields.names``."""
 
     def decorate(cls: type) -> type:
-        cls.clone = make_clone(cls, shared, lists, nested)  # type: ignore[attr-defined]
+        cls.clone = make_clone(cls, fields.shared, fields.lists, fields.nested)  # type: ignore[attr-defined]
         abc.update_abstractmethods(cls)
         return cls
 

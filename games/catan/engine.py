@@ -21,7 +21,7 @@ from games.base import (
 )
 from games.catan import board as B
 from games.catan import rules as R
-from games.copying import cloned
+from games.copying import Fields, cloned
 
 INFO = GameInfo(
     name="catan",
@@ -134,7 +134,7 @@ _OFFERS_BY_CAP = _offer_lists()
 _CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 
-@cloned(
+_COPIED = Fields(
     # The board tuples are immutable and shared between clones.
     shared=(
         "hex_terrain",
@@ -201,79 +201,15 @@ _CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
         "winners",
     ),
 )
+
+
+@cloned(_COPIED)
 class CatanState(State):
     """A Catan game: hands and pieces as flat per-seat lists and bit masks (for speed)."""
 
     info: ClassVar[GameInfo] = INFO
 
-    __slots__ = (
-        # board (immutable tuples, shared between clones)
-        "hex_terrain",
-        "hex_number",
-        "harbor_type",
-        "num_hexes",
-        "node_harbor",
-        "board_kind",
-        "tokens_kind",
-        # players and flow
-        "n",
-        "turn",
-        "actor",
-        "phase",
-        "start_seat",
-        "turn_no",
-        "turn_limit",
-        # cards
-        "hand",
-        "hidden",
-        "dev",
-        "dev_new",
-        "dev_count",
-        "bank",
-        "deck",
-        "played",
-        # pieces
-        "node_owner",
-        "node_city",
-        "edge_owner",
-        "settle_mask",
-        "city_mask",
-        "road_mask",
-        "road_nodes",
-        "road_cand",
-        "occupied",
-        "free_nodes",
-        "edges_used",
-        "roads_left",
-        "settles_left",
-        "cities_left",
-        "rates",
-        # scores
-        "vp",
-        "road_len",
-        "knights",
-        "lr_holder",
-        "la_holder",
-        # turn details
-        "robber",
-        "dice",
-        "rolled",
-        "dev_played",
-        "free_roads",
-        "free_placed",
-        "discard_queue",
-        "discard_left",
-        "discard_pending",
-        "steal_victim",
-        "setup_index",
-        "setup_node",
-        "offers_made",
-        "declined",
-        "offer",
-        "draft",
-        "answers",
-        "winners",
-    )
+    __slots__ = _COPIED.names
 
     # ------------------------------------------------------------------ construction
     def __init__(

@@ -28,7 +28,7 @@ from games.checks import (
     require_fields,
 )
 from games.cite import rules as R
-from games.copying import cloned
+from games.copying import Fields, cloned
 
 INFO = GameInfo(
     name="cite",
@@ -41,7 +41,7 @@ INFO = GameInfo(
 )
 
 
-@cloned(
+_COPIED = Fields(
     shared=("n", "phase", "turn", "actor", "to_draw", "round", "round_limit", "levied"),
     lists=(
         "standing",
@@ -58,33 +58,15 @@ INFO = GameInfo(
     ),
     nested=("gauges",),
 )
+
+
+@cloned(_COPIED)
 class CiteState(State):
     """A Cité game: per-city gauges and structures, the deck as counts, the turn's step."""
 
     info: ClassVar[GameInfo] = INFO
 
-    __slots__ = (
-        "n",
-        "gauges",
-        "standing",
-        "granary",
-        "outpost",
-        "deck",
-        "discard",
-        "hand",
-        "drawn",
-        "phase",
-        "turn",
-        "actor",
-        "to_draw",
-        "deal_order",
-        "resolve_order",
-        "spoils",
-        "round",
-        "round_limit",
-        "levied",
-        "winners",
-    )
+    __slots__ = _COPIED.names
 
     def __init__(self, players: int, round_limit: int = R.DEFAULT_ROUND_LIMIT) -> None:
         self.n = players

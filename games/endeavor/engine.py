@@ -17,7 +17,7 @@ from games.base import (
     State,
     shared_win,
 )
-from games.copying import cloned
+from games.copying import Fields, cloned
 from games.endeavor import data as D
 from games.endeavor import rules as R
 from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit, level
@@ -64,7 +64,7 @@ FACE_DOWN = R.LOC_FACE_DOWN
 DOCKS = D.BUILDING_NAMES.index("Docks")
 
 
-@cloned(
+_COPIED = Fields(
     shared=(
         "n",
         "round_down",
@@ -102,43 +102,21 @@ DOCKS = D.BUILDING_NAMES.index("Docks")
         "deck_mask",
     ),
 )
+
+
+@cloned(_COPIED)
 class EndeavorState(State):
     """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
 
     info: ClassVar[GameInfo] = INFO
 
-    # Serialized fields (to_dict), then fields derived from them (rebuilt by from_dict).
-    _FIELDS = (
-        "n",
-        "round_down",
-        "round",
-        "crown",
-        "phase",
-        "to_move",
-        "step",
-        "salary_left",
-        "pending",
-        "pending_target",
-        "passed",
-        "track_values",
-        "supply",
-        "harbor",
-        "owned",
-        "used",
-        "building_supply",
-        "city_owner",
-        "space_token",
-        "shipping_track",
-        "beside_track",
-        "blue_tokens",
-        "brown_tokens",
-        "spent_tokens",
-        "card_location",
-        "abolished",
-        "scores",
-        "winners",
+    __slots__ = _COPIED.names
+    # Serialized fields (to_dict): all but those derived from them (rebuilt by from_dict).
+    _FIELDS = tuple(
+        name
+        for name in _COPIED.names
+        if name not in ("track_fill", "presence", "deck_mask", "passed_count")
     )
-    __slots__ = (*_FIELDS, "track_fill", "presence", "deck_mask", "passed_count")
 
     def __init__(self, players: int, round_down: bool = False) -> None:
         n = players
