@@ -79,6 +79,9 @@ def test_redis_killed_and_restarted_bots_resume(replicas, own_redis):
     during.start()
     own_redis.start()  # the AOF brings every acknowledged write back
     back = time.monotonic()
+    # A replica's first call may still meet a connection Redis dropped: UNAVAILABLE,
+    # which a client retries. Read the version once the replica answers again.
+    wait_until(lambda: answers(first.target, game_id), 10, "the replica to answer again")
     at = version(first.target, game_id)
     resumed = time_to_move(first.target, game_id, at, timeout=30, started=back)
     print(f"\nresume after Redis came back: {resumed:.2f} s (down {back - down_at:.2f} s)")
