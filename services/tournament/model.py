@@ -47,7 +47,8 @@ class Definition:
     def __post_init__(self) -> None:
         # Lists and unsorted options would make equal definitions compare (and hash) unequal.
         object.__setattr__(self, "entrants", tuple(self.entrants))
-        object.__setattr__(self, "options", tuple(sorted(tuple(kv) for kv in self.options)))
+        pairs = self.options.items() if isinstance(self.options, Mapping) else self.options
+        object.__setattr__(self, "options", tuple(sorted(tuple(kv) for kv in pairs)))
 
     def focus_name(self) -> str | None:
         """The gauntlet's focus entrant: ``focus``, or the first entrant by default."""

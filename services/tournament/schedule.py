@@ -27,6 +27,7 @@ of the rounds before them.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -96,6 +97,11 @@ def round_count(defn: Definition) -> int:
     return defn.games // tables_per_round(defn)
 
 
+def round_of_table(defn: Definition, index: int) -> int:
+    """The round of the table at ``index`` (rounds hold consecutive indices)."""
+    return index // tables_per_round(defn)
+
+
 def total_tables(defn: Definition) -> int:
     """Tables in the whole tournament: ``defn.games``."""
     return defn.games
@@ -111,16 +117,27 @@ def schedule_round(defn: Definition, round: int, results: Sequence[TableResult])
     validate(defn)
     if not 0 <= round < round_count(defn):
         raise ValueError(f"round {round} is not in 0..{round_count(defn) - 1}")
-    p = defn.players
     if defn.format == SWISS:
         lineups = _swiss_lineups(defn, round, results)
         orders = [
             _shuffled(lineup, f"{defn.seed}:swiss-order:{round}:{b}")
             for b, lineup in enumerate(lineups)
         ]
-    else:
-        lineups = _fixed_lineups(defn)
-        orders = [_cyclic_order(lineup, defn.seed, round, b) for b, lineup in enumerate(lineups)]
+        return _tables(defn, round, orders)
+    return list(_fixed_round(defn, round))
+
+
+@functools.lru_cache(maxsize=16)
+def _fixed_round(defn: Definition, round: int) -> tuple[Table, ...]:
+    """A round-robin or gauntlet round (cached: a runner asks for the same round often)."""
+    lineups = _fixed_lineups(defn)
+    orders = [_cyclic_order(lineup, defn.seed, round, b) for b, lineup in enumerate(lineups)]
+    return tuple(_tables(defn, round, orders))
+
+
+def _tables(defn: Definition, round: int, orders: Sequence[tuple[int, ...]]) -> list[Table]:
+    """Each seating order's block: its P rotations at consecutive indices."""
+    p = defn.players
     first = round * tables_per_round(defn)
     tables = []
     for block, order in enumerate(orders):
@@ -260,8 +277,9 @@ def _pair(ranked: list[int], p: int, played: set[frozenset[int]]) -> list[tuple[
     remaining = list(ranked)
     while remaining:
         head, rest = remaining[0], remaining[1:]
-        options = [(head, *others) for others in itertools.combinations(rest, p - 1)]
-        lineup = next((t for t in options if frozenset(t) not in played), options[0])
+        closest = (head, *rest[: p - 1])
+        options = ((head, *others) for others in itertools.combinations(rest, p - 1))
+        lineup = next((t for t in options if frozenset(t) not in played), closest)
         tables.append(lineup)
         remaining = [e for e in rest if e not in lineup]
     return tables

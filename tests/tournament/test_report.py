@@ -253,6 +253,7 @@ def test_definition_json_round_trip():
     text = json.dumps(defn.to_dict())
     assert Definition.from_dict(json.loads(text)) == defn
     assert defn.options == (("board", "beginner"), ("turn_limit", "300"))  # kept sorted
+    assert replace(defn, options={"turn_limit": "300", "board": "beginner"}) == defn
     required = ("name", "game", "players", "entrants", "format", "games", "seed")
     minimal = {k: v for k, v in defn.to_dict().items() if k in required}
     back = Definition.from_dict(minimal)

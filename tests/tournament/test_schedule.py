@@ -15,6 +15,7 @@ from services.tournament.schedule import (
     deal_seed,
     placement_points,
     round_count,
+    round_of_table,
     schedule_round,
     tables_per_round,
     total_tables,
@@ -214,7 +215,10 @@ def test_round_count_and_tables_per_round():
     assert tables_per_round(definition(5, 3, "round-robin")) == math.comb(5, 3) * 3
     assert tables_per_round(definition(5, 3, "gauntlet")) == math.comb(4, 2) * 3
     assert tables_per_round(definition(7, 3, "swiss")) == 2 * 3
-    assert round_count(definition(7, 3, "swiss", rounds=4)) == 4
+    swiss = definition(7, 3, "swiss", rounds=4)
+    assert round_count(swiss) == 4
+    tables = _tables(play(swiss))
+    assert all(round_of_table(swiss, t.index) == t.round for t in tables)
 
 
 def test_placement_points_count_opponents_behind_and_half_the_ties():
