@@ -1,8 +1,10 @@
-"""Shared pieces of the bot benchmarks: sample positions, confidence intervals, tables."""
+"""Shared pieces of the bot benchmarks: sample positions, tables.
+
+Confidence intervals live in ``services.tournament.intervals`` (tournaments use them too).
+"""
 
 from __future__ import annotations
 
-import math
 import pathlib
 import random
 import sys
@@ -13,17 +15,6 @@ if str(ROOT) not in sys.path:
 
 from bots.heuristics import knowledge  # noqa: E402
 from games import CHANCE, TERMINAL, State, get_game  # noqa: E402
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate (shared wins count fractionally)."""
-    if games == 0:
-        return (0.0, 1.0)
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def positions(game_type: str, players: int, count: int, seed: int = 0) -> list[State]:

@@ -29,16 +29,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import pathlib
 import subprocess
 import time
 from multiprocessing import get_context
 
-from bots_common import table, wilson
+from bots_common import table
 
 from bots.arena import play_game
 from games import game_names, get_game
+from services.tournament.intervals import over_deals, wilson
 
 SUITES = {
     "vs-random": [("greedy", "random"), ("mcts-fast", "random"), ("mcts-strong", "random")],
@@ -93,20 +93,12 @@ def _deal(seed: int, first: int, players: int, duplicate: bool) -> int | None:
     return first + (seed - first) // players if duplicate else None
 
 
-def paired_interval(
-    results: dict[int, tuple], first: int, players: int, z: float = 1.96
-) -> tuple[float, float]:
+def paired_interval(results: dict[int, tuple], first: int, players: int) -> tuple[float, float]:
     """95% normal interval of A's mean result over duplicate groups (one value per deal)."""
     groups: dict[int | None, list[float]] = {}
     for seed, r in results.items():
         groups.setdefault(_deal(seed, first, players, True), []).append(r[0])
-    means = [sum(v) / len(v) for v in groups.values()]
-    n = len(means)
-    mean = sum(means) / n
-    sd = math.sqrt(sum((m - mean) ** 2 for m in means) / (n - 1)) if n > 1 else 0.0
-    if sd == 0.0:  # no spread seen (e.g. every group won): a group mean lies in [0, 1],
-        return wilson(sum(means), n)  # so Wilson over the groups is a safe bound
-    return (max(0.0, mean - z * sd / math.sqrt(n)), min(1.0, mean + z * sd / math.sqrt(n)))
+    return over_deals([sum(v) / len(v) for v in groups.values()])
 
 
 def _load(path: pathlib.Path, key: dict) -> dict[int, tuple]:
