@@ -153,7 +153,12 @@ class GameHost:
         private: bool = False,
         spectators: bool = True,
         owner: str = "",
+        tournament: Mapping[str, Any] | None = None,
+        deal_key: str = "",
     ) -> GameView:
+        """``tournament`` (name, round, table) is recorded in the game's meta;
+        ``deal_key``, when set, replaces the game id in the seed mixing of games with
+        people, so tables of one tournament deal get one board (duplicate deals)."""
         if game_type not in game_names():
             raise InvalidArgument(
                 f"unknown game type {quote_input(game_type)}; "
@@ -183,7 +188,7 @@ class GameHost:
         elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
             # A person could foresee hidden draws from a seed they chose: mix in the
             # server secret. All-bot games keep their seed (reproducible selfplay).
-            seed = access.mix_seed(await self.store.secret(), seed, game_id)
+            seed = access.mix_seed(await self.store.secret(), seed, deal_key or game_id)
         try:
             parsed = game.parse_options(options)
             state = game.new_game(len(seats), seed, parsed)
@@ -217,6 +222,8 @@ class GameHost:
             "spectators": spectators,
             "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
         }
+        if tournament is not None:
+            meta["tournament"] = dict(tournament)
         await self.store.create(
             NewGame(
                 game_id,

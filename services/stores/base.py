@@ -55,6 +55,23 @@ class StoredEvent:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class TournamentSnapshot:
+    """A tournament as stored: its record (definition, creation time), its status,
+    the tables started (index -> table JSON with its game id), their results
+    (index -> result JSON, each written once), external entrants' token hashes and
+    the deadlines of external seats (game id -> deadline JSON)."""
+
+    name: str
+    record: dict[str, Any]
+    status: str
+    tables: dict[int, dict[str, Any]]
+    results: dict[int, dict[str, Any]]
+    entrants: dict[str, str]
+    deadlines: dict[str, dict[str, Any]]
+    last_event_id: int = 0
+
+
 class CommitOutcome(enum.Enum):
     APPLIED = "applied"
     DUPLICATE = "duplicate"  # the request id was applied before; nothing changed
@@ -85,6 +102,72 @@ class EventReader(ABC):
     @abstractmethod
     async def wake(self) -> None:
         """Make a ``read`` in progress return soon (the set of games changed)."""
+
+    # ------------------------------------------------------------------ tournaments
+    # A tournament's state is written only by set-if-absent (a table's start, a
+    # table's result, an entrant's token) and one status change, each with its
+    # events in the same atomic write, so replicas racing over one tournament never
+    # count a table twice. Running tournaments are in a swept schedule, leased like
+    # bot turns.
+
+    @abstractmethod
+    async def create_tournament(
+        self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Store a new tournament (due in the schedule at once); False if the name exists."""
+
+    @abstractmethod
+    async def load_tournament(self, name: str) -> TournamentSnapshot | None: ...
+
+    @abstractmethod
+    async def list_tournaments(self, limit: int = 100) -> list[str]:
+        """Tournament names, newest first."""
+
+    @abstractmethod
+    async def start_table(
+        self, name: str, index: int, table: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index`` as started (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def finish_table(
+        self, name: str, index: int, result: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index``'s result (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def set_tournament_status(
+        self, name: str, status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Move a running tournament to ``status`` (out of the schedule); False if it
+        was not running."""
+
+    @abstractmethod
+    async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
+        """Give an external entrant its token hash (set-if-absent)."""
+
+    @abstractmethod
+    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
+        """Record when the external seat to move in ``game_id`` runs out of time."""
+
+    @abstractmethod
+    async def tournament_events(
+        self, name: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]: ...
+
+    @abstractmethod
+    async def wait_tournament_events(
+        self, name: str, after: int, timeout: float
+    ) -> list[StoredEvent]:
+        """Like ``tournament_events`` but waits up to ``timeout`` s for at least one."""
+
+    @abstractmethod
+    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
+        """Up to ``limit`` running tournaments due a sweep, each leased for ``lease`` s."""
+
+    @abstractmethod
+    async def renew_tournament(self, name: str, lease: float) -> None:
+        """Due again in ``lease`` s, if still in the schedule."""
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -192,6 +275,72 @@ class GameStore(ABC):
     @abstractmethod
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
+
+    # ------------------------------------------------------------------ tournaments
+    # A tournament's state is written only by set-if-absent (a table's start, a
+    # table's result, an entrant's token) and one status change, each with its
+    # events in the same atomic write, so replicas racing over one tournament never
+    # count a table twice. Running tournaments are in a swept schedule, leased like
+    # bot turns.
+
+    @abstractmethod
+    async def create_tournament(
+        self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Store a new tournament (due in the schedule at once); False if the name exists."""
+
+    @abstractmethod
+    async def load_tournament(self, name: str) -> TournamentSnapshot | None: ...
+
+    @abstractmethod
+    async def list_tournaments(self, limit: int = 100) -> list[str]:
+        """Tournament names, newest first."""
+
+    @abstractmethod
+    async def start_table(
+        self, name: str, index: int, table: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index`` as started (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def finish_table(
+        self, name: str, index: int, result: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index``'s result (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def set_tournament_status(
+        self, name: str, status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Move a running tournament to ``status`` (out of the schedule); False if it
+        was not running."""
+
+    @abstractmethod
+    async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
+        """Give an external entrant its token hash (set-if-absent)."""
+
+    @abstractmethod
+    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
+        """Record when the external seat to move in ``game_id`` runs out of time."""
+
+    @abstractmethod
+    async def tournament_events(
+        self, name: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]: ...
+
+    @abstractmethod
+    async def wait_tournament_events(
+        self, name: str, after: int, timeout: float
+    ) -> list[StoredEvent]:
+        """Like ``tournament_events`` but waits up to ``timeout`` s for at least one."""
+
+    @abstractmethod
+    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
+        """Up to ``limit`` running tournaments due a sweep, each leased for ``lease`` s."""
+
+    @abstractmethod
+    async def renew_tournament(self, name: str, lease: float) -> None:
+        """Due again in ``lease`` s, if still in the schedule."""
 
     @abstractmethod
     async def close(self) -> None: ...

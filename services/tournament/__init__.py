@@ -1,0 +1,1 @@
+"""Tournaments: the pure core (model, schedule, report) and the service runner."""
