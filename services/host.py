@@ -155,10 +155,13 @@ class GameHost:
         owner: str = "",
         tournament: Mapping[str, Any] | None = None,
         deal_key: str = "",
+        deal_stream: bool = False,
     ) -> GameView:
         """``tournament`` (name, round, table) is recorded in the game's meta;
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
-        people, so tables of one tournament deal get one board (duplicate deals)."""
+        people, so tables of one tournament deal get one board (duplicate deals);
+        ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
+        also roll the same dice."""
         if game_type not in game_names():
             raise InvalidArgument(
                 f"unknown game type {quote_input(game_type)}; "
@@ -210,7 +213,8 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         log = [ev.created_event(state)]
-        version = play.resolve_chance(state, seed, 0, log)
+        luck = play.Luck() if deal_stream else None
+        version = play.resolve_chance(state, seed, 0, log, luck)
         meta = {
             "game_type": game_type,
             "players": len(seats),
@@ -224,6 +228,8 @@ class GameHost:
         }
         if tournament is not None:
             meta["tournament"] = dict(tournament)
+        if deal_stream:
+            meta["deal_stream"] = True
         await self.store.create(
             NewGame(
                 game_id,
@@ -233,6 +239,7 @@ class GameHost:
                 play.status_of(state),
                 log,
                 bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+                luck=luck.dumps() if luck is not None else "",
             )
         )
         metrics.GAMES_CREATED.labels(game_type).inc()
@@ -384,7 +391,9 @@ class GameHost:
             )
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
-        step = play.play(state, chosen, snapshot.meta["seed"], snapshot.version)
+        step = play.play(
+            state, chosen, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+        )
         result = {"version": step.version, "action": chosen, "notation": text}
         committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
         if committed.outcome is CommitOutcome.APPLIED:
@@ -408,6 +417,7 @@ class GameHost:
             status=play.status_of(step.state),
             request_result=None,
             last_event_id=last_event_id,
+            luck=snapshot.luck if step.luck is None else step.luck,
         )
         self._recent[snapshot.game_id] = (written, step.state)
         while len(self._recent) > _RECENT_GAMES:

@@ -43,6 +43,7 @@ class _Game:
     touched: float = field(default_factory=time.time)  # last activity (expiry)
     request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
     bot_status: str = ""
+    luck: str = ""
 
 
 @dataclass
@@ -103,6 +104,7 @@ class MemoryStore(GameStore):
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
+        stored.luck = game.luck
         self._games[game.game_id] = stored
         self._schedule(game.game_id, game.bot_due_in)
         return self._append(stored, game.events)
@@ -118,6 +120,7 @@ class MemoryStore(GameStore):
             request_result=copy.deepcopy(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else 0,
             bot_status=game.bot_status,
+            luck=game.luck,
         )
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -135,6 +138,7 @@ class MemoryStore(GameStore):
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
+        luck: str | None = None,
     ) -> CommitResult:
         game = self._games.get(game_id)
         if game is None:
@@ -145,6 +149,8 @@ class MemoryStore(GameStore):
         if game.version != expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
         game.state, game.version, game.status = state, new_version, status
+        if luck is not None:
+            game.luck = luck
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
             game.request_times[request_key] = time.time()

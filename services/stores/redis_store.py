@@ -4,7 +4,8 @@ Keys per game share the hash tag ``{game_id}`` so that a Redis Cluster keeps the
 in one slot and the Lua scripts below (which touch several of them) stay legal:
 
     <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
-                            event id given out), touched (ms of the last event)
+                            event id given out), touched (ms of the last event), luck
+                            (deal-stream games: chance draws so far per kind, JSON)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
     <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
                             expiring after ``request_ttl`` (set atomically by the commit)
@@ -76,8 +77,9 @@ else
   local t = redis.call('TIME')
   redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[7]), ARGV[8])
 end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)) end
 local result = {'applied', ARGV[2]}
-for i = 9, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
+for i = 10, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
 """
 
@@ -92,10 +94,11 @@ return true
 # Score 0 in the schedule: due at once, first in line.
 _CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0)
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
+           'luck', ARGV[7])
 if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
-for i = 7, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
+for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
 """
 
@@ -113,12 +116,13 @@ end
 
 # One atomic read of everything a request needs, in one round trip.
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq')
+local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq',
+                       'luck')
 if not game[1] then return false end
 local previous = false
 if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
-        game[6] or '0', game[5]}
+        game[6] or '0', game[5], game[7]}
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -303,6 +307,7 @@ class RedisStore(GameStore):
                 game.status,
                 "1" if game.bot_due_in is not None else "0",
                 game.game_id,
+                game.luck,
                 *(_dumps(e) for e in game.events),
             ],
         )
@@ -324,7 +329,7 @@ class RedisStore(GameStore):
         )
         if not reply:
             return None
-        meta, state, version, status, tokens, previous, last_id, bot_status = reply
+        meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -335,6 +340,7 @@ class RedisStore(GameStore):
             request_result=json.loads(previous) if previous else None,
             last_event_id=int(last_id),
             bot_status=bot_status.decode() if bot_status else "",
+            luck=luck.decode() if luck else "",
         )
 
     async def commit(
@@ -348,6 +354,7 @@ class RedisStore(GameStore):
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
+        luck: str | None = None,
     ) -> CommitResult:
         reply = await self._commit(
             keys=[
@@ -365,6 +372,7 @@ class RedisStore(GameStore):
                 _dumps(request_result or {}),
                 _ms(bot_due_in),
                 game_id,
+                "" if luck is None else "=" + luck,  # '=': set (even to empty)
                 *(_dumps(e) for e in events),
             ],
         )

@@ -250,6 +250,7 @@ class TournamentRunner:
             seed=table.deal,
             tournament={"name": defn.name, "round": table.round, "table": table.index},
             deal_key=f"tournament:{defn.name}:deal:{table.deal}",
+            deal_stream=defn.duplicate,
         )
         game_id = view.snapshot.game_id
         secret = await self._store.secret()
@@ -309,7 +310,7 @@ class TournamentRunner:
         action = await asyncio.to_thread(
             bots.choose_action, view, seat, level, bot_seed(seed, game.version, seat)
         )
-        step = play.play(state, action, seed, game.version)
+        step = play.play(state, action, seed, game.version, play.luck_of(game))
         step.events[0]["timeout"] = True  # counted in the table's result at its end
         result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
         committed = await play.commit_step(
