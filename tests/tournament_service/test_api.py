@@ -104,7 +104,10 @@ def _play_seat(target: str, game_id: str, token: str, seat: int, skip_first: boo
                         game_id, token, event.legal_actions[0].id, expected_version=event.version
                     )
                 except GameError as exc:
-                    if exc.code not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                    if exc.code not in (
+                        grpc.StatusCode.ABORTED,
+                        grpc.StatusCode.FAILED_PRECONDITION,
+                    ):
                         raise  # stale: the fallback moved first
 
 
