@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+
 import pytest
 
 from gamehost.tournament import parse_entrants

@@ -10,12 +10,6 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.server import ServerConfig, ServerThread
 from tests.procs import wait_until
 from tests.tournament_service.test_api import definition
-from tests.workers.conftest import (  # noqa: F401  (fixtures: a real Celery worker)
-    celery_app,
-    celery_client,
-    celery_server,
-    celery_worker,
-)
 
 
 def _report(client: Client, name: str) -> dict:
@@ -28,9 +22,8 @@ def _report(client: Client, name: str) -> dict:
 
 
 def _in_memory(name: str) -> dict:
-    with ServerThread(ServerConfig(port=0, bot_workers=1)) as server:
-        with Client(server.target) as client:
-            return _report(client, name)
+    with ServerThread(ServerConfig(port=0, bot_workers=1)) as server, Client(server.target) as c:
+        return _report(c, name)
 
 
 def test_two_replicas_on_one_redis_give_the_memory_report(redis_url, redis_prefix):
