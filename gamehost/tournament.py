@@ -27,7 +27,8 @@ ENTRANTS_HELP = (
     "itself, so a level entering twice needs names: a=greedy,b=greedy,random). A custom "
     "level keeps its own commas: after a 'mcts:...' level, a piece FIELD=VALUE whose "
     "FIELD is one of " + ", ".join(sorted(CUSTOM_LEVEL_FIELDS)) + " belongs to that "
-    "level, e.g. strong=mcts:trees=4,iterations=100,greedy"
+    "level, e.g. strong=mcts:trees=4,iterations=100,greedy (a bare custom level is "
+    "named with ' ' for ',' and ':' for '=': mcts:trees:4 iterations:100)"
 )
 
 
@@ -48,7 +49,9 @@ def parse_entrants(text: str) -> list[tuple[str, str]]:
             raise ValueError(f"--entrants {text!r}: an entrant is empty (two commas in a row?)")
         name, sep, level = spec.partition("=")
         if not sep or name.startswith("mcts:"):
-            name, level = spec, spec  # a bare level (custom ones contain '=')
+            # A bare level is named after itself; names hold no ',' or '=', so a bare
+            # custom level's name spells them ' ' and ':' (mcts:trees:4 iterations:100).
+            name, level = spec.replace(",", " ").replace("=", ":"), spec
         if not name or not level:
             raise ValueError(f"--entrants: {spec!r} is neither LEVEL nor NAME=LEVEL")
         entrants.append((name.strip(), level.strip()))

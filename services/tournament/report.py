@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,6 +101,3 @@ def write_csvs(
         writer.writerows(report.rows)
     with (out / "crosstable.csv").open("w", newline="") as f:
         csv.writer(f).writerow(["entrant", *(e.name for e in defn.entrants)])
-    with (out / "games.jsonl").open("w") as f:
-        for result in results:
-            f.write(json.dumps(game_line(result, defn)) + "\n")

@@ -32,6 +32,7 @@ from services.tournament import records
 from services.tournament.model import Definition
 from services.tournament.records import ENDING, TournamentEventKind, TournamentStatus
 from services.tournament.report import (
+    game_line,
     report_json,
     standings,
     standings_table,
@@ -147,10 +148,13 @@ class TournamentService:
 
     @staticmethod
     def _exports(report: Any, results: list, defn: Definition) -> dict[str, str]:
-        """The report's files (``write_csvs``), read back as text."""
+        """The report's files: what ``write_csvs`` writes, read back as text, and
+        games.jsonl (one ``game_line`` per finished table, in table order)."""
         with tempfile.TemporaryDirectory(prefix="tournament-") as directory:
             write_csvs(report, results, defn, directory)
-            return {p.name: p.read_text() for p in sorted(Path(directory).iterdir())}
+            files = {p.name: p.read_text() for p in sorted(Path(directory).iterdir())}
+        files["games.jsonl"] = "".join(json.dumps(game_line(r, defn)) + "\n" for r in results)
+        return files
 
     async def list(self, limit: int) -> list[TournamentView]:
         names = await self.store.list_tournaments(min(max(limit, 1), 1000) if limit else 100)

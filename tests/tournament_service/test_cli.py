@@ -117,7 +117,7 @@ def test_kill_9_mid_run_then_rerun_resumes_to_the_same_json(tmp_path, redis_url,
         ("a=greedy,b=greedy,random", [("a", "greedy"), ("b", "greedy"), ("random", "random")]),
         (
             "mcts:trees=4,iterations=100,greedy",
-            [("mcts:trees=4,iterations=100", "mcts:trees=4,iterations=100"), ("greedy", "greedy")],
+            [("mcts:trees:4 iterations:100", "mcts:trees=4,iterations=100"), ("greedy", "greedy")],
         ),
         (
             "s=mcts:trees=2,c=0.5,playout=random,x=random",
