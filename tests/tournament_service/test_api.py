@@ -14,6 +14,7 @@ import pytest
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from games import CHANCE, get_game
+from services.server import ServerConfig, ServerThread
 from tests.procs import wait_until
 
 
@@ -181,3 +182,16 @@ def _chance_draws(record: pb.GameRecord) -> dict:
             first = False
         state.apply_action(entry.action_id)
     return draws
+
+
+def test_creating_a_tournament_needs_an_api_key_where_keys_exist(tmp_path):
+    key = "k" * 32
+    keys = tmp_path / "api-keys"
+    keys.write_text(f"{key} alice\n")
+    config = ServerConfig(port=0, bot_workers=1, api_keys_file=str(keys))
+    with ServerThread(config) as server, Client(server.target) as anonymous:
+        with pytest.raises(GameError) as refused:
+            anonymous.create_tournament(definition("keyed"))
+        assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+        with Client(server.target, api_key=key) as alice:
+            assert alice.create_tournament(definition("keyed")).definition.name == "keyed"
