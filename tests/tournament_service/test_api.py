@@ -195,3 +195,23 @@ def test_creating_a_tournament_needs_an_api_key_where_keys_exist(tmp_path):
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
         with Client(server.target, api_key=key) as alice:
             assert alice.create_tournament(definition("keyed")).definition.name == "keyed"
+
+
+def test_a_swiss_round_starts_only_after_the_rounds_before_it(memory_served):
+    _, client = memory_served
+    entrants = [("g", "greedy"), ("r1", "random"), ("r2", "random"), ("r3", "random")]
+    client.create_tournament(
+        definition("swiss", format="swiss", entrants=entrants, games=8, parallel=4)
+    )
+    events = list(client.watch_tournament("swiss"))
+    assert events[-1].kind == pb.TournamentEvent.TOURNAMENT_FINISHED
+    finished_rounds: list[int] = []
+    for event in events:
+        if event.kind == pb.TournamentEvent.TABLE_FINISHED:
+            finished_rounds.append(event.table.round)
+        elif event.kind == pb.TournamentEvent.TABLE_STARTED and event.table.round > 0:
+            earlier = [t for t in client.tournament("swiss").tables if t.round < event.table.round]
+            assert finished_rounds.count(event.table.round - 1) == sum(
+                1 for t in earlier if t.round == event.table.round - 1
+            )
+    assert client.tournament("swiss").progress.finished_games == 8
