@@ -1,7 +1,7 @@
-"""The ``gamehost`` command line: serve, worker, health, play, selfplay, board, games.
+"""The ``gamehost`` command line: serve, worker, health, play, selfplay, tournament, board, games.
 
 The client commands need only grpcio and the generated ``gamehost.v1`` code. The
-server's commands (``serve``, ``worker``, ``board``, and ``play``/``selfplay``
+server's commands (``serve``, ``worker``, ``board``, and ``play``/``selfplay``/``tournament``
 without ``--target``, which start an embedded server) are implemented in
 ``workers.cli`` and imported only when run: without the server installed they say,
 in one line, what to install.
@@ -20,6 +20,7 @@ from types import ModuleType
 
 import grpc
 
+from gamehost import tournament as tournament_cli
 from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
@@ -101,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     selfplay.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
     _remote_options(selfplay)
 
+    tournament = tournament_cli.add_parser(commands)
+    _remote_options(tournament)
+
     board = commands.add_parser("board", help="print a board map with the ids notation uses")
     board.add_argument("game", choices=["catan"])
     board.add_argument(
@@ -119,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             "worker": lambda args: _server_side("worker").worker(args),
             "play": _play,
             "selfplay": _selfplay,
+            "tournament": _tournament,
             "games": _games,
             "board": lambda args: _server_side("board").board(args),
             "health": _health,
@@ -307,6 +312,16 @@ def _selfplay(args: argparse.Namespace) -> int:
     }
     print(json.dumps(result))
     return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    try:
+        tournament_cli.parse_entrants(args.entrants)
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2
+    with _connect(args.target, args.redis, args.redis_prefix, args=args) as client:
+        return tournament_cli.run(client, args)
 
 
 def _play(args: argparse.Namespace) -> int:

@@ -234,6 +234,69 @@ class Client:
         request = pb.GetRecordRequest(game_id=game_id, token=token, include_views=include_views)
         return self._call(self._stub.GetRecord, request, retry=True)
 
+    # ------------------------------------------------------------------ tournaments
+    def create_tournament(
+        self, definition: pb.TournamentDefinition | None = None, **fields: object
+    ) -> pb.Tournament:
+        """Create a tournament (``definition``, or its fields as keywords: ``name``,
+        ``game_type``, ``players``, ``entrants`` [(name, level) pairs, level "" for an
+        external entrant], ``format``, ``games``, ``seed``, ...). The same definition
+        under an existing name answers that tournament, so a retry is harmless."""
+        if definition is None:
+            entrants = [
+                e
+                if isinstance(e, pb.TournamentEntrant)
+                else pb.TournamentEntrant(name=e[0], level=e[1])
+                for e in fields.pop("entrants", ())  # type: ignore[union-attr]
+            ]
+            definition = pb.TournamentDefinition(entrants=entrants, **fields)  # type: ignore[arg-type]
+        request = pb.CreateTournamentRequest(definition=definition)
+        # Retried: creating again with the same definition is the same tournament.
+        return self._call(self._stub.CreateTournament, request, retry=True)
+
+    def tournament(self, name: str, *, include_exports: bool = False) -> pb.Tournament:
+        """Definition, progress, standings, crosstable and tables; with
+        ``include_exports``, the report's files (standings.csv, crosstable.csv, games.jsonl)."""
+        request = pb.GetTournamentRequest(name=name, include_exports=include_exports)
+        return self._call(self._stub.GetTournament, request, retry=True)
+
+    def list_tournaments(self, limit: int = 100) -> list[pb.TournamentSummary]:
+        request = pb.ListTournamentsRequest(limit=limit)
+        return list(self._call(self._stub.ListTournaments, request, retry=True).tournaments)
+
+    def watch_tournament(
+        self, name: str, after: int = 0, entrant_token: str = ""
+    ) -> Iterator[pb.TournamentEvent]:
+        """Tables started and finished, standings updated; ends after the tournament's
+        end. With an entrant token, a started table that seats you carries your seat
+        and seat token. Not retried: watch again with ``after`` = the last event id."""
+        stream = self._stub.WatchTournament(
+            pb.WatchTournamentRequest(name=name, after_event_id=after, entrant_token=entrant_token),
+            metadata=self._metadata,
+        )
+        try:
+            yield from stream
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                raise GameError(exc.code(), exc.details()) from None
+        finally:
+            stream.cancel()
+
+    def join_tournament(self, name: str, entrant: str) -> str:
+        """Register as the external entrant ``entrant``; returns its entrant token
+        (not retried: the token is given once)."""
+        request = pb.JoinTournamentRequest(name=name, entrant=entrant)
+        return self._call(self._stub.JoinTournament, request).entrant_token
+
+    def tournament_seats(self, name: str, entrant_token: str) -> list[pb.TournamentSeat]:
+        """The tables your entrant was seated at, each with its game id and seat token."""
+        request = pb.ListTournamentSeatsRequest(name=name, entrant_token=entrant_token)
+        return list(self._call(self._stub.ListTournamentSeats, request, retry=True).seats)
+
+    def cancel_tournament(self, name: str) -> pb.Tournament:
+        request = pb.CancelTournamentRequest(name=name)
+        return self._call(self._stub.CancelTournament, request)
+
 
 @dataclass(frozen=True)
 class Position:

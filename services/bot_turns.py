@@ -112,7 +112,10 @@ async def commit_turn(
     """Commit ``action`` for a turn prepared in this process (compare-and-set); a bot
     to move next is scheduled in the same write (leased to the caller for
     ``keep_bot_lease`` s when it goes on to play it)."""
-    step = play.play(turn.state, action, turn.snapshot.meta["seed"], turn.snapshot.version)
+    snapshot = turn.snapshot
+    step = play.play(
+        turn.state, action, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+    )
     result = {"version": step.version, "action": action}
     return await play.commit_step(
         store, turn.snapshot, step, turn.request_key, result, keep_bot_lease

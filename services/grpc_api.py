@@ -16,11 +16,18 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import metrics
 from services.access import api_key_of, client_id
-from services.errors import InvalidArgument, ServiceError, infrastructure_errors
+from services.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    ServiceError,
+    infrastructure_errors,
+)
 from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
 from services.request_limits import check_request
 from services.stores import Snapshot
+from services.tournament import wire
+from services.tournament.service import TournamentService
 from services.views import view_of
 
 log = logging.getLogger(__name__)
@@ -258,8 +265,9 @@ def game_record(record: Record) -> pb.GameRecord:
 
 
 class GameHostServicer(pb_grpc.GameHostServicer):
-    def __init__(self, host: GameHost) -> None:
+    def __init__(self, host: GameHost, tournaments: TournamentService | None = None) -> None:
         self.host = host
+        self.tournaments = tournaments
 
     @_unary
     async def ListGameTypes(self, request, context):
@@ -376,3 +384,48 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return game_record(
             await self.host.record(request.game_id, request.token, request.include_views)
         )
+
+    # ------------------------------------------------------------------ tournaments
+    def _tournaments(self) -> TournamentService:
+        if self.tournaments is None:
+            raise FailedPrecondition("this server does not host tournaments")
+        return self.tournaments
+
+    @_unary
+    async def CreateTournament(self, request, context):
+        definition = wire.definition_from(request.definition)
+        return wire.tournament_message(await self._tournaments().create(definition))
+
+    @_unary
+    async def GetTournament(self, request, context):
+        view = await self._tournaments().get(request.name, request.include_exports)
+        return wire.tournament_message(view)
+
+    @_unary
+    async def ListTournaments(self, request, context):
+        views = await self._tournaments().list(request.limit)
+        return pb.ListTournamentsResponse(tournaments=[wire.summary_message(v) for v in views])
+
+    @_streaming
+    async def WatchTournament(self, request, context):
+        async with contextlib.aclosing(
+            self._tournaments().watch(request.name, request.after_event_id, request.entrant_token)
+        ) as events:
+            async for stored, data in events:
+                yield wire.event_message(stored.event_id, data)
+
+    @_unary
+    async def JoinTournament(self, request, context):
+        token = await self._tournaments().join(request.name, request.entrant)
+        return pb.JoinTournamentResponse(
+            name=request.name, entrant=request.entrant, entrant_token=token
+        )
+
+    @_unary
+    async def ListTournamentSeats(self, request, context):
+        seats = await self._tournaments().seats(request.name, request.entrant_token)
+        return pb.ListTournamentSeatsResponse(seats=[pb.TournamentSeat(**s) for s in seats])
+
+    @_unary
+    async def CancelTournament(self, request, context):
+        return wire.tournament_message(await self._tournaments().cancel(request.name))

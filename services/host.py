@@ -153,7 +153,15 @@ class GameHost:
         private: bool = False,
         spectators: bool = True,
         owner: str = "",
+        tournament: Mapping[str, Any] | None = None,
+        deal_key: str = "",
+        deal_stream: bool = False,
     ) -> GameView:
+        """``tournament`` (name, round, table) is recorded in the game's meta;
+        ``deal_key``, when set, replaces the game id in the seed mixing of games with
+        people, so tables of one tournament deal get one board (duplicate deals);
+        ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
+        also roll the same dice."""
         if game_type not in game_names():
             raise InvalidArgument(
                 f"unknown game type {quote_input(game_type)}; "
@@ -183,7 +191,7 @@ class GameHost:
         elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
             # A person could foresee hidden draws from a seed they chose: mix in the
             # server secret. All-bot games keep their seed (reproducible selfplay).
-            seed = access.mix_seed(await self.store.secret(), seed, game_id)
+            seed = access.mix_seed(await self.store.secret(), seed, deal_key or game_id)
         try:
             parsed = game.parse_options(options)
             state = game.new_game(len(seats), seed, parsed)
@@ -205,7 +213,8 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         log = [ev.created_event(state)]
-        version = play.resolve_chance(state, seed, 0, log)
+        luck = play.Luck() if deal_stream else None
+        version = play.resolve_chance(state, seed, 0, log, luck)
         meta = {
             "game_type": game_type,
             "players": len(seats),
@@ -217,6 +226,10 @@ class GameHost:
             "spectators": spectators,
             "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
         }
+        if tournament is not None:
+            meta["tournament"] = dict(tournament)
+        if deal_stream:
+            meta["deal_stream"] = True
         await self.store.create(
             NewGame(
                 game_id,
@@ -226,6 +239,7 @@ class GameHost:
                 play.status_of(state),
                 log,
                 bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+                luck=luck.dumps() if luck is not None else "",
             )
         )
         metrics.GAMES_CREATED.labels(game_type).inc()
@@ -377,7 +391,9 @@ class GameHost:
             )
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
-        step = play.play(state, chosen, snapshot.meta["seed"], snapshot.version)
+        step = play.play(
+            state, chosen, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+        )
         result = {"version": step.version, "action": chosen, "notation": text}
         committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
         if committed.outcome is CommitOutcome.APPLIED:
@@ -401,6 +417,7 @@ class GameHost:
             status=play.status_of(step.state),
             request_result=None,
             last_event_id=last_event_id,
+            luck=snapshot.luck if step.luck is None else step.luck,
         )
         self._recent[snapshot.game_id] = (written, step.state)
         while len(self._recent) > _RECENT_GAMES:

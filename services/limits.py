@@ -18,7 +18,7 @@ import grpc
 from services.access import api_key_of, client_id
 
 _SERVICE_PREFIX = "/gamehost.v1.GameHost/"
-_NEEDS_KEY = {_SERVICE_PREFIX + "CreateGame"}
+_NEEDS_KEY = {_SERVICE_PREFIX + "CreateGame", _SERVICE_PREFIX + "CreateTournament"}
 _MAX_CLIENTS = 100_000  # buckets kept (least recently used dropped)
 
 

@@ -4,12 +4,22 @@ and workers alike.
 The action is applied, then every chance node that follows is resolved from the
 game's secret seed (an RNG per ply, so results do not depend on who computes
 them), and the whole step is committed with one compare-and-set.
+
+A deal-stream game (``meta["deal_stream"]``: duplicate tournament tables) draws
+its chance outcomes by occurrence instead of by ply: the n-th chance node of one
+kind (the same set of possible outcomes: a dice roll, a draw from a deck of the
+same make-up) gets the n-th draw of that kind from the seed. Tables of one deal
+then roll the same dice and draw the same cards in whatever seat order and
+however many plies their players take (``Luck`` counts the draws; the store keeps
+the counts with the state).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from games import State, get_game
@@ -23,6 +33,33 @@ def chance_rng(seed: int, ply: int) -> random.Random:
     return random.Random(f"{seed}:chance:{ply}")
 
 
+@dataclass
+class Luck:
+    """Chance draws so far per kind of chance node, for a deal-stream game."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def loads(cls, text: str) -> Luck:
+        return cls(json.loads(text) if text else {})
+
+    def dumps(self) -> str:
+        return json.dumps(self.counts, sort_keys=True, separators=(",", ":"))
+
+    def rng(self, seed: int, state: State) -> random.Random:
+        """The rng of this chance node's draw: the next one of its kind."""
+        outcomes = ",".join(str(a) for a, _ in sorted(state.chance_outcomes()))
+        kind = hashlib.sha256(outcomes.encode()).hexdigest()[:12]
+        n = self.counts.get(kind, 0)
+        self.counts[kind] = n + 1
+        return random.Random(f"{seed}:deal:{kind}:{n}")
+
+
+def luck_of(snapshot: Snapshot) -> Luck | None:
+    """The chance-draw counts of a deal-stream game; None for other games."""
+    return Luck.loads(snapshot.luck) if snapshot.meta.get("deal_stream") else None
+
+
 def bot_rng(seed: int, version: int, seat: int) -> random.Random:
     return random.Random(f"{seed}:bot:{version}:{seat}")
 
@@ -31,10 +68,14 @@ def load_state(snapshot: Snapshot) -> State:
     return get_game(snapshot.meta["game_type"]).state_class.from_bytes(snapshot.state)
 
 
-def resolve_chance(state: State, seed: int, version: int, log: list[dict[str, Any]]) -> int:
-    """Play out chance nodes from the seed; append their events; return the new version."""
+def resolve_chance(
+    state: State, seed: int, version: int, log: list[dict[str, Any]], luck: Luck | None = None
+) -> int:
+    """Play out chance nodes from the seed (by occurrence with ``luck``, which counts
+    them; by ply otherwise); append their events; return the new version."""
     while state.is_chance_node():
-        action = state.sample_chance(chance_rng(seed, version))
+        rng = chance_rng(seed, version) if luck is None else luck.rng(seed, state)
+        action = state.sample_chance(rng)
         version += 1
         event = ev.action_event(state, action, version)
         state.apply_unchecked(action)
@@ -61,15 +102,17 @@ class Step:
     events: list[dict[str, Any]]
     version: int
     state: State
+    luck: str | None = None  # a deal-stream game's new draw counts (None: other games)
 
 
-def play(state: State, action: int, seed: int, version: int) -> Step:
-    """Apply ``action`` (checked) to ``state`` in place and resolve the chance after it."""
+def play(state: State, action: int, seed: int, version: int, luck: Luck | None = None) -> Step:
+    """Apply ``action`` (checked) to ``state`` in place and resolve the chance after it
+    (``luck``: a deal-stream game's draw counts, from ``luck_of``; updated here)."""
     event = ev.action_event(state, action, version + 1)
     state.apply_action(action)
     log = [ev.followed_by(event, state)]
-    new_version = resolve_chance(state, seed, version + 1, log)
-    return Step(log, new_version, state)
+    new_version = resolve_chance(state, seed, version + 1, log, luck)
+    return Step(log, new_version, state, None if luck is None else luck.dumps())
 
 
 async def commit_step(
@@ -93,6 +136,7 @@ async def commit_step(
         request_key,
         request_result,
         due_in,
+        step.luck,
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()

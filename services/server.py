@@ -25,6 +25,8 @@ from services.reflection import enable_reflection
 from services.store_health import StoreMonitor, StoreUnreachable, check_store
 from services.store_metrics import probe_forever, stop_prober
 from services.stores import GameStore, open_store
+from services.tournament.runner import TournamentRunner
+from services.tournament.service import TournamentService
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,7 @@ class RunningServer:
     store_probe: asyncio.Task | None = None  # sets gamehost_store_up, gamehost_live_games
     monitor: StoreMonitor | None = None
     background: list[asyncio.Task] = field(default_factory=list)
+    tournaments: TournamentRunner | None = None
 
     @property
     def target(self) -> str:
@@ -96,6 +99,8 @@ class RunningServer:
         await self.host.hub.close()
         for task in self.background:
             task.cancel()
+        if self.tournaments is not None:
+            await self.tournaments.close()
         await self.runner.close()
         await self.store.close()
 
@@ -129,7 +134,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             ("grpc.server.max_pending_requests_hard_limit", 40_000),
         ],
     )
-    add_to_server(GameHostServicer(host), server)
+    tournament_runner = TournamentRunner(store, host)
+    add_to_server(GameHostServicer(host, TournamentService(store, tournament_runner)), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
@@ -152,9 +158,19 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     # Sweeps the store's schedule of due bot turns: no client call is needed for bots
     # to move, also for turns left behind by replicas that died.
     runner.start()
+    tournament_runner.start()  # the same for running tournaments
     if config.metrics_port is not None:
         start_metrics_server(config.metrics_port, config.host)
-    running = RunningServer(server, port, host, store, runner, health_servicer, monitor=monitor)
+    running = RunningServer(
+        server,
+        port,
+        host,
+        store,
+        runner,
+        health_servicer,
+        monitor=monitor,
+        tournaments=tournament_runner,
+    )
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
         asyncio.create_task(

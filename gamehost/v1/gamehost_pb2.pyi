@@ -35,6 +35,13 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_JOINED: _ClassVar[EventKind]
     ACTION: _ClassVar[EventKind]
     GAME_FINISHED: _ClassVar[EventKind]
+
+class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOURNAMENT_STATUS_UNSPECIFIED: _ClassVar[TournamentStatus]
+    TOURNAMENT_RUNNING: _ClassVar[TournamentStatus]
+    TOURNAMENT_FINISHED: _ClassVar[TournamentStatus]
+    TOURNAMENT_CANCELLED: _ClassVar[TournamentStatus]
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -49,6 +56,10 @@ GAME_CREATED: EventKind
 SEAT_JOINED: EventKind
 ACTION: EventKind
 GAME_FINISHED: EventKind
+TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
+TOURNAMENT_RUNNING: TournamentStatus
+TOURNAMENT_FINISHED: TournamentStatus
+TOURNAMENT_CANCELLED: TournamentStatus
 
 class Actor(_message.Message):
     __slots__ = ("kind", "seat")
@@ -419,3 +430,275 @@ class GameRecord(_message.Message):
     returns: _containers.RepeatedScalarFieldContainer[float]
     version: int
     def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class TournamentEntrant(_message.Message):
+    __slots__ = ("name", "level")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    level: str
+    def __init__(self, name: _Optional[str] = ..., level: _Optional[str] = ...) -> None: ...
+
+class TournamentDefinition(_message.Message):
+    __slots__ = ("name", "game_type", "players", "entrants", "format", "games", "seed", "duplicate", "parallel", "options", "focus", "move_time_limit", "fallback_level")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    PARALLEL_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    FOCUS_FIELD_NUMBER: _ClassVar[int]
+    MOVE_TIME_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game_type: str
+    players: int
+    entrants: _containers.RepeatedCompositeFieldContainer[TournamentEntrant]
+    format: str
+    games: int
+    seed: int
+    duplicate: bool
+    parallel: int
+    options: _containers.ScalarMap[str, str]
+    focus: str
+    move_time_limit: float
+    fallback_level: str
+    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., entrants: _Optional[_Iterable[_Union[TournamentEntrant, _Mapping]]] = ..., format: _Optional[str] = ..., games: _Optional[int] = ..., seed: _Optional[int] = ..., duplicate: _Optional[bool] = ..., parallel: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., focus: _Optional[str] = ..., move_time_limit: _Optional[float] = ..., fallback_level: _Optional[str] = ...) -> None: ...
+
+class TournamentProgress(_message.Message):
+    __slots__ = ("finished_games", "total_games", "running_tables", "elapsed_seconds", "estimated_seconds_left")
+    FINISHED_GAMES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_GAMES_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_TABLES_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    finished_games: int
+    total_games: int
+    running_tables: int
+    elapsed_seconds: float
+    estimated_seconds_left: float
+    def __init__(self, finished_games: _Optional[int] = ..., total_games: _Optional[int] = ..., running_tables: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., estimated_seconds_left: _Optional[float] = ...) -> None: ...
+
+class Standing(_message.Message):
+    __slots__ = ("entrant", "level", "games", "points", "win_share", "ci_low", "ci_high", "mu", "sigma", "ordinal")
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    WIN_SHARE_FIELD_NUMBER: _ClassVar[int]
+    CI_LOW_FIELD_NUMBER: _ClassVar[int]
+    CI_HIGH_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    entrant: str
+    level: str
+    games: int
+    points: float
+    win_share: float
+    ci_low: float
+    ci_high: float
+    mu: float
+    sigma: float
+    ordinal: float
+    def __init__(self, entrant: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., points: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ...) -> None: ...
+
+class TournamentTable(_message.Message):
+    __slots__ = ("index", "round", "seats", "deal", "game_id", "finished", "returns", "timeouts")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    round: int
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    deal: int
+    game_id: str
+    finished: bool
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    timeouts: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, index: _Optional[int] = ..., round: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., deal: _Optional[int] = ..., game_id: _Optional[str] = ..., finished: _Optional[bool] = ..., returns: _Optional[_Iterable[float]] = ..., timeouts: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class Tournament(_message.Message):
+    __slots__ = ("definition", "status", "progress", "standings", "seat_win_share", "timeouts", "crosstable_csv", "tables", "report_json", "standings_text", "exports", "last_event_id")
+    class ExportsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_WIN_SHARE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    CROSSTABLE_CSV_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    REPORT_JSON_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
+    EXPORTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    definition: TournamentDefinition
+    status: TournamentStatus
+    progress: TournamentProgress
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    seat_win_share: _containers.RepeatedScalarFieldContainer[float]
+    timeouts: int
+    crosstable_csv: str
+    tables: _containers.RepeatedCompositeFieldContainer[TournamentTable]
+    report_json: str
+    standings_text: str
+    exports: _containers.ScalarMap[str, str]
+    last_event_id: int
+    def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., progress: _Optional[_Union[TournamentProgress, _Mapping]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., seat_win_share: _Optional[_Iterable[float]] = ..., timeouts: _Optional[int] = ..., crosstable_csv: _Optional[str] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., report_json: _Optional[str] = ..., standings_text: _Optional[str] = ..., exports: _Optional[_Mapping[str, str]] = ..., last_event_id: _Optional[int] = ...) -> None: ...
+
+class CreateTournamentRequest(_message.Message):
+    __slots__ = ("definition",)
+    DEFINITION_FIELD_NUMBER: _ClassVar[int]
+    definition: TournamentDefinition
+    def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ...) -> None: ...
+
+class GetTournamentRequest(_message.Message):
+    __slots__ = ("name", "include_exports")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_EXPORTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    include_exports: bool
+    def __init__(self, name: _Optional[str] = ..., include_exports: _Optional[bool] = ...) -> None: ...
+
+class ListTournamentsRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class TournamentSummary(_message.Message):
+    __slots__ = ("name", "game_type", "status", "finished_games", "total_games")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_GAMES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_GAMES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game_type: str
+    status: TournamentStatus
+    finished_games: int
+    total_games: int
+    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., finished_games: _Optional[int] = ..., total_games: _Optional[int] = ...) -> None: ...
+
+class ListTournamentsResponse(_message.Message):
+    __slots__ = ("tournaments",)
+    TOURNAMENTS_FIELD_NUMBER: _ClassVar[int]
+    tournaments: _containers.RepeatedCompositeFieldContainer[TournamentSummary]
+    def __init__(self, tournaments: _Optional[_Iterable[_Union[TournamentSummary, _Mapping]]] = ...) -> None: ...
+
+class WatchTournamentRequest(_message.Message):
+    __slots__ = ("name", "after_event_id", "entrant_token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    after_event_id: int
+    entrant_token: str
+    def __init__(self, name: _Optional[str] = ..., after_event_id: _Optional[int] = ..., entrant_token: _Optional[str] = ...) -> None: ...
+
+class TournamentEvent(_message.Message):
+    __slots__ = ("event_id", "kind", "table", "progress", "standings", "seat", "seat_token")
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        KIND_UNSPECIFIED: _ClassVar[TournamentEvent.Kind]
+        TABLE_STARTED: _ClassVar[TournamentEvent.Kind]
+        TABLE_FINISHED: _ClassVar[TournamentEvent.Kind]
+        STANDINGS_UPDATED: _ClassVar[TournamentEvent.Kind]
+        TOURNAMENT_FINISHED: _ClassVar[TournamentEvent.Kind]
+        TOURNAMENT_CANCELLED: _ClassVar[TournamentEvent.Kind]
+    KIND_UNSPECIFIED: TournamentEvent.Kind
+    TABLE_STARTED: TournamentEvent.Kind
+    TABLE_FINISHED: TournamentEvent.Kind
+    STANDINGS_UPDATED: TournamentEvent.Kind
+    TOURNAMENT_FINISHED: TournamentEvent.Kind
+    TOURNAMENT_CANCELLED: TournamentEvent.Kind
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    event_id: int
+    kind: TournamentEvent.Kind
+    table: TournamentTable
+    progress: TournamentProgress
+    standings: _containers.RepeatedCompositeFieldContainer[Standing]
+    seat: int
+    seat_token: str
+    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[TournamentEvent.Kind, str]] = ..., table: _Optional[_Union[TournamentTable, _Mapping]] = ..., progress: _Optional[_Union[TournamentProgress, _Mapping]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class JoinTournamentRequest(_message.Message):
+    __slots__ = ("name", "entrant")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    entrant: str
+    def __init__(self, name: _Optional[str] = ..., entrant: _Optional[str] = ...) -> None: ...
+
+class JoinTournamentResponse(_message.Message):
+    __slots__ = ("name", "entrant", "entrant_token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    entrant: str
+    entrant_token: str
+    def __init__(self, name: _Optional[str] = ..., entrant: _Optional[str] = ..., entrant_token: _Optional[str] = ...) -> None: ...
+
+class ListTournamentSeatsRequest(_message.Message):
+    __slots__ = ("name", "entrant_token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENTRANT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    entrant_token: str
+    def __init__(self, name: _Optional[str] = ..., entrant_token: _Optional[str] = ...) -> None: ...
+
+class TournamentSeat(_message.Message):
+    __slots__ = ("table", "game_id", "seat", "seat_token", "finished")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    table: int
+    game_id: str
+    seat: int
+    seat_token: str
+    finished: bool
+    def __init__(self, table: _Optional[int] = ..., game_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., finished: _Optional[bool] = ...) -> None: ...
+
+class ListTournamentSeatsResponse(_message.Message):
+    __slots__ = ("seats",)
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[TournamentSeat]
+    def __init__(self, seats: _Optional[_Iterable[_Union[TournamentSeat, _Mapping]]] = ...) -> None: ...
+
+class CancelTournamentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...

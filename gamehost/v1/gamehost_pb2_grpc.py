@@ -74,6 +74,41 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GameRecord.FromString,
                 _registered_method=True)
+        self.CreateTournament = channel.unary_unary(
+                '/gamehost.v1.GameHost/CreateTournament',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.CreateTournamentRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.GetTournament = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetTournament',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetTournamentRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+                _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/gamehost.v1.GameHost/ListTournaments',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
+        self.WatchTournament = channel.unary_stream(
+                '/gamehost.v1.GameHost/WatchTournament',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.WatchTournamentRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.TournamentEvent.FromString,
+                _registered_method=True)
+        self.JoinTournament = channel.unary_unary(
+                '/gamehost.v1.GameHost/JoinTournament',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentResponse.FromString,
+                _registered_method=True)
+        self.ListTournamentSeats = channel.unary_unary(
+                '/gamehost.v1.GameHost/ListTournamentSeats',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsResponse.FromString,
+                _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/gamehost.v1.GameHost/CancelTournament',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -138,6 +173,60 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTournament(self, request, context):
+        """Tournaments: the service runs them itself (tables are ordinary games); nobody has
+        to stay connected. Creating one with the name of an existing tournament of the
+        same definition answers that tournament (a resume); another definition is
+        ALREADY_EXISTS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTournament(self, request, context):
+        """Definition, progress, standings, crosstable and tables of one tournament.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """Tournaments known to this server, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchTournament(self, request, context):
+        """Table started/finished, standings updated, tournament over; resumable from an
+        event id like WatchGame. With an entrant token, a started table that seats the
+        entrant carries its seat and seat token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def JoinTournament(self, request, context):
+        """Register as an external entrant (one declared without a level): returns its token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournamentSeats(self, request, context):
+        """The tables an external entrant has been seated at, with its seat tokens.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTournament(self, request, context):
+        """Stop a tournament: no new table starts; games in progress play on as games.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -180,6 +269,41 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.GetRecord,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.GameRecord.SerializeToString,
+            ),
+            'CreateTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTournament,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CreateTournamentRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.SerializeToString,
+            ),
+            'GetTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTournament,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetTournamentRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsResponse.SerializeToString,
+            ),
+            'WatchTournament': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTournament,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.WatchTournamentRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.TournamentEvent.SerializeToString,
+            ),
+            'JoinTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinTournament,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentResponse.SerializeToString,
+            ),
+            'ListTournamentSeats': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournamentSeats,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -398,6 +522,195 @@ class GameHost:
             '/gamehost.v1.GameHost/GetRecord',
             gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.GameRecord.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/CreateTournament',
+            gamehost_dot_v1_dot_gamehost__pb2.CreateTournamentRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetTournament',
+            gamehost_dot_v1_dot_gamehost__pb2.GetTournamentRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/ListTournaments',
+            gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ListTournamentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/gamehost.v1.GameHost/WatchTournament',
+            gamehost_dot_v1_dot_gamehost__pb2.WatchTournamentRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.TournamentEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/JoinTournament',
+            gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.JoinTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournamentSeats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/ListTournamentSeats',
+            gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ListTournamentSeatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/CancelTournament',
+            gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
             options,
             channel_credentials,
             insecure,

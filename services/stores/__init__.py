@@ -8,6 +8,7 @@ from services.stores.base import (
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentSnapshot,
 )
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "NewGame",
     "Snapshot",
     "StoredEvent",
+    "TournamentSnapshot",
     "open_store",
 ]
 

@@ -29,6 +29,7 @@ class NewGame:
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     bot_due_in: float | None = None  # a bot moves first: due in this many seconds (0: now)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Snapshot:
     request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
     last_event_id: int = 0  # the newest event's id (0: no event yet)
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
 
     def current_bot_status(self) -> str:
         """What the bot to move at this version is doing ("" when nobody said)."""
@@ -53,6 +55,23 @@ class Snapshot:
 class StoredEvent:
     event_id: int
     data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TournamentSnapshot:
+    """A tournament as stored: its record (definition, creation time), its status,
+    the tables started (index -> table JSON with its game id), their results
+    (index -> result JSON, each written once), external entrants' token hashes and
+    the deadlines of external seats (game id -> deadline JSON)."""
+
+    name: str
+    record: dict[str, Any]
+    status: str
+    tables: dict[int, dict[str, Any]]
+    results: dict[int, dict[str, Any]]
+    entrants: dict[str, str]
+    deadlines: dict[str, dict[str, Any]]
+    last_event_id: int = 0
 
 
 class CommitOutcome(enum.Enum):
@@ -115,6 +134,7 @@ class GameStore(ABC):
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
+        luck: str | None = None,
     ) -> CommitResult:
         """If the stored version equals ``expected_version`` (and ``request_key`` was
         never applied): write the state, set the version, append the events, record
@@ -122,7 +142,8 @@ class GameStore(ABC):
 
         ``bot_due_in``: None when no bot is to move after this commit (the game leaves
         the bot-turn schedule), else the seconds until its turn is due (0: now; more:
-        the committer keeps it leased because it goes on to play it)."""
+        the committer keeps it leased because it goes on to play it). ``luck``: the
+        game's new chance-draw counts (deal-stream games), None to leave them."""
 
     @abstractmethod
     async def claim_seat(
@@ -192,6 +213,72 @@ class GameStore(ABC):
     @abstractmethod
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
+
+    # ------------------------------------------------------------------ tournaments
+    # A tournament's state is written only by set-if-absent (a table's start, a
+    # table's result, an entrant's token) and one status change, each with its
+    # events in the same atomic write, so replicas racing over one tournament never
+    # count a table twice. Running tournaments are in a swept schedule, leased like
+    # bot turns.
+
+    @abstractmethod
+    async def create_tournament(
+        self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Store a new tournament (due in the schedule at once); False if the name exists."""
+
+    @abstractmethod
+    async def load_tournament(self, name: str) -> TournamentSnapshot | None: ...
+
+    @abstractmethod
+    async def list_tournaments(self, limit: int = 100) -> list[str]:
+        """Tournament names, newest first."""
+
+    @abstractmethod
+    async def start_table(
+        self, name: str, index: int, table: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index`` as started (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def finish_table(
+        self, name: str, index: int, result: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        """Record table ``index``'s result (set-if-absent, with its events)."""
+
+    @abstractmethod
+    async def set_tournament_status(
+        self, name: str, status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        """Move a running tournament to ``status`` (out of the schedule); False if it
+        was not running."""
+
+    @abstractmethod
+    async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
+        """Give an external entrant its token hash (set-if-absent)."""
+
+    @abstractmethod
+    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
+        """Record when the external seat to move in ``game_id`` runs out of time."""
+
+    @abstractmethod
+    async def tournament_events(
+        self, name: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]: ...
+
+    @abstractmethod
+    async def wait_tournament_events(
+        self, name: str, after: int, timeout: float
+    ) -> list[StoredEvent]:
+        """Like ``tournament_events`` but waits up to ``timeout`` s for at least one."""
+
+    @abstractmethod
+    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
+        """Up to ``limit`` running tournaments due a sweep, each leased for ``lease`` s."""
+
+    @abstractmethod
+    async def renew_tournament(self, name: str, lease: float) -> None:
+        """Due again in ``lease`` s, if still in the schedule."""
 
     @abstractmethod
     async def close(self) -> None: ...

@@ -26,6 +26,7 @@ from services.stores.base import (
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentSnapshot,
 )
 
 
@@ -42,6 +43,19 @@ class _Game:
     touched: float = field(default_factory=time.time)  # last activity (expiry)
     request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
     bot_status: str = ""
+    luck: str = ""
+
+
+@dataclass
+class _Tournament:
+    record: dict[str, Any]
+    status: str
+    tables: dict[int, dict[str, Any]] = field(default_factory=dict)
+    results: dict[int, dict[str, Any]] = field(default_factory=dict)
+    entrants: dict[str, str] = field(default_factory=dict)
+    deadlines: dict[str, dict[str, Any]] = field(default_factory=dict)
+    events: list[StoredEvent] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class MemoryStore(GameStore):
@@ -52,6 +66,8 @@ class MemoryStore(GameStore):
         self._secret = secrets.token_bytes(32)  # one per store (process)
         self._live: dict[str, dict[str, float]] = {}  # owner -> game id -> reserved at
         self._bot_due: dict[str, float] = {}  # game id -> monotonic time its bot turn is due
+        self._tournaments: dict[str, _Tournament] = {}
+        self._tournament_due: dict[str, float] = {}  # running tournament -> next sweep
 
     def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
         """The result of an applied request, unless it has expired (removed then)."""
@@ -88,6 +104,7 @@ class MemoryStore(GameStore):
         if game.game_id in self._games:
             raise ValueError(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
+        stored.luck = game.luck
         self._games[game.game_id] = stored
         self._schedule(game.game_id, game.bot_due_in)
         return self._append(stored, game.events)
@@ -103,6 +120,7 @@ class MemoryStore(GameStore):
             request_result=copy.deepcopy(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else 0,
             bot_status=game.bot_status,
+            luck=game.luck,
         )
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -120,6 +138,7 @@ class MemoryStore(GameStore):
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
+        luck: str | None = None,
     ) -> CommitResult:
         game = self._games.get(game_id)
         if game is None:
@@ -130,6 +149,8 @@ class MemoryStore(GameStore):
         if game.version != expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
         game.state, game.version, game.status = state, new_version, status
+        if luck is not None:
+            game.luck = luck
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
             game.request_times[request_key] = time.time()
@@ -254,9 +275,119 @@ class MemoryStore(GameStore):
         if game is not None:
             game.bot_status = f"{version}:{status}"
 
+    # ------------------------------------------------------------------ tournaments
+    def _tournament_append(self, tournament: _Tournament, events: list[dict[str, Any]]) -> None:
+        for data in events:
+            tournament.events.append(StoredEvent(len(tournament.events) + 1, copy.deepcopy(data)))
+        if events:
+            tournament.changed.set()
+            tournament.changed = asyncio.Event()
+
+    async def create_tournament(
+        self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        if name in self._tournaments:
+            return False
+        tournament = _Tournament(copy.deepcopy(record), status)
+        self._tournaments[name] = tournament
+        self._tournament_due[name] = 0.0
+        self._tournament_append(tournament, events)
+        return True
+
+    async def load_tournament(self, name: str) -> TournamentSnapshot | None:
+        t = self._tournaments.get(name)
+        if t is None:
+            return None
+        return TournamentSnapshot(
+            name=name,
+            record=copy.deepcopy(t.record),
+            status=t.status,
+            tables=copy.deepcopy(t.tables),
+            results=copy.deepcopy(t.results),
+            entrants=dict(t.entrants),
+            deadlines=copy.deepcopy(t.deadlines),
+            last_event_id=len(t.events),
+        )
+
+    async def list_tournaments(self, limit: int = 100) -> list[str]:
+        return list(self._tournaments)[::-1][:limit]
+
+    async def start_table(
+        self, name: str, index: int, table: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        t = self._tournaments.get(name)
+        if t is None or index in t.tables:
+            return False
+        t.tables[index] = copy.deepcopy(table)
+        self._tournament_append(t, events)
+        return True
+
+    async def finish_table(
+        self, name: str, index: int, result: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        t = self._tournaments.get(name)
+        if t is None or index in t.results:
+            return False
+        t.results[index] = copy.deepcopy(result)
+        self._tournament_append(t, events)
+        return True
+
+    async def set_tournament_status(
+        self, name: str, status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        t = self._tournaments.get(name)
+        if t is None or t.status != "running":
+            return False
+        t.status = status
+        self._tournament_due.pop(name, None)
+        self._tournament_append(t, events)
+        return True
+
+    async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
+        t = self._tournaments.get(name)
+        if t is None or entrant in t.entrants:
+            return False
+        t.entrants[entrant] = token_hash
+        return True
+
+    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
+        t = self._tournaments.get(name)
+        if t is not None:
+            t.deadlines[game_id] = copy.deepcopy(deadline)
+
+    async def tournament_events(
+        self, name: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]:
+        t = self._tournaments.get(name)
+        return [] if t is None else t.events[after : after + limit]
+
+    async def wait_tournament_events(
+        self, name: str, after: int, timeout: float
+    ) -> list[StoredEvent]:
+        found = await self.tournament_events(name, after)
+        t = self._tournaments.get(name)
+        if found or t is None:
+            return found
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(t.changed.wait(), timeout)
+        return await self.tournament_events(name, after)
+
+    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
+        now = time.monotonic()
+        due = sorted((at, n) for n, at in self._tournament_due.items() if at <= now)[:limit]
+        for _, name in due:
+            self._tournament_due[name] = now + lease
+        return [name for _, name in due]
+
+    async def renew_tournament(self, name: str, lease: float) -> None:
+        if name in self._tournament_due:
+            self._tournament_due[name] = time.monotonic() + lease
+
     async def close(self) -> None:
         self._games.clear()
         self._bot_due.clear()
+        self._tournaments.clear()
+        self._tournament_due.clear()
 
 
 class _MemoryEventReader(EventReader):

@@ -4,7 +4,8 @@ Keys per game share the hash tag ``{game_id}`` so that a Redis Cluster keeps the
 in one slot and the Lua scripts below (which touch several of them) stay legal:
 
     <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
-                            event id given out), touched (ms of the last event)
+                            event id given out), touched (ms of the last event), luck
+                            (deal-stream games: chance draws so far per kind, JSON)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
     <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
                             expiring after ``request_ttl`` (set atomically by the commit)
@@ -16,6 +17,18 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
     <prefix>:botturns       sorted set: game ids whose bot is to move, by the Redis-time
                             (ms) their turn is due or their lease runs out
+
+Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
+
+    <prefix>:tournament:{t:name}:meta       hash: record (JSON), status, seq (last event id)
+    <prefix>:tournament:{t:name}:tables     hash: table index -> JSON (set once: started)
+    <prefix>:tournament:{t:name}:results    hash: table index -> JSON (set once: finished)
+    <prefix>:tournament:{t:name}:entrants   hash: external entrant -> sha256(token)
+    <prefix>:tournament:{t:name}:deadlines  hash: game id -> JSON (an external seat's clock)
+    <prefix>:tournament:{t:name}:events     stream: "<event id>-0", field "e" = JSON
+    <prefix>:tournaments      sorted set: tournament names by creation time (the index)
+    <prefix>:tournamentsweep  sorted set: running tournaments by the Redis time (ms) of
+                              their next sweep or the end of a replica's lease
 
 The bot-turn schedule is written inside the commit script with the game's keys, so
 a due bot turn is never lost between a commit and its scheduling (on a Redis
@@ -42,6 +55,7 @@ from services.stores.base import (
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentSnapshot,
 )
 from services.stores.timing import time_store_calls
 
@@ -63,8 +77,9 @@ else
   local t = redis.call('TIME')
   redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[7]), ARGV[8])
 end
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)) end
 local result = {'applied', ARGV[2]}
-for i = 9, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
+for i = 10, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
 """
 
@@ -79,10 +94,11 @@ return true
 # Score 0 in the schedule: due at once, first in line.
 _CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0)
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
+           'luck', ARGV[7])
 if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
-for i = 7, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
+for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
 """
 
@@ -100,12 +116,13 @@ end
 
 # One atomic read of everything a request needs, in one round trip.
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq')
+local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq',
+                       'luck')
 if not game[1] then return false end
 local previous = false
 if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
-        game[6] or '0', game[5]}
+        game[6] or '0', game[5], game[7]}
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -142,6 +159,49 @@ return tostring(tonumber(score) - now)
 _SET_BOT_STATUS = """
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'botstatus', ARGV[1]) end
 """
+
+
+# Tournament writes: each set-if-absent (or status change) appends its events at once.
+_T_APPEND = """
+local function tappend(meta, stream, event)
+  local id = redis.call('HINCRBY', meta, 'seq', 1)
+  redis.call('XADD', stream, id .. '-0', 'e', event)
+  return id
+end
+"""
+
+_T_CREATE = """
+if redis.call('HSETNX', KEYS[1], 'record', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'seq', 0)
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+redis.call('ZADD', KEYS[4], 0, ARGV[3])
+for i = 5, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
+return 1
+"""
+
+_T_SET_ONCE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+for i = 3, #ARGV do tappend(KEYS[1], KEYS[3], ARGV[i]) end
+return 1
+"""
+
+_T_STATUS = """
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[1])
+for i = 3, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
+return 1
+"""
+
+_T_RENEW = (
+    _NOW_MS
+    + """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+end
+"""
+)
 
 
 def _ms(seconds: float | None) -> str:
@@ -197,6 +257,11 @@ class RedisStore(GameStore):
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
+        self._t_create = client.register_script(_T_APPEND + _T_CREATE)
+        self._t_set_once = client.register_script(_T_APPEND + _T_SET_ONCE)
+        self._t_status = client.register_script(_T_APPEND + _T_STATUS)
+        self._t_renew = client.register_script(_T_RENEW)
+        self._t_claim = client.register_script(_CLAIM_BOT_TURNS)
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
@@ -242,6 +307,7 @@ class RedisStore(GameStore):
                 game.status,
                 "1" if game.bot_due_in is not None else "0",
                 game.game_id,
+                game.luck,
                 *(_dumps(e) for e in game.events),
             ],
         )
@@ -263,7 +329,7 @@ class RedisStore(GameStore):
         )
         if not reply:
             return None
-        meta, state, version, status, tokens, previous, last_id, bot_status = reply
+        meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -274,6 +340,7 @@ class RedisStore(GameStore):
             request_result=json.loads(previous) if previous else None,
             last_event_id=int(last_id),
             bot_status=bot_status.decode() if bot_status else "",
+            luck=luck.decode() if luck else "",
         )
 
     async def commit(
@@ -287,6 +354,7 @@ class RedisStore(GameStore):
         request_key: str | None = None,
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
+        luck: str | None = None,
     ) -> CommitResult:
         reply = await self._commit(
             keys=[
@@ -304,6 +372,7 @@ class RedisStore(GameStore):
                 _dumps(request_result or {}),
                 _ms(bot_due_in),
                 game_id,
+                "" if luck is None else "=" + luck,  # '=': set (even to empty)
                 *(_dumps(e) for e in events),
             ],
         )
@@ -439,6 +508,111 @@ class RedisStore(GameStore):
 
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])
+
+    # ------------------------------------------------------------------ tournaments
+    def _tkey(self, name: str, part: str) -> str:
+        return f"{self._prefix}:tournament:{{t:{name}}}:{part}"
+
+    async def create_tournament(
+        self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        created = await self._t_create(
+            keys=[
+                self._tkey(name, "meta"),
+                self._tkey(name, "events"),
+                f"{self._prefix}:tournaments",
+                f"{self._prefix}:tournamentsweep",
+            ],
+            args=[_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
+        )
+        return bool(created)
+
+    async def load_tournament(self, name: str) -> TournamentSnapshot | None:
+        pipe = self._redis.pipeline(transaction=True)  # one slot: an atomic read
+        pipe.hmget(self._tkey(name, "meta"), "record", "status", "seq")
+        for part in ("tables", "results", "entrants", "deadlines"):
+            pipe.hgetall(self._tkey(name, part))
+        (record, status, seq), tables, results, entrants, deadlines = await pipe.execute()
+        if record is None:
+            return None
+        return TournamentSnapshot(
+            name=name,
+            record=json.loads(record),
+            status=status.decode(),
+            tables={int(k): json.loads(v) for k, v in tables.items()},
+            results={int(k): json.loads(v) for k, v in results.items()},
+            entrants={k.decode(): v.decode() for k, v in entrants.items()},
+            deadlines={k.decode(): json.loads(v) for k, v in deadlines.items()},
+            last_event_id=int(seq or 0),
+        )
+
+    async def list_tournaments(self, limit: int = 100) -> list[str]:
+        names = await self._redis.zrevrange(f"{self._prefix}:tournaments", 0, max(0, limit - 1))
+        return [raw.decode() for raw in names]
+
+    async def _set_once(
+        self, name: str, part: str, field: str, value: Any, events: list[dict[str, Any]]
+    ) -> bool:
+        keys = [self._tkey(name, "meta"), self._tkey(name, part), self._tkey(name, "events")]
+        done = await self._t_set_once(keys=keys, args=[field, _dumps(value), *map(_dumps, events)])
+        return bool(done)
+
+    async def start_table(
+        self, name: str, index: int, table: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        return await self._set_once(name, "tables", str(index), table, events)
+
+    async def finish_table(
+        self, name: str, index: int, result: dict[str, Any], events: list[dict[str, Any]]
+    ) -> bool:
+        return await self._set_once(name, "results", str(index), result, events)
+
+    async def set_tournament_status(
+        self, name: str, status: str, events: list[dict[str, Any]]
+    ) -> bool:
+        done = await self._t_status(
+            keys=[
+                self._tkey(name, "meta"),
+                self._tkey(name, "events"),
+                f"{self._prefix}:tournamentsweep",
+            ],
+            args=[name, status, *map(_dumps, events)],
+        )
+        return bool(done)
+
+    async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
+        if not await self._redis.exists(self._tkey(name, "meta")):
+            return False
+        return bool(await self._redis.hsetnx(self._tkey(name, "entrants"), entrant, token_hash))
+
+    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
+        await self._redis.hset(self._tkey(name, "deadlines"), game_id, _dumps(deadline))
+
+    async def tournament_events(
+        self, name: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]:
+        start = _stream_id(after, exclusive=True)
+        entries = await self._redis.xrange(self._tkey(name, "events"), start, "+", count=limit)
+        return self._decode(entries)
+
+    async def wait_tournament_events(
+        self, name: str, after: int, timeout: float
+    ) -> list[StoredEvent]:
+        reply = await self._redis.xread(
+            {self._tkey(name, "events"): _stream_id(after)},
+            count=1000,
+            block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
+        )
+        return self._decode(reply[0][1]) if reply else []
+
+    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
+        names = await self._t_claim(
+            keys=[f"{self._prefix}:tournamentsweep"], args=[limit, _ms(lease)]
+        )
+        return [raw.decode() for raw in names]
+
+    async def renew_tournament(self, name: str, lease: float) -> None:
+        await self._t_renew(keys=[f"{self._prefix}:tournamentsweep"], args=[name, _ms(lease)])
 
     async def close(self) -> None:
         await self._redis.aclose()

@@ -1,8 +1,10 @@
-"""Tournaments, the pure core: definitions, seat-balanced schedules, standings and ratings.
+"""Tournaments: the service runs them itself, on the same store and bot workers as any game.
 
-No I/O, no clocks, no store and no wire format: plain dataclasses and functions that the
-service's tournament runner calls. ``model`` holds the data; ``schedule`` says which
-entrants sit where at every table; ``report`` turns finished tables into standings,
-ratings, a crosstable and seat shares; ``intervals`` is the confidence-interval math the
-bot benchmarks share. May import the standard library, ``games`` and ``openskill``.
+The pure core (no I/O, no clocks, no store, no wire format; imports only the standard
+library, ``games`` and ``openskill``): ``model`` holds the data, ``schedule`` says which
+entrants sit where at every table, ``report`` turns finished tables into standings,
+ratings, a crosstable and seat shares, ``intervals`` is the confidence-interval math the
+bot benchmarks share. On top of it, the service side: ``records`` (stored forms and seat
+tokens), ``runner`` (the sweep every replica runs), ``service`` (what the RPCs do) and
+``wire`` (protobuf conversion).
 """
