@@ -13,6 +13,10 @@ from services.server import ServerConfig, ServerThread
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 
+# The real Celery worker and the service that hands it bot turns (tests/workers,
+# tests/tournament_service): one plugin, so the session's worker is started once.
+pytest_plugins = ["tests.celery_fixtures"]
+
 REDIS_URL = os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 

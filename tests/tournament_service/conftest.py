@@ -6,12 +6,6 @@ import pytest
 
 from gamehost import Client
 from services.server import ServerConfig, ServerThread
-from tests.workers.conftest import (  # noqa: F401  (a real Celery worker, for test_replicas)
-    celery_app,
-    celery_client,
-    celery_server,
-    celery_worker,
-)
 
 
 @pytest.fixture(params=["memory", "redis"])

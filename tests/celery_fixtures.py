@@ -1,4 +1,8 @@
-"""A real Celery worker process on the real Redis, and a service that hands it bot turns."""
+"""A real Celery worker process on the real Redis, and a service that hands it bot turns.
+
+One plugin for the whole suite (tests/conftest.py loads it), so the session's worker and
+the Celery app's queue and key prefix are set up once: two copies of these session
+fixtures would re-point the shared app while the first worker still listens."""
 
 from __future__ import annotations
 
