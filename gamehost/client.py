@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -120,6 +121,18 @@ class Client:
                 f"no gamehost server answers at {self.target} (waited {timeout:g} s)",
             ) from None
 
+    def _stream(self, method, request) -> Iterator[Any]:
+        """A server stream's replies, its errors as GameError (a client's own cancel
+        ends it quietly), cancelled when the caller stops reading."""
+        stream = method(request, metadata=self._metadata)
+        try:
+            yield from stream
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                raise GameError(exc.code(), exc.details()) from None
+        finally:
+            stream.cancel()
+
     def _call(self, method, request, retry: bool = False):
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
@@ -214,17 +227,10 @@ class Client:
         move after it; the newest one that leaves you to move carries your legal
         actions. A stream is not retried: on UNAVAILABLE, watch again with ``after`` =
         the last event id received."""
-        stream = self._stub.WatchGame(
+        yield from self._stream(
+            self._stub.WatchGame,
             pb.WatchGameRequest(game_id=game_id, token=token, after_event_id=after),
-            metadata=self._metadata,
         )
-        try:
-            yield from stream
-        except grpc.RpcError as exc:
-            if exc.code() != grpc.StatusCode.CANCELLED:
-                raise GameError(exc.code(), exc.details()) from None
-        finally:
-            stream.cancel()
 
     def record(
         self, game_id: str, token: str = "", *, include_views: bool = False
@@ -270,17 +276,10 @@ class Client:
         """Tables started and finished, standings updated; ends after the tournament's
         end. With an entrant token, a started table that seats you carries your seat
         and seat token. Not retried: watch again with ``after`` = the last event id."""
-        stream = self._stub.WatchTournament(
+        yield from self._stream(
+            self._stub.WatchTournament,
             pb.WatchTournamentRequest(name=name, after_event_id=after, entrant_token=entrant_token),
-            metadata=self._metadata,
         )
-        try:
-            yield from stream
-        except grpc.RpcError as exc:
-            if exc.code() != grpc.StatusCode.CANCELLED:
-                raise GameError(exc.code(), exc.details()) from None
-        finally:
-            stream.cancel()
 
     def join_tournament(self, name: str, entrant: str) -> str:
         """Register as the external entrant ``entrant``; returns its entrant token
