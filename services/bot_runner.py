@@ -286,11 +286,14 @@ class BotRunner:
 
     async def close(self) -> None:
         self._closing = True
-        tasks = list(self._games.values())
-        if self._sweeper is not None:
-            tasks.append(self._sweeper)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all([*self._games.values(), self._sweeper])
         self._games.clear()
         await self._executor.close()
+
+
+async def cancel_all(tasks: list[asyncio.Task | None]) -> None:
+    """Cancel a runner's tasks (None: one never started) and wait until all have ended."""
+    started = [task for task in tasks if task is not None]
+    for task in started:
+        task.cancel()
+    await asyncio.gather(*started, return_exceptions=True)

@@ -25,6 +25,7 @@ from typing import Any
 import bots
 from services import events as ev
 from services import play
+from services.bot_runner import cancel_all
 from services.bot_turns import bot_seed
 from services.host import GameHost, SeatSpec, hash_token
 from services.kinds import EventKind, GameStatus, SeatKind
@@ -323,10 +324,5 @@ class TournamentRunner:
 
     async def close(self) -> None:
         self._closing = True
-        tasks = list(self._active.values())
-        if self._sweeper is not None:
-            tasks.append(self._sweeper)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_all([*self._active.values(), self._sweeper])
         self._active.clear()
