@@ -110,7 +110,18 @@ def test_refused_streams_are_http_errors(served):
     assert tournament.status == 404
 
 
-def test_closed_streams_leave_no_subscriber(served):
+@pytest.fixture(params=["memory", "redis"])
+def quiet(request):
+    """A server whose streams send no heartbeat for minutes: a stream must end when the
+    browser goes, not when a write to it next fails."""
+    redis_url = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    prefix = request.getfixturevalue("redis_prefix") if redis_url else "gamehost"
+    with Served(gateway_config(redis_url, prefix, http_heartbeat=600)) as served:
+        yield served
+
+
+def test_closed_streams_leave_no_subscriber(quiet):
+    served = quiet
     hub = served.thread.running.host.hub
     games = [two_humans(served.http, seed=s)[0] for s in range(3)]
     streams = [served.http.stream(f"/v1/games/{games[i % 3]}/events") for i in range(12)]
