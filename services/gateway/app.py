@@ -190,7 +190,7 @@ class HttpGateway:
         except CallFailed as failed:
             if not response.prepared:
                 return _error(failed.code, failed.message)
-            await send(sse.frame("error", json.dumps(error_body(failed.code, failed.message))))
+            await send(sse.frame(sse.FAILED, json.dumps(error_body(failed.code, failed.message))))
         except (ConnectionResetError, ConnectionError):
             pass  # the browser went away; the call has ended
         finally:
