@@ -226,6 +226,7 @@ def test_unknown_routes_are_404_and_wrong_verbs_405(served):
     http = served.http
     before = served.fingerprint(ZERO_GAME)
     error_of(http.get("/v1/nothing-here"), 404, "NOT_FOUND")
+    error_of(http.get("/v1"), 404, "NOT_FOUND")
     error_of(http.post(f"/v1/games/{ZERO_GAME}:explode"), 404, "NOT_FOUND")
     error_of(http.get("/v1/games/a/b/c"), 404, "NOT_FOUND")
     wrong = http.request("DELETE", "/v1/games")
