@@ -20,6 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class GameExists(ValueError):
+    """Raised by ``GameStore.create`` when a game with that id is already stored."""
+
+
 @dataclass(frozen=True)
 class NewGame:
     game_id: str
@@ -115,7 +119,8 @@ class GameStore(ABC):
 
     @abstractmethod
     async def create(self, game: NewGame) -> list[int]:
-        """Store a new game with its first events; returns their event ids."""
+        """Store a new game with its first events; returns their event ids. Raises
+        ``GameExists`` (and changes nothing) if the id is taken."""
 
     @abstractmethod
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:

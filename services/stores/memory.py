@@ -22,6 +22,7 @@ from services.stores.base import (
     CommitOutcome,
     CommitResult,
     EventReader,
+    GameExists,
     GameStore,
     NewGame,
     Snapshot,
@@ -102,7 +103,7 @@ class MemoryStore(GameStore):
 
     async def create(self, game: NewGame) -> list[int]:
         if game.game_id in self._games:
-            raise ValueError(f"game {game.game_id} exists")
+            raise GameExists(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
         stored.luck = game.luck
         self._games[game.game_id] = stored

@@ -51,6 +51,7 @@ from services.stores.base import (
     CommitOutcome,
     CommitResult,
     EventReader,
+    GameExists,
     GameStore,
     NewGame,
     Snapshot,
@@ -312,7 +313,7 @@ class RedisStore(GameStore):
             ],
         )
         if ids is None:
-            raise ValueError(f"game {game.game_id} exists")
+            raise GameExists(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
         await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
         return [int(i) for i in ids]

@@ -74,6 +74,15 @@ def ordered_results(snapshot: TournamentSnapshot) -> list[TableResult]:
     return [result_from(snapshot.results[i]) for i in sorted(snapshot.results)]
 
 
+def table_game_id(secret: bytes, snapshot: TournamentSnapshot, index: int) -> str:
+    """The game id of table ``index``, the same on every replica (so racing replicas
+    create one game, never an orphan) and new for a tournament created again under an
+    expired one's name (its creation time is mixed in). Shaped like any game id."""
+    created = repr(snapshot.record.get("created", 0.0))
+    message = f"tournament-table:{snapshot.name}:{created}:{index}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
+
+
 def seat_token(secret: bytes, tournament: str, entrant: str, game_id: str, seat: int) -> str:
     """The seat token of an external entrant at one table, derived from the server
     secret: the runner claims the seat with its hash, and the entrant is told it on

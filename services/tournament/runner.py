@@ -27,6 +27,7 @@ from services import events as ev
 from services import play
 from services.bot_runner import cancel_all
 from services.bot_turns import bot_seed
+from services.errors import AlreadyExists
 from services.host import GameHost, SeatSpec, hash_token
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import CommitOutcome, GameStore, Snapshot, TournamentSnapshot
@@ -179,7 +180,7 @@ class TournamentRunner:
                 break
             if table.index in snapshot.tables:
                 continue
-            await self._start(defn, table)
+            await self.start_table(snapshot, defn, table)
             await self._store.renew_tournament(name, self.LEASE)  # still ours
             running += 1
         if len(results) >= total_tables(defn):
@@ -236,7 +237,14 @@ class TournamentRunner:
             "game_id": game_id,
         }
 
-    async def _start(self, defn: Definition, table: Table) -> str:
+    async def start_table(
+        self, snapshot: TournamentSnapshot, defn: Definition, table: Table
+    ) -> str:
+        """Create the table's game under its own id (or find it, when another replica
+        or an earlier sweep that died created it first), then record the table as
+        started: whoever wins that record, it names the one game."""
+        secret = await self._store.secret()
+        game_id = records.table_game_id(secret, snapshot, table.index)
         seats = []
         for entrant_index in table.seats:
             entrant = defn.entrants[entrant_index]
@@ -244,23 +252,29 @@ class TournamentRunner:
                 seats.append(SeatSpec(SeatKind.BOT, entrant.level, entrant.name))
             else:
                 seats.append(SeatSpec(SeatKind.HUMAN, name=entrant.name))
-        view = await self._host.create_game(
-            defn.game,
-            seats,
-            dict(defn.options),
-            seed=table.deal,
-            tournament={"name": defn.name, "round": table.round, "table": table.index},
-            deal_key=f"tournament:{defn.name}:deal:{table.deal}",
-            deal_stream=defn.duplicate,
-        )
-        game_id = view.snapshot.game_id
-        secret = await self._store.secret()
+        try:
+            view = await self._host.create_game(
+                defn.game,
+                seats,
+                dict(defn.options),
+                seed=table.deal,
+                tournament={"name": defn.name, "round": table.round, "table": table.index},
+                deal_key=f"tournament:{defn.name}:deal:{table.deal}",
+                deal_stream=defn.duplicate,
+                game_id=game_id,
+            )
+            snapshot_version, to_move = view.snapshot.version, view.state.current_player()
+        except AlreadyExists:
+            game = await self._store.load(game_id)
+            if game is None:  # gone again at once (expired): the next sweep sees to it
+                return game_id
+            snapshot_version, to_move = game.version, play.load_state(game).current_player()
         for seat, entrant_index in enumerate(table.seats):
             entrant = defn.entrants[entrant_index]
             if not entrant.level:
+                # Set-if-absent: a seat the first creator claimed stays as it was.
                 token = records.seat_token(secret, defn.name, entrant.name, game_id, seat)
-                to_move = view.state.current_player()
-                joined = ev.joined_event(seat, entrant.name, view.snapshot.version, to_move)
+                joined = ev.joined_event(seat, entrant.name, snapshot_version, to_move)
                 await self._store.claim_seat(game_id, seat, hash_token(token), joined)
         event = {
             "kind": TournamentEventKind.TABLE_STARTED,
@@ -268,8 +282,7 @@ class TournamentRunner:
         }
         record = {"game_id": game_id, "table": records.table_json(table)}
         if not await self._store.start_table(defn.name, table.index, record, [event]):
-            # Another replica started it first: this game is left over, unplayed by
-            # anyone counted; the tournament uses the other one.
+            # Another replica recorded it first, with the same game: nothing is left over.
             log.info("tournament %s: table %d was started elsewhere", defn.name, table.index)
         return game_id
 
