@@ -46,13 +46,16 @@ def table_from(data: dict[str, Any]) -> Table:
 
 
 def result_json(result: TableResult, finished_at: float) -> dict[str, Any]:
-    return {
+    data = {
         "table": table_json(result.table),
         "returns": list(result.returns),
         "game_id": result.game_id,
         "timeouts": list(result.timeouts),
         "finished_at": finished_at,  # progress only: never part of a report
     }
+    if result.error:
+        data["error"] = result.error
+    return data
 
 
 def result_from(data: dict[str, Any]) -> TableResult:
@@ -61,6 +64,7 @@ def result_from(data: dict[str, Any]) -> TableResult:
         tuple(data["returns"]),
         data["game_id"],
         tuple(data["timeouts"]),
+        data.get("error", ""),
     )
 
 

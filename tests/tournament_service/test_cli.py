@@ -5,6 +5,7 @@ killed with -9 resumes to the same JSON."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -37,6 +38,7 @@ TOP_FIELDS = {
     "standings",
     "seat_win_share",
     "timeouts",
+    "errors",
 }
 STANDING_FIELDS = {
     "entrant",
@@ -71,13 +73,16 @@ def check_report(report: dict) -> None:
     assert sorted(row["entrant"] for row in report["standings"]) == ["greedy", "r2", "random"]
     assert sum(row["games"] for row in report["standings"]) == 6 * 2
     assert len(report["seat_win_share"]) == 2
-    assert report["timeouts"] == 0
+    assert report["timeouts"] == 0 and report["errors"] == 0
 
 
 def test_same_command_twice_in_memory_prints_the_same_json(tmp_path):
     first, done = run(["--out", str(tmp_path)])
     check_report(first)
     assert "6/6 games finished" in done.stderr  # progress lines: stderr is not a terminal
+    # Before the end, each line says the time left at the pace so far.
+    assert re.search(r": [1-5]/6 games finished, about \d+ s left\n", done.stderr), done.stderr
+    assert "timeouts 0  errors 0" in done.stdout  # under the standings table
     second, _ = run([])
     assert first == second
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
