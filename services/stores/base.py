@@ -278,6 +278,13 @@ class GameStore(ABC):
         """Like ``tournament_events`` but waits up to ``timeout`` s for at least one."""
 
     @abstractmethod
+    async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        """Delete every tournament that ended (finished or cancelled) more than
+        ``finished_retention`` seconds ago, or still running with no event for
+        ``idle_expiry`` seconds: the policy of ``expire_games``. Returns their names.
+        Their table games are ordinary games and expire as such."""
+
+    @abstractmethod
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
         """Up to ``limit`` running tournaments due a sweep, each leased for ``lease`` s."""
 

@@ -57,6 +57,7 @@ class _Tournament:
     deadlines: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    touched: float = field(default_factory=time.time)  # the last event or status change
 
 
 class MemoryStore(GameStore):
@@ -281,6 +282,7 @@ class MemoryStore(GameStore):
         for data in events:
             tournament.events.append(StoredEvent(len(tournament.events) + 1, copy.deepcopy(data)))
         if events:
+            tournament.touched = time.time()
             tournament.changed.set()
             tournament.changed = asyncio.Event()
 
@@ -340,6 +342,7 @@ class MemoryStore(GameStore):
         if t is None or t.status != "running":
             return False
         t.status = status
+        t.touched = time.time()  # when it ended: its retention counts from here
         self._tournament_due.pop(name, None)
         self._tournament_append(t, events)
         return True
@@ -372,6 +375,19 @@ class MemoryStore(GameStore):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(t.changed.wait(), timeout)
         return await self.tournament_events(name, after)
+
+    async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        now = time.time()
+        gone = [
+            name
+            for name, t in self._tournaments.items()
+            if now - t.touched > (idle_expiry if t.status == "running" else finished_retention)
+        ]
+        for name in gone:
+            tournament = self._tournaments.pop(name)
+            self._tournament_due.pop(name, None)
+            tournament.changed.set()  # a waiting watch looks again, and finds it gone
+        return gone
 
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
         now = time.monotonic()

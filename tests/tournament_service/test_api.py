@@ -255,3 +255,25 @@ def test_a_table_whose_game_is_lost_fails_and_the_tournament_goes_on(memory_serv
     lines = [json.loads(line) for line in final.exports["games.jsonl"].splitlines()]
     assert lines[0]["returns"] == [] and "deleted" in lines[0]["error"]
     assert all("error" not in line for line in lines[1:])
+
+
+def test_a_finished_tournament_expires_after_the_finished_retention():
+    config = ServerConfig(port=0, bot_workers=1, finished_retention=0.5)
+    with ServerThread(config) as server, Client(server.target) as client:
+        client.create_tournament(definition("short-lived", games=2))
+        for _ in client.watch_tournament("short-lived"):
+            pass  # ends with the tournament
+
+        def expired() -> bool:
+            try:
+                client.tournament("short-lived")
+            except GameError as exc:
+                assert exc.code == grpc.StatusCode.NOT_FOUND
+                return True
+            return False
+
+        wait_until(expired, timeout=30, what="the finished tournament to expire")
+        assert client.list_tournaments() == []
+        # Its name is free again: the same definition starts a new tournament.
+        again = client.create_tournament(definition("short-lived", games=2))
+        assert again.status == pb.TOURNAMENT_RUNNING and again.progress.finished_games == 0

@@ -52,6 +52,55 @@ async def test_running_tournaments_are_leased_to_one_sweeper(store):
     assert await store.claim_tournaments(10, lease=30.0) == []
 
 
+async def eventually(check, what: str, timeout: float = 10.0):
+    """Poll an async check until it returns something truthy (no fixed sleeps)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (result := await check()):
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+    return result
+
+
+async def test_ended_tournaments_expire_after_their_retention(store):
+    for name in ("done", "cancelled", "live"):
+        assert await store.create_tournament(name, {"created": 1.0}, "running", [{"kind": "a"}])
+    await store.start_table("done", 0, {"game_id": "g"}, [{"kind": "started"}])
+    await store.finish_table("done", 0, {"returns": [1, 0]}, [{"kind": "finished"}])
+    await store.claim_entrant("done", "me", "hash")
+    await store.set_deadline("done", "g", {"version": 1, "at": 2.0})
+    assert await store.set_tournament_status("done", "finished", [{"kind": "end"}])
+    assert await store.set_tournament_status("cancelled", "cancelled", [])
+    assert await store.expire_tournaments(finished_retention=3600, idle_expiry=3600) == []
+
+    async def ended_gone():
+        await store.expire_tournaments(finished_retention=0.2, idle_expiry=3600)
+        return await store.list_tournaments() == ["live"]
+
+    await eventually(ended_gone, "the ended tournaments to expire")
+    for name in ("done", "cancelled"):
+        assert await store.load_tournament(name) is None
+        assert await store.tournament_events(name) == []
+    assert (await store.load_tournament("live")).last_event_id == 1
+    # Out of the sweep schedule too: only the running one is ever claimed.
+    assert await store.claim_tournaments(10, lease=30.0) == ["live"]
+    # A name set free takes a new tournament, with a log of its own from event 1.
+    assert await store.create_tournament("done", {"created": 2.0}, "running", [{"kind": "b"}])
+    assert [e.event_id for e in await store.tournament_events("done")] == [1]
+
+
+async def test_idle_running_tournaments_expire(store):
+    await store.create_tournament("idle", {}, "running", [])
+    assert await store.expire_tournaments(finished_retention=3600, idle_expiry=3600) == []
+
+    async def idle_gone():
+        return "idle" in await store.expire_tournaments(finished_retention=3600, idle_expiry=0.2)
+
+    await eventually(idle_gone, "the idle tournament to expire")
+    assert await store.load_tournament("idle") is None
+    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert not await store.start_table("idle", 0, {"game_id": "g"}, [{"kind": "started"}])
+
+
 async def test_a_waiting_watch_wakes_on_a_new_event(store):
     await store.create_tournament("w", {}, "running", [])
     waiting = asyncio.ensure_future(store.wait_tournament_events("w", 0, 5.0))
