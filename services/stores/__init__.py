@@ -6,9 +6,11 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 
@@ -18,9 +20,11 @@ __all__ = [
     "EventReader",
     "GameExists",
     "GameStore",
+    "LogId",
     "NewGame",
     "Snapshot",
     "StoredEvent",
+    "TournamentLog",
     "TournamentSnapshot",
     "open_store",
 ]

@@ -24,9 +24,11 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 
@@ -56,7 +58,6 @@ class _Tournament:
     entrants: dict[str, str] = field(default_factory=dict)
     deadlines: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
     touched: float = field(default_factory=time.time)  # the last event or status change
 
 
@@ -283,8 +284,8 @@ class MemoryStore(GameStore):
             tournament.events.append(StoredEvent(len(tournament.events) + 1, copy.deepcopy(data)))
         if events:
             tournament.touched = time.time()
-            tournament.changed.set()
-            tournament.changed = asyncio.Event()
+            for reader in self._readers:
+                reader.changed.set()
 
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
@@ -362,19 +363,13 @@ class MemoryStore(GameStore):
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:
-        t = self._tournaments.get(name)
-        return [] if t is None else t.events[after : after + limit]
+        return self._log_after(TournamentLog(name), after, limit)
 
-    async def wait_tournament_events(
-        self, name: str, after: int, timeout: float
-    ) -> list[StoredEvent]:
-        found = await self.tournament_events(name, after)
-        t = self._tournaments.get(name)
-        if found or t is None:
-            return found
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(t.changed.wait(), timeout)
-        return await self.tournament_events(name, after)
+    def _log_after(self, log: LogId, after: int, limit: int = 1000) -> list[StoredEvent]:
+        if isinstance(log, TournamentLog):
+            t = self._tournaments.get(log.name)
+            return [] if t is None else t.events[after : after + limit]  # ids are 1, 2, 3...
+        return self._events_after(log, after, limit)
 
     async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
         now = time.time()
@@ -384,9 +379,8 @@ class MemoryStore(GameStore):
             if now - t.touched > (idle_expiry if t.status == "running" else finished_retention)
         ]
         for name in gone:
-            tournament = self._tournaments.pop(name)
+            del self._tournaments[name]
             self._tournament_due.pop(name, None)
-            tournament.changed.set()  # a waiting watch looks again, and finds it gone
         return gone
 
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
@@ -414,17 +408,17 @@ class _MemoryEventReader(EventReader):
         self._store = store
         self.changed = asyncio.Event()
 
-    def _found(self, positions: Mapping[str, int]) -> dict[str, list[StoredEvent]]:
+    def _found(self, positions: Mapping[LogId, int]) -> dict[LogId, list[StoredEvent]]:
         found = {}
-        for game_id, after in positions.items():
-            events = self._store._events_after(game_id, after)
+        for log, after in positions.items():
+            events = self._store._log_after(log, after)
             if events:
-                found[game_id] = events
+                found[log] = events
         return found
 
     async def read(
-        self, positions: Mapping[str, int], timeout: float
-    ) -> dict[str, list[StoredEvent]]:
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
         found = self._found(positions)
         if found:
             return found

@@ -54,9 +54,11 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 from services.stores.timing import time_store_calls
@@ -522,6 +524,12 @@ class RedisStore(GameStore):
     def _tkey(self, name: str, part: str) -> str:
         return f"{self._prefix}:tournament:{{t:{name}}}:{part}"
 
+    def _log_key(self, log: LogId) -> str:
+        """The stream of a game's or a tournament's log."""
+        if isinstance(log, TournamentLog):
+            return self._tkey(log.name, "events")
+        return self._key(log, "events")
+
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
@@ -604,16 +612,6 @@ class RedisStore(GameStore):
         entries = await self._redis.xrange(self._tkey(name, "events"), start, "+", count=limit)
         return self._decode(entries)
 
-    async def wait_tournament_events(
-        self, name: str, after: int, timeout: float
-    ) -> list[StoredEvent]:
-        reply = await self._redis.xread(
-            {self._tkey(name, "events"): _stream_id(after)},
-            count=1000,
-            block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
-        )
-        return self._decode(reply[0][1]) if reply else []
-
     async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
         """One pass over the index, as ``expire_games``; a tournament stored before
         ``touched`` was kept counts from its creation (its score in the index)."""
@@ -662,7 +660,7 @@ WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one co
 
 
 class _RedisEventReader(EventReader):
-    """One XREAD over every watched game's stream; ``wake`` ends a blocked XREAD early
+    """One XREAD over every watched log's stream; ``wake`` ends a blocked XREAD early
     with CLIENT UNBLOCK (else it returns at its block timeout)."""
 
     def __init__(self, store: RedisStore, client: aioredis.Redis) -> None:
@@ -673,13 +671,10 @@ class _RedisEventReader(EventReader):
         self._reads = 0
 
     async def read(
-        self, positions: Mapping[str, int], timeout: float
-    ) -> dict[str, list[StoredEvent]]:
-        streams = {
-            self._store._key(game_id, "events"): _stream_id(positions[game_id])
-            for game_id in positions
-        }
-        games = {key.encode(): game_id for key, game_id in zip(streams, positions, strict=True)}
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
+        streams = {self._store._log_key(log): _stream_id(after) for log, after in positions.items()}
+        logs = {key.encode(): log for key, log in zip(streams, positions, strict=True)}
         try:
             if self._client_id is None:
                 self._client_id = int(await self._client.client_id())
@@ -695,7 +690,7 @@ class _RedisEventReader(EventReader):
             raise
         finally:
             self._blocked = False
-        return {games[key]: RedisStore._decode(entries) for key, entries in reply or []}
+        return {logs[key]: RedisStore._decode(entries) for key, entries in reply or []}
 
     async def wake(self) -> None:
         reads = self._reads

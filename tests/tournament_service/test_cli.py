@@ -81,7 +81,7 @@ def test_same_command_twice_in_memory_prints_the_same_json(tmp_path):
     check_report(first)
     assert "6/6 games finished" in done.stderr  # progress lines: stderr is not a terminal
     # Before the end, each line says the time left at the pace so far.
-    assert re.search(r": [1-5]/6 games finished, about \d+ s left\n", done.stderr), done.stderr
+    assert re.search(r": [1-5]/6 games finished, about (\d+ min )?\d+ s left\n", done.stderr), done.stderr
     assert "timeouts 0  errors 0" in done.stdout  # under the standings table
     second, _ = run([])
     assert first == second

@@ -1,12 +1,13 @@
 """The tournament half of the store contract, on both stores: every write is
-set-if-absent (or one status change) with its events, ids count 1, 2, 3..., and the
-schedule leases a running tournament to one sweeper at a time."""
+set-if-absent (or one status change) with its events, ids count 1, 2, 3..., the
+schedule leases a running tournament to one sweeper at a time, ended and idle
+tournaments expire, and one event reader follows tournaments' logs with games'."""
 
 from __future__ import annotations
 
 import asyncio
 
-from services.stores import NewGame
+from services.stores import NewGame, TournamentLog
 
 
 async def test_tournament_writes_happen_once_with_their_events(store):
@@ -101,13 +102,28 @@ async def test_idle_running_tournaments_expire(store):
     assert not await store.start_table("idle", 0, {"game_id": "g"}, [{"kind": "started"}])
 
 
-async def test_a_waiting_watch_wakes_on_a_new_event(store):
-    await store.create_tournament("w", {}, "running", [])
-    waiting = asyncio.ensure_future(store.wait_tournament_events("w", 0, 5.0))
-    await asyncio.sleep(0)  # the wait has begun
-    await store.start_table("w", 0, {"game_id": "g"}, [{"kind": "started"}])
-    events = await asyncio.wait_for(waiting, 5.0)
-    assert [e.data["kind"] for e in events] == ["started"]
+async def test_one_event_reader_follows_tournaments_and_games_alike(store):
+    await store.create_tournament("w", {}, "running", [{"kind": "created"}])
+    await store.create(NewGame("g", {"game_type": "cite"}, b"s0", 0, "in_progress", [{"n": 1}]))
+    start = {TournamentLog("w"): 1, "g": 1}
+    reader = store.event_reader()
+    try:
+        waiting = asyncio.create_task(reader.read(start, timeout=10))
+        await asyncio.sleep(0)  # the read has begun
+        await store.start_table("w", 0, {"game_id": "g"}, [{"kind": "started"}])
+        got = await asyncio.wait_for(waiting, 10)
+        assert {k: [e.data["kind"] for e in v] for k, v in got.items()} == {
+            TournamentLog("w"): ["started"]
+        }
+        await store.commit("g", 0, 1, b"s1", "in_progress", [{"n": 2}])
+        got = await reader.read(start, timeout=10)
+        assert [e.event_id for e in got[TournamentLog("w")]] == [2]
+        assert [e.data["n"] for e in got["g"]] == [2]
+    finally:
+        await reader.close()
+    assert [e.event_id for e in await store.log_events(TournamentLog("w"), 1)] == [2]
+    assert await store.log_exists(TournamentLog("w")) and await store.log_exists("g")
+    assert not await store.log_exists(TournamentLog("nobody"))
 
 
 async def test_luck_is_written_with_the_step_and_left_alone_otherwise(store):
