@@ -277,3 +277,14 @@ def test_a_finished_tournament_expires_after_the_finished_retention():
         # Its name is free again: the same definition starts a new tournament.
         again = client.create_tournament(definition("short-lived", games=2))
         assert again.status == pb.TOURNAMENT_RUNNING and again.progress.finished_games == 0
+
+
+def test_ratings_order_greedy_above_random_in_a_small_cite_tournament(memory_served):
+    _, client = memory_served
+    client.create_tournament(definition("strength", games=8, parallel=4, seed=9))
+    for _ in client.watch_tournament("strength"):
+        pass  # ends with the tournament
+    rows = {s.entrant: s for s in client.tournament("strength").standings}
+    assert [s.entrant for s in client.tournament("strength").standings] == ["greedy", "random"]
+    assert rows["greedy"].mu > rows["random"].mu and rows["greedy"].ordinal > rows["random"].ordinal
+    assert rows["greedy"].win_share > 0.5 > rows["random"].win_share

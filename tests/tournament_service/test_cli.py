@@ -4,6 +4,7 @@ killed with -9 resumes to the same JSON."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -11,7 +12,8 @@ import sys
 
 import pytest
 
-from gamehost.tournament import parse_entrants
+from gamehost.tournament import Progress, parse_entrants
+from gamehost.v1 import gamehost_pb2 as pb
 from tests.procs import ServiceProcess, wait_until
 
 ARGS = [
@@ -144,3 +146,37 @@ def test_a_level_entered_twice_without_names_is_refused():
         timeout=60,
     )
     assert done.returncode == 2 and "name them" in done.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_a_bar_on_a_terminal_with_the_time_left(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = Progress("t")
+    for done, left in ((1, 65.0), (1, 60.0), (3, 7200.0), (4, 0.0)):
+        bar.show(
+            pb.TournamentProgress(
+                finished_games=done, total_games=4, estimated_seconds_left=left
+            )
+        )
+    frames = terminal.getvalue().split("\r")[1:]
+    assert len(frames) == 3  # one per change of the count, none for the same count again
+    assert frames[0].startswith("t [#######.......................] 1/4 games, about 1 min 5 s left")
+    assert "3/4 games, about 2 h 00 min left" in frames[1]
+    assert frames[2].startswith("t [##############################] 4/4 games ")
+    assert frames[2].endswith("\n") and "left" not in frames[2]
+
+
+def test_progress_lines_off_a_terminal_show_failed_tables(monkeypatch):
+    lines = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", lines)
+    Progress("t").show(
+        pb.TournamentProgress(
+            finished_games=2, failed_games=1, total_games=6, estimated_seconds_left=30
+        )
+    )
+    assert lines.getvalue() == "t: 2/6 games finished, 1 failed, about 30 s left\n"
