@@ -157,7 +157,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    servicer = GameHostServicer(host, TournamentService(store, tournament_runner))
+    servicer = GameHostServicer(host, TournamentService(store, tournament_runner, host.hub))
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
