@@ -19,6 +19,7 @@ from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.grpc_api import GameHostServicer, add_to_server
 from services.grpc_metrics import PrometheusServerInterceptor
+from services.hints import HintLimits, HintService
 from services.host import GameHost
 from services.metrics_export import start_metrics_server
 from services.reflection import enable_reflection
@@ -71,6 +72,11 @@ class ServerConfig:
     tls_key: str | None = None
     # Per-server cap on one bot decision's search (trees x iterations; 0: no cap).
     max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
+    # Move hints (services/hints.py): a hint's search budget and each game's hint rate.
+    max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
+    max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
+    hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
+    hint_burst: float = HintLimits.burst
 
 
 @dataclass
@@ -135,7 +141,18 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    add_to_server(GameHostServicer(host, TournamentService(store, tournament_runner)), server)
+    hints = HintService(
+        host,
+        executor,
+        HintLimits(
+            config.max_hint_iterations,
+            config.max_hint_seconds,
+            config.hint_rate,
+            config.hint_burst,
+        ),
+    )
+    servicer = GameHostServicer(host, TournamentService(store, tournament_runner), hints)
+    add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
