@@ -266,7 +266,6 @@ class _Game:
                 continue
             return True
 
-
     def _hint(self, state: pb.GameState, level: str) -> None:
         """Print the search's suggestion for this position and its most visited moves."""
         try:

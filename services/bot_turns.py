@@ -89,9 +89,7 @@ def bot_seed(seed: int, version: int, seat: int) -> int:
     return play.bot_rng(seed, version, seat).getrandbits(63)
 
 
-def seat_job(
-    snapshot: Snapshot, state: State, version: int, seat: int, level: str
-) -> BotJob:
+def seat_job(snapshot: Snapshot, state: State, version: int, seat: int, level: str) -> BotJob:
     """The decision of ``seat`` at ``version`` of a game (``state``: the true state
     there), as a bot of ``level`` would get it: its own seed and its determinization
     of the seat's observation, both from the game's secret seed, the version and the
