@@ -120,7 +120,16 @@ class LocalPoolExecutor(BotExecutor):
         if not trees:
             return Analysis(bots.choose_action(job.view(), job.seat, job.level, job.seed), None)
         # Queued with the game's own bot turns: a game's hints share its fair slot.
-        stats = bots.merge_root_stats(await self.pool.search(job, trees))
+        try:
+            results = await self.pool.search(job, trees)
+        except bot_pool.PoolRestarted:
+            try:  # the pool was replaced under this search (a child died): once more
+                results = await self.pool.search(job, trees)
+            except bot_pool.PoolRestarted:
+                raise Unavailable(
+                    "the search pool keeps restarting (its processes die); retry shortly"
+                ) from None
+        stats = bots.merge_root_stats(results)
         return Analysis(bots.best_action(stats), stats, trees)
 
     async def close(self) -> None:

@@ -73,3 +73,37 @@ async def test_a_hint_sees_only_the_seats_observation(store, game):
         assert answers[0].top == answers[1].top  # the same visits and win shares
     finally:
         await runner.close()
+
+
+async def test_a_hint_survives_one_pool_restart_and_then_answers_unavailable():
+    """A search process that dies under a hint: the pool is replaced and the hint
+    searched again; a pool that keeps dying answers UNAVAILABLE, not INTERNAL."""
+    from services import bot_pool
+    from services.bot_turns import seat_job
+    from services.errors import Unavailable
+    from services.stores import Snapshot
+
+    a, _, seat = TWINS["cite"]()
+    meta = {"game_type": "cite", "seed": 5}
+    job = seat_job(Snapshot("0" * 32, meta, b"", 3, "in_progress", {}), a, 3, seat, LEVEL)
+    executor = LocalPoolExecutor(workers=1)
+    real_search = executor.pool.search
+    failures = {"left": 1}
+
+    async def flaky(job, trees):
+        if failures["left"]:
+            failures["left"] -= 1
+            raise bot_pool.PoolRestarted()
+        return await real_search(job, trees)
+
+    executor.pool.search = flaky
+    try:
+        first = await executor.analyse(job)
+        assert first.trees == 2 and first.stats["iterations"] == 120
+        failures["left"] = 2
+        with pytest.raises(Unavailable):
+            await executor.analyse(job)
+        failures["left"] = 0
+        assert (await executor.analyse(job)).action == first.action
+    finally:
+        await executor.close()
