@@ -25,7 +25,7 @@ def hint_server(request):
     config = ServerConfig(port=0, bot_workers=2, hint_rate=0)
     if request.param == "redis":
         config.redis_url = request.getfixturevalue("redis_url")
-        config.redis_prefix = request.getfixturevalue("module_prefix") + f"-{request.param}"
+        config.redis_prefix = request.getfixturevalue("module_prefix")
     with ServerThread(config) as running:
         yield running
 
