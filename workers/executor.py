@@ -5,6 +5,8 @@ runs on the same workers and the replica waits for its trees."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 
 import bots
@@ -14,6 +16,8 @@ from services.errors import Unavailable
 from services.kinds import BotStatus
 from workers.app import MAX_SEARCH_SECONDS
 from workers.tasks import dispatch, dispatch_analysis
+
+log = logging.getLogger(__name__)
 
 
 class CeleryExecutor(BotExecutor):
@@ -60,6 +64,7 @@ class CeleryExecutor(BotExecutor):
         backend off the event loop; the replica's other calls go on meanwhile)."""
         handle = await asyncio.to_thread(dispatch_analysis, job, self._max_iterations)
         deadline = time.monotonic() + self.ANALYSIS_TIMEOUT
+        done = False
         try:
             while not await asyncio.to_thread(handle.ready):
                 if time.monotonic() > deadline:
@@ -68,9 +73,20 @@ class CeleryExecutor(BotExecutor):
                         "(workers busy or down); retry later"
                     )
                 await asyncio.sleep(self.POLL)
-            result = await asyncio.to_thread(handle.get, timeout=self.POLL)
+            done = True
+            try:
+                result = await asyncio.to_thread(handle.get, timeout=self.POLL)
+            except Exception as exc:  # a worker's time limit or crash: not the caller's doing
+                log.warning("a hint's search failed on a worker: %s: %s", type(exc).__name__, exc)
+                raise Unavailable(
+                    f"the hint's search failed on a worker ({type(exc).__name__}); retry later"
+                ) from None
         finally:
-            await asyncio.to_thread(handle.forget)
+            if not done:  # given up or cancelled: trees no worker started are not run
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(handle.revoke)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(handle.forget)
         if isinstance(result, int):
             return Analysis(result)
         stats = bots.merge_root_stats(result)
