@@ -112,10 +112,10 @@ class HintService:
             state = await self._state_at(snapshot, at)
             seat = self._analysed_seat(state, at, seat)
         else:
-            seat = self._own_seat(snapshot, viewer, seat, version)
             at, state = snapshot.version, play.load_state(snapshot)
-        if not self._buckets.take(game_id):
-            self._check_rate(game_id)  # another hint took the last token meanwhile
+            seat = self._own_seat(snapshot, state, viewer, seat, version)
+        if not self._buckets.take(game_id):  # another hint took the last token meanwhile
+            raise self._over_rate(game_id)
         job = bot_turns.seat_job(snapshot, state, at, seat, level)
         analysis = await self._executor.analyse(job)
         top = _ranked(state, analysis.stats) if analysis.stats else []
@@ -154,16 +154,20 @@ class HintService:
             )
 
     def _check_rate(self, game_id: str) -> None:
+        """Refuse early, before any work, when the game has no hint left for now."""
         if not self._buckets.has_tokens(game_id):
-            wait = self._buckets.seconds_until_token(game_id)
-            raise ResourceExhausted(
-                f"hint rate limit: at most {self.limits.rate:g} hints a second per game "
-                f"(bursts of {self.limits.burst:g}); retry in {wait:.1f} s"
-            )
+            raise self._over_rate(game_id)
+
+    def _over_rate(self, game_id: str) -> ResourceExhausted:
+        wait = self._buckets.seconds_until_token(game_id)
+        return ResourceExhausted(
+            f"hint rate limit: at most {self.limits.rate:g} hints a second per game "
+            f"(bursts of {self.limits.burst:g}); retry in {wait:.1f} s"
+        )
 
     @staticmethod
     def _own_seat(
-        snapshot: Snapshot, viewer: int | None, seat: int | None, version: int | None
+        snapshot: Snapshot, state: State, viewer: int | None, seat: int | None, version: int | None
     ) -> int:
         """During a game: the caller's own seat, to move at the current version."""
         if viewer is None:
@@ -181,7 +185,6 @@ class HintService:
                 f"stale version: you asked about {version} but the game is at "
                 f"{snapshot.version}; during a game a hint is for the current position"
             )
-        state = play.load_state(snapshot)
         mover = state.current_player()
         if mover != viewer:
             raise FailedPrecondition(
