@@ -376,6 +376,19 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return game_state(await self.host.get_state(request.game_id, request.token))
 
     @_unary
+    async def Hint(self, request, context):
+        if self.hints is None:
+            raise FailedPrecondition("this server does not give hints")
+        hint = await self.hints.hint(
+            request.game_id,
+            request.token,
+            request.bot_level,
+            request.version if request.HasField("version") else None,
+            request.seat if request.HasField("seat") else None,
+        )
+        return hint_response(hint)
+
+    @_unary
     async def SubmitAction(self, request, context):
         which = request.WhichOneof("action")
         done = await self.host.submit_action(
@@ -410,19 +423,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return game_record(
             await self.host.record(request.game_id, request.token, request.include_views)
         )
-
-    @_unary
-    async def Hint(self, request, context):
-        if self.hints is None:
-            raise FailedPrecondition("this server does not give hints")
-        hint = await self.hints.hint(
-            request.game_id,
-            request.token,
-            request.bot_level,
-            request.version if request.HasField("version") else None,
-            request.seat if request.HasField("seat") else None,
-        )
-        return hint_response(hint)
 
     # ------------------------------------------------------------------ tournaments
     def _tournaments(self) -> TournamentService:

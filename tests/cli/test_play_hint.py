@@ -17,7 +17,7 @@ TOP_LINE = re.compile(
 
 def test_hint_shows_the_suggestion_and_the_top_moves(play):
     game = play("cite", "--players", "2", "--seed", "4")
-    assert "hint [level]" in game.move("help")
+    assert "hint [LEVEL]" in game.move("help")
 
     screen = game.move("hint")
     assert_no_raw_protobuf(screen)
