@@ -96,8 +96,8 @@ class HintService:
         to move there) or ResourceExhausted (the game's hint rate); nothing changes."""
         level = level or DEFAULT_LEVEL
         self._check_level(level)
-        snapshot = await self._host._load(game_id)
-        viewer = self._host._viewer(snapshot, token)  # checks the token, if any
+        snapshot = await self._host.load(game_id)
+        viewer = self._host.viewer(snapshot, token)  # checks the token, if any
         self._check_rate(game_id)
         seats = len(snapshot.meta["seats"])
         if seat is not None and not 0 <= seat < seats:
