@@ -25,7 +25,6 @@ from bots import LevelKind, get_level
 from games import CHANCE, TERMINAL, State, get_game
 from games.base import quote_input
 from services import bot_turns, play
-from services import events as ev
 from services.bot_runner import BotExecutor
 from services.errors import (
     Aborted,
@@ -35,7 +34,7 @@ from services.errors import (
     ResourceExhausted,
 )
 from services.host import GameHost
-from services.kinds import EventKind, GameStatus
+from services.kinds import GameStatus
 from services.limits import TokenBuckets
 from services.stores import Snapshot
 
@@ -109,7 +108,7 @@ class HintService:
             )
         if snapshot.status == GameStatus.FINISHED:
             at = snapshot.version if version is None else version
-            state = await self._state_at(snapshot, at)
+            state = await self._state_at(snapshot, token, at)
             seat = self._analysed_seat(state, at, seat)
         else:
             at, state = snapshot.version, play.load_state(snapshot)
@@ -208,19 +207,16 @@ class HintService:
             )
         return mover
 
-    async def _state_at(self, snapshot: Snapshot, version: int) -> State:
-        """The true state at ``version``, replayed from the game's log."""
-        initial = b""
-        actions: list[int] = []
-        async for event in self._host._logged(snapshot.game_id):
-            data = event.data
-            if data["kind"] == EventKind.CREATED:
-                initial = ev.initial_state_bytes(data)
-            elif data["kind"] == EventKind.ACTION and data["version"] <= version:
-                actions.append(data["action"])
+    async def _state_at(self, snapshot: Snapshot, token: str, version: int) -> State:
+        """The true state at ``version`` of a finished game, replayed from its record
+        (complete and public once the game is over: ``host.reveals_everything``)."""
+        record = await self._host.record(snapshot.game_id, token)
+        actions = [e["action"] for e in record.entries if e["version"] <= version]
+        if any(action < 0 for action in actions):  # only a running game hides actions
+            raise FailedPrecondition("positions are analysed once the game is over")
         game_type = snapshot.meta["game_type"]
         # A long game's replay takes a while: off the event loop.
-        return await asyncio.to_thread(_replay, game_type, initial, actions)
+        return await asyncio.to_thread(_replay, game_type, record.initial_state, actions)
 
 
 def _replay(game_type: str, initial: bytes, actions: list[int]) -> State:
