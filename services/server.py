@@ -151,8 +151,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_burst,
         ),
     )
-    servicer = GameHostServicer(host, TournamentService(store, tournament_runner), hints)
-    add_to_server(servicer, server)
+    tournaments = TournamentService(store, tournament_runner, host.hub)
+    add_to_server(GameHostServicer(host, tournaments, hints), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
