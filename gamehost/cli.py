@@ -225,6 +225,28 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--api-keys", metavar="FILE", help="require an API key (metadata x-api-key) to create games"
     )
+    serve.add_argument(
+        "--max-hint-iterations",
+        type=int,
+        default=24_000,
+        metavar="N",
+        help="refuse hint levels searching more, trees x iterations; 0: no cap (24000)",
+    )
+    serve.add_argument(
+        "--max-hint-seconds",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="refuse hint levels with a longer time budget, trees x seconds; 0: no cap (20)",
+    )
+    serve.add_argument(
+        "--hint-rate",
+        type=float,
+        default=0.5,
+        metavar="PER_SECOND",
+        help="hints a second per game and replica; 0: off (default 0.5)",
+    )
+    serve.add_argument("--hint-burst", type=float, default=5.0, help="hint bucket size (5)")
     serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
     serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
 

@@ -22,6 +22,7 @@ from services.errors import (
     ServiceError,
     infrastructure_errors,
 )
+from services.hints import Hint, HintService
 from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
 from services.request_limits import check_request
@@ -276,10 +277,35 @@ def game_record(record: Record) -> pb.GameRecord:
     return message
 
 
+def hint_response(hint: Hint) -> pb.HintResponse:
+    return pb.HintResponse(
+        game_id=hint.game_id,
+        version=hint.version,
+        seat=hint.seat,
+        bot_level=hint.level,
+        action_id=hint.action,
+        notation=hint.notation,
+        top_actions=[
+            pb.HintAction(
+                action_id=a.action, notation=a.notation, visits=a.visits, win_share=a.win_share
+            )
+            for a in hint.top
+        ],
+        iterations=hint.iterations,
+        trees=hint.trees,
+    )
+
+
 class GameHostServicer(pb_grpc.GameHostServicer):
-    def __init__(self, host: GameHost, tournaments: TournamentService | None = None) -> None:
+    def __init__(
+        self,
+        host: GameHost,
+        tournaments: TournamentService | None = None,
+        hints: HintService | None = None,
+    ) -> None:
         self.host = host
         self.tournaments = tournaments
+        self.hints = hints
 
     @_unary
     async def ListGameTypes(self, request, context):
@@ -360,6 +386,19 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @_unary
     async def GetState(self, request, context):
         return game_state(await self.host.get_state(request.game_id, request.token))
+
+    @_unary
+    async def Hint(self, request, context):
+        if self.hints is None:
+            raise FailedPrecondition("this server does not give hints")
+        hint = await self.hints.hint(
+            request.game_id,
+            request.token,
+            request.bot_level,
+            request.version if request.HasField("version") else None,
+            request.seat if request.HasField("seat") else None,
+        )
+        return hint_response(hint)
 
     @_unary
     async def SubmitAction(self, request, context):

@@ -255,14 +255,14 @@ class GameHost:
         except GameExists:
             raise AlreadyExists(f"a game with id {game_id} exists") from None
         metrics.GAMES_CREATED.labels(game_type).inc()
-        snapshot = await self._load(game_id)
+        snapshot = await self.load(game_id)
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, SPECTATOR, invite_codes)
 
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
     ) -> tuple[int, str]:
-        snapshot = await self._load(game_id)
+        snapshot = await self.load(game_id)
         seats = snapshot.meta["seats"]
         if snapshot.meta.get("private"):
             invited = access.seat_for_invite(snapshot.meta.get("invites", {}), invite_code)
@@ -300,7 +300,7 @@ class GameHost:
             self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading
-    async def _load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+    async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits"
@@ -311,7 +311,7 @@ class GameHost:
         return snapshot
 
     @staticmethod
-    def _viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
+    def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
         """The seat a token belongs to; None (spectator) for no token."""
         if not token:
             if required:
@@ -328,8 +328,8 @@ class GameHost:
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         state = play.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
@@ -373,7 +373,7 @@ class GameHost:
             except (ServiceError, _Stale):
                 pass
         while True:
-            snapshot = await self._load(game_id, request_key)
+            snapshot = await self.load(game_id, request_key)
             try:
                 return await self._try(attempt, snapshot, play.load_state(snapshot), started)
             except _Stale as stale:
@@ -390,7 +390,7 @@ class GameHost:
         seats = len(snapshot.meta["seats"])
         if attempt.seat is not None and not 0 <= attempt.seat < seats:
             raise InvalidArgument(f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}")
-        viewer = self._viewer(snapshot, attempt.token, required=True)
+        viewer = self.viewer(snapshot, attempt.token, required=True)
         if attempt.seat is not None and attempt.seat != viewer:
             raise PermissionDenied(f"your token is for seat {viewer}, not seat {attempt.seat}")
         if snapshot.request_result is not None:
@@ -466,8 +466,8 @@ class GameHost:
         caller's legal actions (``"legal"``: (id, notation) pairs), so a client can play
         from this stream alone."""
         after = check_after_event_id(after)
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         finished = snapshot.status == GameStatus.FINISHED
         if after > snapshot.last_event_id:
             if finished:
@@ -524,8 +524,8 @@ class GameHost:
         """The log as the caller may see it; with ``include_views``, the caller's view
         of the initial position and after every entry, from a server-side replay (so
         each is redacted exactly as GetState redacted it for this caller then)."""
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         entries: list[dict[str, Any]] = []
         actions: list[int] = []  # the full actions, for the replay: never sent as such

@@ -24,6 +24,7 @@ from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
 from services.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.grpc_metrics import PrometheusServerInterceptor
+from services.hints import HintLimits, HintService
 from services.host import GameHost
 from services.metrics_export import start_metrics_server
 from services.reflection import enable_reflection
@@ -81,6 +82,11 @@ class ServerConfig:
     http_web_dir: str | None = None  # None: the repository's web/ when present
     http_cors_origins: tuple[str, ...] = ()  # "*" or origins; empty: no CORS
     http_heartbeat: float = 15.0  # seconds between SSE keep-alive comments
+    # Move hints (services/hints.py): a hint's search budget and each game's hint rate.
+    max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
+    max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
+    hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
+    hint_burst: float = HintLimits.burst
 
 
 @dataclass
@@ -157,7 +163,18 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    servicer = GameHostServicer(host, TournamentService(store, tournament_runner, host.hub))
+    hints = HintService(
+        host,
+        executor,
+        HintLimits(
+            config.max_hint_iterations,
+            config.max_hint_seconds,
+            config.hint_rate,
+            config.hint_burst,
+        ),
+    )
+    tournaments = TournamentService(store, tournament_runner, host.hub)
+    servicer = GameHostServicer(host, tournaments, hints)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -54,6 +54,10 @@ def _limit_config(args: argparse.Namespace) -> dict:
         "live_games_per_client",
         "tls_cert",
         "tls_key",
+        "max_hint_iterations",
+        "max_hint_seconds",
+        "hint_rate",
+        "hint_burst",
     )
     return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
 
