@@ -1,0 +1,83 @@
+// The browser-facing HTTP/JSON API (docs/http-api.md): protobuf JSON mapping, so
+// field names are lowerCamelCase, 64-bit integers are strings, and default values
+// may be missing (read them with `?? default`).
+
+export class ApiError extends Error {
+  constructor(httpStatus, body) {
+    super(body.message || `HTTP ${httpStatus}`);
+    this.httpStatus = httpStatus;
+    this.status = body.status || "UNKNOWN";
+    this.code = body.code;
+  }
+}
+
+async function call(method, path, { body, token, query } = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [key, value] of Object.entries(query || {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
+  }
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, { status: "UNAVAILABLE", message: `server unreachable: ${err.message}` });
+  }
+  const text = await response.text();
+  let json = {};
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    json = { message: text.slice(0, 200) };
+  }
+  if (!response.ok) throw new ApiError(response.status, json);
+  return json;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  gameTypes: () => call("GET", "/v1/game-types"),
+  listGames: (limit = 50) => call("GET", "/v1/games", { query: { limit } }),
+  createGame: (request) => call("POST", "/v1/games", { body: request }),
+  join: (gameId, seat, name) =>
+    call("POST", `/v1/games/${enc(gameId)}:join`, {
+      body: seat === undefined || seat === null ? { name } : { seat, name },
+    }),
+  state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
+  submit: (gameId, token, request) =>
+    call("POST", `/v1/games/${enc(gameId)}:submit`, { token, body: { token, ...request } }),
+  record: (gameId, token) =>
+    call("GET", `/v1/games/${enc(gameId)}/record`, { token, query: { includeViews: "true" } }),
+  listTournaments: () => call("GET", "/v1/tournaments"),
+  tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
+
+  /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
+  watchGame(gameId, token, afterEventId, onEvent, onError) {
+    const url = new URL(`/v1/games/${enc(gameId)}/events`, window.location.origin);
+    if (afterEventId) url.searchParams.set("afterEventId", afterEventId);
+    if (token) url.searchParams.set("token", token);
+    const source = new EventSource(url);
+    source.addEventListener("game-event", (message) => onEvent(JSON.parse(message.data)));
+    source.addEventListener("error", () => onError && onError(source));
+    return source;
+  },
+
+  watchTournament(name, onEvent) {
+    const url = new URL(`/v1/tournaments/${enc(name)}/events`, window.location.origin);
+    const source = new EventSource(url);
+    source.addEventListener("tournament-event", (message) => onEvent(JSON.parse(message.data)));
+    return source;
+  },
+};
+
+/** A request id for SubmitAction: a retry with the same id is never applied twice. */
+export function requestId() {
+  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+}

@@ -1,0 +1,2 @@
+export function tournamentPage() {}
+export function tournamentsPage() {}
