@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
     )
     _limit_options(serve)
+    _http_options(serve)
     serve.add_argument(
         "--celery-broker",
         metavar="URL",
@@ -150,6 +151,28 @@ def _remote_options(parser: argparse.ArgumentParser) -> None:
         "--api-key",
         default=os.environ.get("GAMEHOST_API_KEY"),
         help="API key for --target (default: $GAMEHOST_API_KEY)",
+    )
+
+
+def _http_options(serve: argparse.ArgumentParser) -> None:
+    """The browser-facing HTTP/JSON API and web client (docs/http-api.md)."""
+    serve.add_argument(
+        "--http-port",
+        type=int,
+        metavar="N",
+        help="serve the HTTP/JSON API and the web client on this port (default: off)",
+    )
+    serve.add_argument(
+        "--http-web-dir",
+        metavar="DIR",
+        help="the web client's files, served at / (default: the repository's web/)",
+    )
+    serve.add_argument(
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let pages from ORIGIN call the HTTP API (repeatable; '*': any); default: none",
     )
 
 

@@ -47,9 +47,11 @@ _INFRASTRUCTURE = infrastructure_errors()
 
 @dataclass(frozen=True)
 class MalformedRequest:
-    """What the lenient deserializer hands the servicer for bytes that do not parse."""
+    """What the lenient deserializer (or the HTTP gateway) hands the servicer for a
+    request that does not parse."""
 
     reason: str
+    message: str = ""  # the whole answer, when the reader has a better one
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -65,8 +67,9 @@ def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
-    """Register the GameHost service, with lenient request deserializers."""
+def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandler]:
+    """The GameHost service's handlers by method name, with lenient request
+    deserializers: what the gRPC server and the HTTP gateway both serve."""
     service = pb.DESCRIPTOR.services_by_name["GameHost"]
     handlers = {}
     for method in service.methods:
@@ -82,6 +85,13 @@ def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
             request_deserializer=_lenient(request_class.FromString),
             response_serializer=response_class.SerializeToString,
         )
+    return handlers
+
+
+def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
+    """Register the GameHost service."""
+    service = pb.DESCRIPTOR.services_by_name["GameHost"]
+    handlers = method_handlers(servicer)
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
@@ -90,7 +100,9 @@ def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
 def _admit(request: Any) -> None:
     """Refuse requests that did not parse or whose fields are over their caps."""
     if isinstance(request, MalformedRequest):
-        raise InvalidArgument(f"the request is not a valid protobuf message ({request.reason})")
+        raise InvalidArgument(
+            request.message or f"the request is not a valid protobuf message ({request.reason})"
+        )
     check_request(request)
 
 
