@@ -248,7 +248,7 @@ class GamePage {
       );
     }
     const bot = state.botStatus;
-    this.el.bot.hidden = !bot || finished;
+    this.el.bot.hidden = finished || !(bot === "BOT_THINKING" || bot === "BOT_WAITING_FOR_CAPACITY");
     this.el.bot.dataset.botStatus = bot || "";
     if (bot === "BOT_THINKING") {
       mount(this.el.bot, h("span", { class: "spinner", "aria-hidden": "true" }), `${seatLabel(state, toMove)} is thinking…`);
