@@ -203,7 +203,7 @@ function gameTable(games, finished) {
           h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
           h("td", {}, `${g.players ?? 0}`),
           h("td", {}, g.version ?? "0"),
-          h("td", { class: "links" }, links),
+          h("td", {}, h("div", { class: "links" }, links)),
         );
       }),
     ),

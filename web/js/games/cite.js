@@ -160,7 +160,7 @@ export function draw({ board }, view, ctx) {
       h("p", { class: "small muted" }, "A city falls when its civilians reach 0 or 10, or its army 10. The last city standing wins."),
     ),
   );
-  board.append(top, hand, grid, side);
+  board.append(...[top, hand, grid, side].filter(Boolean));
 }
 
 function seatIsViewer(ctx, seat) {
