@@ -81,10 +81,12 @@ class HttpGateway:
         """Listen (SO_REUSEPORT: processes of one group share the port); the bound port."""
         # handler_cancellation: a browser that goes away cancels its handler, so an
         # event stream releases its subscription at once.
-        self._runner = web.AppRunner(self.app, handler_cancellation=True, access_log=None)
+        self._runner = web.AppRunner(
+            self.app, handler_cancellation=True, access_log=None, shutdown_timeout=1
+        )
         await self._runner.setup()
         site = web.TCPSite(
-            self._runner, host, port, ssl_context=ssl_context, reuse_port=True, shutdown_timeout=1
+            self._runner, host, port, ssl_context=ssl_context, reuse_port=True
         )
         await site.start()
         server = site._server  # aiohttp keeps the bound socket here; port 0 needs it

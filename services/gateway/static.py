@@ -10,19 +10,30 @@ from pathlib import Path
 from aiohttp import web
 
 _REPO = Path(__file__).resolve().parents[2]
-# Types that some systems' mime tables lack or get wrong (Python falls back to them).
-for _type, _ext in (
-    ("text/javascript", ".js"),
-    ("text/javascript", ".mjs"),
-    ("text/css", ".css"),
-    ("image/svg+xml", ".svg"),
-    ("application/json", ".json"),
-    ("application/manifest+json", ".webmanifest"),
-    ("application/wasm", ".wasm"),
-    ("font/woff2", ".woff2"),
-    ("application/json", ".map"),
-):
-    mimetypes.add_type(_type, _ext)
+# The types a web client's files need, whatever this system's mime tables say (some
+# say application/javascript, or know no .mjs or .wasm).
+_TYPES = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".wasm": "application/wasm",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".woff2": "font/woff2",
+    ".txt": "text/plain",
+}
+
+
+def content_type(path: Path) -> str:
+    known = _TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0]
+    kind = known or "application/octet-stream"
+    return f"{kind}; charset=utf-8" if kind.startswith("text/") or kind.endswith("json") else kind
+
 
 PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>gamehost</title></head>
@@ -50,15 +61,18 @@ class StaticFiles:
         if request.method not in ("GET", "HEAD"):
             raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
         relative = request.match_info.get("tail", "")
-        if self.root is None:
-            if relative in ("", "index.html"):
+        if self.root is None or not (self.root / "index.html").is_file():
+            if relative in ("", "index.html"):  # no client installed: say where the API is
                 return web.Response(text=PLACEHOLDER, content_type="text/html")
-            raise web.HTTPNotFound(text="not found\n")
+            if self.root is None:
+                raise web.HTTPNotFound(text="not found\n")
         target = self._file(relative)
         if target is None:
             raise web.HTTPNotFound(text="not found\n")
         # index.html names the current assets: never cached; the rest revalidate.
-        return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+        return web.FileResponse(
+            target, headers={"Cache-Control": "no-cache", "Content-Type": content_type(target)}
+        )
 
     def _file(self, relative: str) -> Path | None:
         assert self.root is not None
