@@ -42,6 +42,22 @@ async function call(method, path, { body, token, query } = {}) {
 
 const enc = encodeURIComponent;
 
+/** An EventSource for one of the API's SSE feeds. The server ends a complete stream
+ * with `event: end` and a refused one with `event: error` (an error body): both close
+ * it, or the browser would reconnect forever. Dropped connections reconnect by
+ * themselves, resuming after the last event id. */
+function stream(url, name, onEvent, onError) {
+  const source = new EventSource(url);
+  source.addEventListener(name, (message) => onEvent(JSON.parse(message.data)));
+  source.addEventListener("end", () => source.close());
+  source.addEventListener("error", (message) => {
+    if (!message.data) return; // a dropped connection: EventSource retries
+    source.close();
+    if (onError) onError(new ApiError(0, JSON.parse(message.data)));
+  });
+  return source;
+}
+
 export const api = {
   gameTypes: () => call("GET", "/v1/game-types"),
   listGames: (limit = 50) => call("GET", "/v1/games", { query: { limit } }),
@@ -63,17 +79,12 @@ export const api = {
     const url = new URL(`/v1/games/${enc(gameId)}/events`, window.location.origin);
     if (afterEventId) url.searchParams.set("afterEventId", afterEventId);
     if (token) url.searchParams.set("token", token);
-    const source = new EventSource(url);
-    source.addEventListener("game-event", (message) => onEvent(JSON.parse(message.data)));
-    source.addEventListener("error", () => onError && onError(source));
-    return source;
+    return stream(url, "game-event", onEvent, onError);
   },
 
   watchTournament(name, onEvent) {
     const url = new URL(`/v1/tournaments/${enc(name)}/events`, window.location.origin);
-    const source = new EventSource(url);
-    source.addEventListener("tournament-event", (message) => onEvent(JSON.parse(message.data)));
-    return source;
+    return stream(url, "tournament-event", onEvent);
   },
 };
 

@@ -104,7 +104,13 @@ class GamePage {
   }
 
   openFeed(after) {
-    this.source = api.watchGame(this.gameId, this.token, after, (event) => this.onEvent(event));
+    this.source = api.watchGame(
+      this.gameId,
+      this.token,
+      after,
+      (event) => this.onEvent(event),
+      (err) => this.showError(err),
+    );
   }
 
   onEvent(event) {

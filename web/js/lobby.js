@@ -16,7 +16,7 @@ export function lobbyPage(root) {
       const list = h("div", { id: "game-lists" });
       mount(
         root,
-        h("div", { class: "lobby" }, createForm(types), list, tournamentList(tournaments)),
+        h("div", { class: "lobby" }, h("div", {}, createForm(types), tournamentList(tournaments)), list),
       );
       renderGames(list, games.games || []);
       // The lists refresh while the lobby is open: new games and finished ones show up.

@@ -10,7 +10,7 @@ export function replayPage(root, [gameId], query) {
   let timer = null;
   mount(root, h("p", { class: "muted" }, "Loading the record…"));
   Promise.all([api.record(gameId, token), api.state(gameId, token)])
-    .then(([record, state]) => show(root, gameId, record, state, (t) => (timer = t)))
+    .then(([record, state]) => show(root, gameId, record, state, query, (t) => (timer = t)))
     .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the record: ${err.message}`)));
   return () => clearInterval(timer);
 }
@@ -21,7 +21,7 @@ function describe(entry) {
   return entry.hidden ? `${who}: (hidden)` : `${who}: ${entry.notation || ""}`;
 }
 
-function show(root, gameId, record, state, setTimer) {
+function show(root, gameId, record, state, query, setTimer) {
   const entries = record.entries || [];
   const game = GAMES[record.gameType];
   const slider = h("input", { type: "range", min: 0, max: entries.length, value: entries.length, id: "replay-step", "aria-label": "replay step" });
@@ -80,11 +80,11 @@ function show(root, gameId, record, state, setTimer) {
     h(
       "div",
       { class: "card replay-controls" },
-      h("button", { type: "button", onclick: () => go(0), "aria-label": "first step" }, "⏮"),
+      h("button", { type: "button", onclick: () => go(0), "aria-label": "first step" }, "|◀"),
       h("button", { type: "button", onclick: () => go(Number(slider.value) - 1), "aria-label": "previous step" }, "◀"),
       slider,
       h("button", { type: "button", onclick: () => go(Number(slider.value) + 1), "aria-label": "next step" }, "▶"),
-      h("button", { type: "button", onclick: () => go(entries.length), "aria-label": "last step" }, "⏭"),
+      h("button", { type: "button", onclick: () => go(entries.length), "aria-label": "last step" }, "▶|"),
       playButton,
     ),
     caption,
@@ -92,6 +92,7 @@ function show(root, gameId, record, state, setTimer) {
     h("div", { class: "game-main" }, board, panels),
   );
   mount(root, page);
-  go(entries.length);
+  const start = query.has("step") ? Number(query.get("step")) : entries.length;
+  go(Number.isFinite(start) ? start : entries.length);
   slider.focus();
 }

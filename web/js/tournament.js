@@ -202,7 +202,7 @@ function tables(t) {
             h("td", {}, String(table.round ?? 0)),
             h("td", {}, (table.seats || []).join(", ")),
             h("td", {}, table.finished ? (table.returns || []).map((r) => Number(r).toFixed(2)).join(" / ") : h("span", { class: "badge" }, "playing")),
-            h("td", { class: "links" }, link),
+            h("td", {}, h("div", { class: "links" }, link)),
           );
         }),
       ),

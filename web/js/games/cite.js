@@ -149,7 +149,7 @@ export function draw({ board }, view, ctx) {
       { class: "card" },
       h("h2", {}, "Discard pile"),
       discard.length
-        ? discard.map((entry) => h("div", { class: "row small", title: (CARDS[entry.card] || {}).text || "" }, h("span", { class: "chip", style: `background:${(CARDS[entry.card] || {}).colour}` }, `${entry.count ?? 0}×`), cardSlug(entry.card).replace(/-/g, " "), h("span", { class: "muted" }, ` – ${(CARDS[entry.card] || {}).text || ""}`)))
+        ? discard.map((entry) => h("div", { class: "discard-row small", title: (CARDS[entry.card] || {}).text || "" }, h("span", { class: "chip", style: `background:${(CARDS[entry.card] || {}).colour}` }, `${entry.count ?? 0}× ${cardSlug(entry.card).replace(/-/g, " ")}`), h("span", { class: "muted" }, (CARDS[entry.card] || {}).text || "")))
         : h("p", { class: "muted" }, "Empty."),
     ),
     h(
