@@ -212,7 +212,10 @@ function drawMap(view, ctx) {
 
   const robber = view.robberHex ?? 0;
   if (geo.hexXY[robber]) {
-    const [rx, ry] = geo.hexXY[robber];
+    const [hx, hy] = geo.hexXY[robber];
+    // Beside the number token; in the middle of a hex without one (the desert).
+    const numbered = (view.hexes || []).some((x) => (x.id ?? 0) === robber && x.number);
+    const [rx, ry] = numbered ? [hx, hy] : [hx + 22, hy + 12];
     svg.append(
       s(
         "g",
