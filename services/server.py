@@ -105,9 +105,9 @@ class RunningServer:
     @property
     def http_url(self) -> str | None:
         """The gateway's base URL on this machine (None: no gateway)."""
-        if self.http_port is None:
+        if self.http is None or self.http_port is None:
             return None
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"{'https' if self.http.tls else 'http'}://127.0.0.1:{self.http_port}"
 
     async def stop(self, grace: float = 1.0) -> None:
         if self.monitor is not None:

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ class HttpGateway:
     def __post_init__(self) -> None:
         self._streams: set[asyncio.Task] = set()
         self._runner: web.AppRunner | None = None
+        self.tls = False
         self._openapi = json.dumps(openapi_document(ROUTES), indent=1)
         self.app = web.Application(client_max_size=MAX_BODY)
         self.app.router.add_get("/v1/openapi.json", self._openapi_json)
@@ -85,13 +87,11 @@ class HttpGateway:
             self.app, handler_cancellation=True, access_log=None, shutdown_timeout=1
         )
         await self._runner.setup()
-        site = web.TCPSite(
-            self._runner, host, port, ssl_context=ssl_context, reuse_port=True
-        )
-        await site.start()
-        server = site._server  # aiohttp keeps the bound socket here; port 0 needs it
-        assert server is not None and server.sockets
-        return server.sockets[0].getsockname()[1]
+        family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
+        listener = socket.create_server((host, port), family=family, reuse_port=True)
+        await web.SockSite(self._runner, listener, ssl_context=ssl_context).start()
+        self.tls = ssl_context is not None
+        return listener.getsockname()[1]
 
     async def stop(self) -> None:
         for task in list(self._streams):
@@ -111,11 +111,14 @@ class HttpGateway:
         route = match.route
         if route is None:
             if match.allowed:  # the path exists with another verb
-                return _error(
-                    grpc.StatusCode.UNIMPLEMENTED,
-                    f"{path} takes {', '.join(match.allowed)}, not {request.method}",
-                    status=405,
-                    Allow=", ".join(match.allowed),
+                return self._count(
+                    "unrouted",
+                    _error(
+                        grpc.StatusCode.UNIMPLEMENTED,
+                        f"{path} takes {', '.join(match.allowed)}, not {request.method}",
+                        status=405,
+                        Allow=", ".join(match.allowed),
+                    ),
                 )
             return self._count(
                 "unrouted",
@@ -190,7 +193,7 @@ class HttpGateway:
         except CallFailed as failed:
             if not response.prepared:
                 return _error(failed.code, failed.message)
-            await send(sse.frame("error", json.dumps(error_body(failed.code, failed.message))))
+            await send(sse.frame(sse.FAILED, json.dumps(error_body(failed.code, failed.message))))
         except (ConnectionResetError, ConnectionError):
             pass  # the browser went away; the call has ended
         finally:

@@ -119,7 +119,7 @@ def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
         ok = {
             "description": f"server-sent events: each `event: {event_name(method.output_type)}`"
             f" with `id:` its eventId and `data:` one {method.output_type.name} as JSON; "
-            "`event: end` when the stream is complete, `event: error` (data: an Error) if "
+            "`event: end` when the stream is complete, `event: rpc-error` (data: an Error) if "
             "it fails after it started; `: keep-alive` comments in between",
             "content": {"text/event-stream": {"schema": output}},
         }
@@ -131,6 +131,9 @@ def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
         "parameters": _parameters(route),
         "responses": {"200": ok, "default": {"description": "an error", "content": {"application/json": {"schema": _ERROR}}}},
     }
+    tokens = [n for n in ("token", "entrant_token") if n in method.input_type.fields_by_name]
+    if tokens:  # optional: no token reads as a spectator
+        operation["security"] = [{}, {"seatToken": []}, {"apiKey": []}]
     if route.body == "*":
         operation["requestBody"] = {
             "required": False,
@@ -169,10 +172,16 @@ def openapi_document(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
             "for streams). See docs/http-api.md.",
         },
         "paths": paths,
+        "security": [{}, {"apiKey": []}],  # keys are needed only where the server says so
         "components": {
             "schemas": dict(sorted(schemas.schemas.items())),
             "securitySchemes": {
-                "seatToken": {"type": "http", "scheme": "bearer", "description": "a seat or entrant token (or ?token=)"},
+                "seatToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a seat token (JoinGame), or an entrant token "
+                    "(JoinTournament); or the token / entrantToken field",
+                },
                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
             },
         },

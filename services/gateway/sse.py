@@ -11,6 +11,9 @@ from google.protobuf.message import Message
 HEARTBEAT = b": keep-alive\n\n"  # a comment: keeps proxies from closing an idle stream
 RETRY = b"retry: 2000\n\n"  # milliseconds an EventSource waits before reconnecting
 END = b"event: end\ndata: {}\n\n"  # the stream is complete: close the EventSource
+# A failure after the stream started (data: the error body). Not "error": that name is
+# EventSource's own event for a lost connection.
+FAILED = "rpc-error"
 
 
 def event_name(descriptor: Descriptor) -> str:

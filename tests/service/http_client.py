@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl as ssl_module
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,9 @@ class Event:
 
 
 class Http:
-    def __init__(self, base: str, local_host: str | None = None) -> None:
+    def __init__(
+        self, base: str, local_host: str | None = None, ssl: ssl_module.SSLContext | None = None
+    ) -> None:
         self.base = base
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -42,7 +45,7 @@ class Http:
         local = (local_host, 0) if local_host else None
 
         async def session() -> aiohttp.ClientSession:
-            connector = aiohttp.TCPConnector(local_addr=local, limit=0)
+            connector = aiohttp.TCPConnector(local_addr=local, limit=0, ssl=ssl or True)
             return aiohttp.ClientSession(connector=connector)
 
         self._session = self._run(session())

@@ -4,6 +4,10 @@ API keys come as X-Api-Key; also CORS and the web client's static files."""
 
 from __future__ import annotations
 
+import ssl
+import subprocess
+
+import aiohttp
 import pytest
 
 from tests.service.http_client import Http
@@ -118,3 +122,32 @@ def test_without_a_web_directory_the_root_is_a_placeholder(tmp_path):
     with Served(gateway_config(None, "gamehost", http_web_dir=str(tmp_path / "none"))) as served:
         answer = served.http.get("/")
         assert answer.status == 200 and b"/v1/openapi.json" in answer.body
+
+
+def test_bodies_over_the_cap_are_invalid_argument():
+    with Served(gateway_config(None, "gamehost")) as served:
+        padded = b"{" + b" " * (2 << 20) + b"}"
+        answer = served.http.request("POST", "/v1/games", data=padded)
+        assert answer.status == 400 and "bytes" in answer.json()["message"]
+
+
+def test_with_a_certificate_the_http_port_serves_https(tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"]
+        + ["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    config = gateway_config(None, "gamehost", tls_cert=str(cert), tls_key=str(key))
+    with Served(config) as served:
+        assert served.url.startswith("https://")
+        trusting = ssl.create_default_context(cafile=str(cert))
+        with Http(served.url, ssl=trusting) as https:
+            assert https.get("/v1/game-types").status == 200
+        with Http(served.url.replace("https://", "http://")) as plain, pytest.raises(
+            aiohttp.ClientError
+        ):
+            plain.get("/v1/game-types")

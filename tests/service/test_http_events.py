@@ -5,9 +5,16 @@ subscribed once the browser goes away."""
 
 from __future__ import annotations
 
+import json
+
+import aiohttp
+import grpc
 import pytest
 
 from gamehost.v1 import gamehost_pb2 as pb
+from services.gateway.app import GatewayConfig, HttpGateway
+from services.gateway.calls import Dispatcher
+from services.grpc_metrics import PrometheusServerInterceptor
 from tests.procs import wait_until
 from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
 
@@ -110,7 +117,18 @@ def test_refused_streams_are_http_errors(served):
     assert tournament.status == 404
 
 
-def test_closed_streams_leave_no_subscriber(served):
+@pytest.fixture(params=["memory", "redis"])
+def quiet(request):
+    """A server whose streams send no heartbeat for minutes: a stream must end when the
+    browser goes, not when a write to it next fails."""
+    redis_url = request.getfixturevalue("redis_url") if request.param == "redis" else None
+    prefix = request.getfixturevalue("redis_prefix") if redis_url else "gamehost"
+    with Served(gateway_config(redis_url, prefix, http_heartbeat=600)) as served:
+        yield served
+
+
+def test_closed_streams_leave_no_subscriber(quiet):
+    served = quiet
     hub = served.thread.running.host.hub
     games = [two_humans(served.http, seed=s)[0] for s in range(3)]
     streams = [served.http.stream(f"/v1/games/{games[i % 3]}/events") for i in range(12)]
@@ -125,3 +143,30 @@ def test_closed_streams_leave_no_subscriber(served):
         "the hub to drop every subscriber once the browsers went away",
     )
     assert not served.thread.running.http._streams
+
+
+async def test_a_failure_after_the_stream_started_is_an_rpc_error_message():
+    """A stand-in WatchGame (behind the real metrics interceptor) that fails after one
+    event: the store cannot be made to fail mid-stream on purpose (the hub retries)."""
+
+    async def watch(request, context):
+        yield pb.GameEvent(event_id=1, kind=pb.GAME_CREATED)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "the store went away; retry")
+
+    handlers = {"WatchGame": grpc.unary_stream_rpc_method_handler(watch)}
+    gateway = HttpGateway(Dispatcher(handlers, [PrometheusServerInterceptor()]), GatewayConfig())
+    port = await gateway.start("127.0.0.1", 0)
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/v1/games/{ZERO_GAME}/events") as answer,
+        ):
+            assert answer.status == 200
+            text = (await answer.read()).decode()
+    finally:
+        await gateway.stop()
+    blocks = [b for b in text.split("\n\n") if b]
+    assert blocks[1].startswith("id: 1\nevent: game-event\n")
+    assert blocks[2].startswith("event: rpc-error\ndata: ")
+    error = json.loads(blocks[2].split("data: ", 1)[1])
+    assert error == {"code": 14, "status": "UNAVAILABLE", "message": "the store went away; retry"}
