@@ -43,15 +43,14 @@ async function call(method, path, { body, token, query } = {}) {
 const enc = encodeURIComponent;
 
 /** An EventSource for one of the API's SSE feeds. The server ends a complete stream
- * with `event: end` and a refused one with `event: error` (an error body): both close
- * it, or the browser would reconnect forever. Dropped connections reconnect by
- * themselves, resuming after the last event id. */
+ * with `event: end` and a failed one with `event: rpc-error` (an error body): both
+ * close it, or the browser would reconnect forever. Dropped connections reconnect by
+ * themselves (EventSource's own `error`), resuming after the last event id. */
 function stream(url, name, onEvent, onError) {
   const source = new EventSource(url);
   source.addEventListener(name, (message) => onEvent(JSON.parse(message.data)));
   source.addEventListener("end", () => source.close());
-  source.addEventListener("error", (message) => {
-    if (!message.data) return; // a dropped connection: EventSource retries
+  source.addEventListener("rpc-error", (message) => {
     source.close();
     if (onError) onError(new ApiError(0, JSON.parse(message.data)));
   });
