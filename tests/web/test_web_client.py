@@ -12,6 +12,9 @@ from playwright.sync_api import Page, Response, expect
 from gamehost import Client
 from gamehost.v1 import cite_pb2, gamehost_pb2
 
+# A search level that takes 4 seconds a decision: long enough to see, short enough to end.
+SLOW_BOT = "mcts:trees=1,seconds=4"
+
 # True once the page can take the next click: the game is over, or it is the viewer's
 # move at a version other than the one last acted at, and no submit is in flight.
 READY_JS = """([last]) => {
@@ -189,3 +192,16 @@ def test_hidden_cite_cards_stay_out_of_the_page_and_its_responses(
     for name in secret:
         card = name.lower().replace("_", "-")
         expect(page.locator(f'.cite-card[data-card="{card}"]').first).to_be_visible()
+
+
+def test_an_indicator_shows_while_a_bot_searches(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    # Cité's first turn is seat 0's; this bot searches 4 seconds a decision (by the clock).
+    created = grpc_client.create_game("cite", [f"bot:{SLOW_BOT}", "human"], seed=5)
+    seat = grpc_client.join(created.game_id, 1)
+    open_game(page, base_url, created.game_id, seat.token)
+    indicator = page.locator("#bot-status")
+    expect(indicator).to_be_visible()
+    expect(indicator).to_have_attribute("data-bot-status", "BOT_THINKING")
+    expect(indicator).to_contain_text(f"seat 0 · bot {SLOW_BOT} is thinking")
