@@ -205,3 +205,66 @@ def test_an_indicator_shows_while_a_bot_searches(
     expect(indicator).to_be_visible()
     expect(indicator).to_have_attribute("data-bot-status", "BOT_THINKING")
     expect(indicator).to_contain_text(f"seat 0 · bot {SLOW_BOT} is thinking")
+
+
+def test_replay_steps_through_a_finished_game(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    created = grpc_client.create_game(
+        "cite", ["bot:random"] * 3, {"round_limit": 2}, seed=12
+    )
+    kinds = [event.kind for event in grpc_client.watch(created.game_id)]  # ends with the game
+    assert kinds[-1] == gamehost_pb2.GAME_FINISHED
+    record = grpc_client.record(created.game_id, include_views=True)
+    page.goto(f"{base_url}/#/replay/{created.game_id}")
+    slider = page.locator("#replay-step")
+    expect(slider).to_have_attribute("max", str(len(record.entries)))
+    expect(page.locator("#replay")).to_have_attribute("data-step", str(len(record.entries)))
+    slider.focus()
+    page.keyboard.press("Home")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "0")
+    expect(page.locator("#replay-caption")).to_contain_text("the start")
+    # Each step draws that step's view: the first entry's gold, as the record has it.
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "1")
+    gold = record.entries[0].view.cite.cities[0].gold
+    city = page.locator('.city[data-city="0"] [data-gauge="gold"] .value')
+    expect(city).to_have_text(str(gold))
+
+
+def test_invite_link_joins_a_free_seat(page: Page, base_url: str, grpc_client: Client) -> None:
+    created = grpc_client.create_game("cite", ["human", "human"], seed=2)
+    grpc_client.join(created.game_id, 0)
+    page.goto(f"{base_url}/#/join/{created.game_id}/1")
+    page.fill("#join-name", "guest")
+    page.press("#join-name", "Enter")
+    expect(page.locator("#game")).to_have_attribute("data-viewer", "1")
+    assert grpc_client.state(created.game_id).seats[1].taken
+
+
+def test_tournament_page_shows_standings_crosstable_and_tables(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    grpc_client.create_tournament(
+        name="web-test",
+        game_type="cite",
+        players=2,
+        entrants=[("alpha", "random"), ("beta", "random"), ("gamma", "random")],
+        format="round-robin",
+        games=6,
+        seed=1,
+        options={"round_limit": "2"},
+    )
+    for _ in grpc_client.watch_tournament("web-test"):  # ends with the tournament
+        pass
+    tournament = grpc_client.tournament("web-test")
+    page.goto(f"{base_url}/#/tournament/web-test")
+    expect(page.locator("#tournament")).to_have_attribute("data-status", "TOURNAMENT_FINISHED")
+    expect(page.locator("#standings tbody tr")).to_have_count(3)
+    first = tournament.standings[0].entrant
+    expect(page.locator("#standings tbody tr").first).to_have_attribute("data-entrant", first)
+    expect(page.locator("#crosstable tbody tr")).to_have_count(3)
+    expect(page.locator("#tables tbody tr")).to_have_count(len(tournament.tables))
+    replay = page.locator("#tables a.button").first
+    replay.click()
+    expect(page.locator("#replay")).to_be_visible()
