@@ -129,7 +129,8 @@ class HttpGateway:
             )
         try:
             response = await self._call(request, route, match.path_values)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the client went away (gRPC's CANCELLED)
+            metrics.HTTP_RESPONSES.labels(route.template, "499").inc()
             raise
         except Exception:  # never a traceback to the client; it is a bug: log it
             log.exception("HTTP %s %s failed", request.method, route.template)
@@ -162,7 +163,9 @@ class HttpGateway:
     async def _stream(self, request, route, call_request, peer, metadata) -> web.StreamResponse:
         """An event stream. The 200 goes out with the first event (or after
         ``open_after`` seconds of nothing to send), so a refusal at the start (unknown
-        game, bad token) is a plain HTTP error; a failure later is an ``error`` event."""
+        game, bad token) is a plain HTTP error; a failure later is an ``rpc-error``
+        message. A browser that goes away cancels the call, as a gRPC client's hang-up
+        does (aiohttp cancels the handler; a failed write does the same)."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream; charset=utf-8",
@@ -181,7 +184,10 @@ class HttpGateway:
                 await response.write(data)
 
         async def write(message: Message) -> None:
-            await send(sse.frame(name, to_json(message), sse.event_id(message)))
+            try:
+                await send(sse.frame(name, to_json(message), sse.event_id(message)))
+            except ConnectionError:
+                raise asyncio.CancelledError from None  # metrics: CANCELLED, as in gRPC
 
         task = asyncio.current_task()
         assert task is not None
@@ -194,8 +200,8 @@ class HttpGateway:
             if not response.prepared:
                 return _error(failed.code, failed.message)
             await send(sse.frame(sse.FAILED, json.dumps(error_body(failed.code, failed.message))))
-        except (ConnectionResetError, ConnectionError):
-            pass  # the browser went away; the call has ended
+        except ConnectionError:
+            pass  # the browser went away while the end was written
         finally:
             beats.cancel()
             with contextlib.suppress(asyncio.CancelledError):

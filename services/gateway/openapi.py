@@ -33,7 +33,7 @@ class _Schemas:
     def message(self, descriptor: Descriptor) -> dict[str, str]:
         if descriptor.full_name not in self.schemas:
             self.schemas[descriptor.full_name] = {}  # placed first: recursion stops here
-            properties = {f.json_name: self._field(f) for f in descriptor.fields}
+            properties = {f.json_name: self.field(f) for f in descriptor.fields}
             schema: dict[str, Any] = {"type": "object", "properties": properties}
             oneofs = [o for o in descriptor.oneofs if not o.name.startswith("_")]
             if oneofs:
@@ -51,7 +51,7 @@ class _Schemas:
         )
         return _ref(descriptor.full_name)
 
-    def _field(self, field: FieldDescriptor) -> dict[str, Any]:
+    def field(self, field: FieldDescriptor) -> dict[str, Any]:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value = field.message_type.fields_by_name["value"]
             return {"type": "object", "additionalProperties": self._single(value)}
@@ -83,7 +83,7 @@ class _Schemas:
         raise ValueError(f"no JSON schema for field type {kind} ({field.full_name})")
 
 
-def _parameters(route: Route) -> list[dict[str, Any]]:
+def _parameters(route: Route, schemas: _Schemas) -> list[dict[str, Any]]:
     descriptor = route.method.input_type
     bound = set(route.path_fields)
     parameters: list[dict[str, Any]] = [
@@ -93,12 +93,10 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
     if route.body != "*":
         for field in descriptor.fields:
             if field.name in bound or field.message_type is not None:
-                continue
-            schemas = _Schemas()
-            schema = schemas._field(field)
-            if field.enum_type is not None:
-                schema = schemas.schemas[field.enum_type.full_name]
-            parameters.append({"name": field.json_name, "in": "query", "schema": schema})
+                continue  # nested fields (a.b=) exist but are not listed
+            parameters.append(
+                {"name": field.json_name, "in": "query", "schema": schemas.field(field)}
+            )
     if "after_event_id" in descriptor.fields_by_name:
         parameters.append(
             {
@@ -128,7 +126,7 @@ def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
     operation: dict[str, Any] = {
         "operationId": method.name,
         "summary": f"{SERVICE.full_name}.{method.name} (docs/api.md)",
-        "parameters": _parameters(route),
+        "parameters": _parameters(route, schemas),
         "responses": {"200": ok, "default": {"description": "an error", "content": {"application/json": {"schema": _ERROR}}}},
     }
     tokens = [n for n in ("token", "entrant_token") if n in method.input_type.fields_by_name]

@@ -5,6 +5,7 @@ subscribed once the browser goes away."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import aiohttp
@@ -16,7 +17,7 @@ from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.grpc_metrics import PrometheusServerInterceptor
 from tests.procs import wait_until
-from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
+from tests.service.http_fixtures import ZERO_GAME, Served, as_json, gateway_config, two_humans
 
 
 @pytest.fixture(scope="module", params=["memory", "redis"])
@@ -170,3 +171,23 @@ async def test_a_failure_after_the_stream_started_is_an_rpc_error_message():
     assert blocks[2].startswith("event: rpc-error\ndata: ")
     error = json.loads(blocks[2].split("data: ", 1)[1])
     assert error == {"code": 14, "status": "UNAVAILABLE", "message": "the store went away; retry"}
+
+
+def test_a_seat_streams_exactly_the_events_grpc_streams_it(served):
+    """Hidden draws stay hidden: the stream is WatchGame's, redacted for the caller."""
+    game_id, *tokens = two_humans(served.http, seed=13)
+    for _ in range(6):
+        play_one(served, game_id, tokens)
+    newest = served.client.state(game_id).last_event_id
+    hidden = {}
+    for token in ("", *tokens):
+        stream = served.http.stream(f"/v1/games/{game_id}/events?token={token}")
+        sent = [e.json() for e in stream.events("game-event", newest)]
+        stream.close()
+        live = served.client.watch(game_id, token)
+        expected = [as_json(e) for e in itertools.islice(live, newest)]
+        live.close()
+        assert sent == expected
+        hidden[token] = [e for e in sent if e["hidden"]]
+    assert hidden[""], "a spectator is dealt no card: some events are hidden from it"
+    assert all(e["actionId"] == -1 and "?" in e["notation"] for e in hidden[""])
