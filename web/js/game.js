@@ -99,6 +99,7 @@ class GamePage {
 
   stop() {
     this.stopped = true;
+    document.title = "gamehost";
     if (this.source) this.source.close();
     document.removeEventListener("keydown", this.keyHandler);
   }
@@ -189,6 +190,8 @@ class GamePage {
     const viewer = this.viewer();
     const toMove = this.toMove();
     const finished = state.status === "FINISHED";
+    const yours = !finished && toMove !== null && toMove === viewer;
+    document.title = `${yours ? "▶ your move · " : ""}${state.gameType} ${this.gameId.slice(0, 8)} · gamehost`;
     Object.assign(this.container.dataset, {
       version: state.version ?? "0",
       status: state.status || "",
