@@ -268,3 +268,26 @@ def test_tournament_page_shows_standings_crosstable_and_tables(
     replay = page.locator("#tables a.button").first
     replay.click()
     expect(page.locator("#replay")).to_be_visible()
+
+
+def test_keyboard_play_keeps_the_focus_on_the_actions(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    created = grpc_client.create_game("cite", ["human", "bot:random"], {"round_limit": 1}, seed=4)
+    seat = grpc_client.join(created.game_id, 0)
+    open_game(page, base_url, created.game_id, seat.token)
+    game = page.locator("#game")
+    page.wait_for_function(READY_JS, arg=[""])
+    for _ in range(8):  # across the bot's turns too
+        if game.get_attribute("data-status") == "FINISHED":
+            break
+        version = game.get_attribute("data-version") or ""
+        focused = page.evaluate("document.activeElement.closest('#actions') !== null")
+        if not focused:  # the first time: Tab to the first action
+            page.locator("#actions button.action").first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(READY_JS, arg=[version])
+        # After the redraw the focus is on an action again: Enter plays on.
+        if game.get_attribute("data-status") != "FINISHED":
+            assert page.evaluate("document.activeElement.classList.contains('action')")
+    assert int(game.get_attribute("data-version") or "0") > 1

@@ -184,7 +184,49 @@ class GamePage {
     return null;
   }
 
+  /** What has the keyboard focus, as a key that survives a redraw. */
+  focusKey() {
+    const active = document.activeElement;
+    if (!active || !this.container.contains(active)) return null;
+    const typed = active.id === "notation" ? { value: active.value, start: active.selectionStart } : null;
+    return {
+      selector: active.id
+        ? `#${CSS.escape(active.id)}`
+        : active.dataset.target
+          ? `[data-target="${CSS.escape(active.dataset.target)}"]`
+          : active.dataset.notation
+            ? `[data-notation="${CSS.escape(active.dataset.notation)}"]`
+            : null,
+      typed,
+      inGame: true,
+    };
+  }
+
+  /** Give the focus back after a redraw: to the same control, or else (it was on an
+   * action that is gone) to the first action, so keyboard play goes on. */
+  restoreFocus(key) {
+    // Focus lost while others moved (no action to land on): the next time there is one,
+    // unless the user has put the focus somewhere else meanwhile.
+    const idle = document.activeElement === document.body || document.activeElement === null;
+    if (!key && !(this.focusPending && idle)) return;
+    const same = key && key.selector && this.container.querySelector(key.selector);
+    const target = same || this.container.querySelector("#actions button.action, #actions #notation");
+    this.focusPending = !target;
+    if (!target) return;
+    target.focus();
+    if (same && key && key.typed) {
+      target.value = key.typed.value;
+      target.setSelectionRange(key.typed.start, key.typed.start);
+    }
+  }
+
   render() {
+    const focus = this.focusKey();
+    this.renderNow();
+    this.restoreFocus(focus);
+  }
+
+  renderNow() {
     const state = this.state;
     const game = GAMES[state.gameType];
     const viewer = this.viewer();

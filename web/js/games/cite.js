@@ -39,10 +39,6 @@ export function cardSlug(card) {
   return card.toLowerCase().replace(/_/g, "-");
 }
 
-function cardKey(slug) {
-  return slug.toUpperCase().replace(/-/g, "_");
-}
-
 export function cardFace(card, attrs = {}) {
   const info = CARDS[card] || { colour: "#555", text: "" };
   return h(
@@ -186,5 +182,3 @@ function gauge(city, key, label, colour) {
     h("span", { class: `value${danger ? " error" : ""}` }, String(value)),
   );
 }
-
-export { cardKey };
