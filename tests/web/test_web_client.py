@@ -15,6 +15,8 @@ from gamehost.v1 import cite_pb2, gamehost_pb2
 # A search level that takes 4 seconds a decision: long enough to see, short enough to end.
 SLOW_BOT = "mcts:trees=1,seconds=4"
 
+SEAT0 = "#d7263d"  # seat 0's colour on the boards (web/js/seats.js)
+
 # True once the page can take the next click: the game is over, or it is the viewer's
 # move at a version other than the one last acted at, and no submit is in flight.
 READY_JS = """([last]) => {
@@ -140,16 +142,31 @@ def test_endeavor_page_shows_the_map_and_applies_a_move(
     expect(page.locator("svg.endeavor-map g.track")).to_have_count(
         sum(1 for r in view.regions if r.track)
     )
-    button = page.locator('#actions button.action[data-notation^="build "]').first
-    button.wait_for(timeout=60_000)
-    building = (button.get_attribute("data-notation") or "").removeprefix("build ")
-    version = page.locator("#game").get_attribute("data-version")
-    button.click()
-    expect(page.locator("#game")).not_to_have_attribute("data-version", version or "")
-    mine = page.locator(f'.player[data-seat="0"] .building[data-building="{building}"]')
+    game = page.locator("#game")
+    page.wait_for_function(READY_JS, arg=[""], timeout=60_000)
+    version = game.get_attribute("data-version") or ""
+    page.click('#actions button.action[data-notation="build Shipyard"]')
+    mine = page.locator('.player[data-seat="0"] .building[data-building="Shipyard"]')
     expect(mine).to_have_count(1)
     players = grpc_client.state(created.game_id, seat.token).endeavor.players
-    assert building in {b.name for b in players[0].buildings}
+    assert "Shipyard" in {b.name for b in players[0].buildings}
+    # On to the action phase (salary and such by buttons), then ship by clicking a track.
+    for _ in range(20):
+        page.wait_for_function(READY_JS, arg=[version], timeout=60_000)
+        version = game.get_attribute("data-version") or ""
+        track = page.locator(".track-target.has-target")
+        if track.count():
+            region = track.first.get_attribute("data-target").removeprefix("ship:")
+            track.first.click()
+            if page.locator(".choice button.action").count():  # which building pays
+                page.locator(".choice button.action").first.click()
+            break
+        page.locator("#actions button.action").first.click()
+    else:
+        raise AssertionError("no shipping track to click within 20 moves")
+    expect(page.locator(f'g.track[data-track="{region}"] rect[fill="{SEAT0}"]')).to_have_count(1)
+    regions = grpc_client.state(created.game_id, seat.token).endeavor.regions
+    assert 0 in next(r for r in regions if r.id == region).track
 
 
 def test_hidden_cite_cards_stay_out_of_the_page_and_its_responses(

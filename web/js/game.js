@@ -285,7 +285,7 @@ class GamePage {
         this.el.status,
         h("strong", {}, "Game over. "),
         winners.length ? `Won by ${winners.map((s) => seatLabel(state, s)).join(" and ")}. ` : "",
-        h("a", { href: `#/replay/${this.gameId}` }, "Replay it step by step"),
+        h("a", { href: `#/replay/${this.gameId}${viewer === null ? "" : `?seat=${viewer}`}` }, "Replay it step by step"),
       );
     } else if (toMove === null) {
       mount(this.el.status, "Waiting…");
