@@ -35,7 +35,6 @@ class GamePage {
     this.stopped = false;
     this.submitting = false;
     this.selection = {}; // game-specific UI choices (a chosen card, a draft offer…)
-    this.logItems = [];
     this.build();
   }
 
