@@ -217,6 +217,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
 
 def _gateway(config: ServerConfig) -> GatewayConfig:
     web_dir = Path(config.http_web_dir) if config.http_web_dir else default_web_dir()
+    if web_dir is None or not (web_dir / "index.html").is_file():
+        log.warning("no web client (index.html) in %s: / shows a placeholder", web_dir or "web/")
+    else:
+        log.info("serving the web client from %s", web_dir)
     return GatewayConfig(web_dir, tuple(config.http_cors_origins), config.http_heartbeat)
 
 

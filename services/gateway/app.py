@@ -72,6 +72,7 @@ class HttpGateway:
         self._openapi = json.dumps(openapi_document(ROUTES), indent=1)
         self.app = web.Application(client_max_size=MAX_BODY)
         self.app.router.add_get("/v1/openapi.json", self._openapi_json)
+        self.app.router.add_route("*", "/v1", self._api)
         self.app.router.add_route("*", "/v1/{tail:.*}", self._api)
         self.app.router.add_route("*", "/{tail:.*}", StaticFiles(self.config.web_dir).handle)
         self.app.on_response_prepare.append(self._cors)

@@ -15,7 +15,8 @@ from google.protobuf.message import Message
 from services.gateway.routes import Route
 
 MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/request_limits.py)
-_TOKEN_FIELDS = ("token", "entrant_token")  # what a Bearer token fills, the first one present
+# What a Bearer token fills: the first of these fields the request has.
+TOKEN_FIELDS = ("token", "entrant_token", "creator_token")
 _RESUME_FIELD = "after_event_id"  # what Last-Event-ID fills (an EventSource reconnect)
 _QUOTE = 200  # characters of a parser's message kept (it may quote the input)
 
@@ -118,7 +119,7 @@ def _drop(fields: dict[str, Any], field: FieldDescriptor) -> None:
 def _bind_headers(descriptor: Descriptor, fields: dict[str, Any], headers: Mapping[str, str]):
     scheme, _, credential = headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credential.strip():
-        for name in _TOKEN_FIELDS:
+        for name in TOKEN_FIELDS:
             field = descriptor.fields_by_name.get(name)
             if field is not None:
                 if name not in fields and field.json_name not in fields:

@@ -9,6 +9,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
+from services.gateway.binding import TOKEN_FIELDS
 from services.gateway.errors import HTTP_STATUS
 from services.gateway.routes import ROUTES, SERVICE, Route
 from services.gateway.sse import event_name
@@ -129,7 +130,7 @@ def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
         "parameters": _parameters(route, schemas),
         "responses": {"200": ok, "default": {"description": "an error", "content": {"application/json": {"schema": _ERROR}}}},
     }
-    tokens = [n for n in ("token", "entrant_token") if n in method.input_type.fields_by_name]
+    tokens = [n for n in TOKEN_FIELDS if n in method.input_type.fields_by_name]
     if tokens:  # optional: no token reads as a spectator
         operation["security"] = [{}, {"seatToken": []}, {"apiKey": []}]
     if route.body == "*":

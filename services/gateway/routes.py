@@ -55,7 +55,7 @@ class Route:
         return {name: unquote(value) for name, value in found.groupdict().items()}
 
 
-ROUTES: tuple[Route, ...] = (
+_TABLE = (
     Route("GET", "/v1/game-types", "ListGameTypes"),
     Route("POST", "/v1/games", "CreateGame", body="*"),
     Route("GET", "/v1/games", "ListGames"),
@@ -71,7 +71,15 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/v1/tournaments/{name}:join", "JoinTournament", body="*"),
     Route("GET", "/v1/tournaments/{name}/seats", "ListTournamentSeats"),
     Route("POST", "/v1/tournaments/{name}:cancel", "CancelTournament", body="*"),
+    # Issue 16's RPCs (hints, seats on demand), served once their proto is merged.
+    Route("POST", "/v1/games/{game_id}:hint", "Hint", body="*"),
+    Route("POST", "/v1/games/{game_id}:addBot", "AddBot", body="*"),
+    Route("POST", "/v1/games/{game_id}:handOver", "HandOverSeat", body="*"),
+    Route("POST", "/v1/games/{game_id}:takeBack", "TakeBackSeat", body="*"),
 )
+# The routes of the RPCs this build's service has (a route may be written before the
+# RPC it serves is merged).
+ROUTES: tuple[Route, ...] = tuple(r for r in _TABLE if r.rpc in SERVICE.methods_by_name)
 
 
 @dataclass(frozen=True)

@@ -226,6 +226,7 @@ def test_unknown_routes_are_404_and_wrong_verbs_405(served):
     http = served.http
     before = served.fingerprint(ZERO_GAME)
     error_of(http.get("/v1/nothing-here"), 404, "NOT_FOUND")
+    error_of(http.get("/v1"), 404, "NOT_FOUND")
     error_of(http.post(f"/v1/games/{ZERO_GAME}:explode"), 404, "NOT_FOUND")
     error_of(http.get("/v1/games/a/b/c"), 404, "NOT_FOUND")
     wrong = http.request("DELETE", "/v1/games")
@@ -257,3 +258,23 @@ def test_each_seat_sees_what_grpc_shows_it_and_no_other_seats_hand(served):
                 assert set(player.get("devCards", {}).values()) <= {0}
         record = http.get(f"/v1/games/{game_id}/record", params={"token": token, "includeViews": "1"})
         assert record.json() == as_json(served.client.record(game_id, token, include_views=True))
+
+
+def test_private_games_and_spectators_off_are_enforced_as_over_grpc(served):
+    http = served.http
+    created = http.post(
+        "/v1/games",
+        {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "private": True, "spectators": False},
+    ).json()
+    game_id, codes = created["gameId"], created["inviteCodes"]
+    assert [c["seat"] for c in codes] == [0, 1]
+    assert game_id not in [g["gameId"] for g in http.get("/v1/games").json()["games"]]
+    before = served.fingerprint(game_id)
+    error_of(http.post(f"/v1/games/{game_id}:join", {"seat": 0}), 403, "PERMISSION_DENIED")
+    error_of(http.get(f"/v1/games/{game_id}"), 403, "PERMISSION_DENIED")
+    error_of(http.get(f"/v1/games/{game_id}/events"), 403, "PERMISSION_DENIED")
+    assert served.fingerprint(game_id) == before
+    joined = http.post(f"/v1/games/{game_id}:join", {"inviteCode": codes[1]["code"]}).json()
+    assert joined["seat"] == 1
+    mine = http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {joined['token']}"})
+    assert mine.status == 200 and mine.json()["viewerSeat"] == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
+from openapi_spec_validator import validate
 
 from services.gateway.openapi import openapi_document
 from services.gateway.routes import ROUTES, SERVICE, find, unrouted_rpcs
@@ -46,6 +47,10 @@ def test_the_committed_openapi_document_is_current():
     assert DOC.read_text() == expected, (
         "docs/openapi.json is stale: .venv/bin/python -m services.gateway.openapi > docs/openapi.json"
     )
+
+
+def test_the_openapi_document_is_valid_openapi_3():
+    validate(openapi_document())
 
 
 def test_the_openapi_document_lists_every_route_and_is_served():
