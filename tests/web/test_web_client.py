@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from playwright.sync_api import Page, Response, expect
+from playwright.sync_api import Browser, Page, Response, expect
 
 from gamehost import Client
 from gamehost.v1 import cite_pb2, gamehost_pb2
@@ -249,14 +249,31 @@ def test_replay_steps_through_a_finished_game(
     expect(city).to_have_text(str(gold))
 
 
-def test_invite_link_joins_a_free_seat(page: Page, base_url: str, grpc_client: Client) -> None:
-    created = grpc_client.create_game("cite", ["human", "human"], seed=2)
-    grpc_client.join(created.game_id, 0)
-    page.goto(f"{base_url}/#/join/{created.game_id}/1")
-    page.fill("#join-name", "guest")
-    page.press("#join-name", "Enter")
-    expect(page.locator("#game")).to_have_attribute("data-viewer", "1")
-    assert grpc_client.state(created.game_id).seats[1].taken
+def test_a_private_game_is_joined_by_its_invite_link(
+    page: Page, browser: Browser, base_url: str, grpc_client: Client
+) -> None:
+    page.goto(f"{base_url}/")
+    page.click('label[for="type-cite"]')
+    page.select_option("#players", "2")
+    page.select_option('[data-seat-kind="1"]', "HUMAN")
+    page.check("#private")
+    page.click("#create")
+    expect(page.locator("#game")).to_have_attribute("data-viewer", "0")
+    game_id = game_id_of(page)
+    assert game_id not in {g.game_id for g in grpc_client.list_games()}  # unlisted
+    invite = page.get_by_label("Invite to seat 1")
+    link = invite.input_value()
+    assert "?code=" in link
+    # Someone else, in another browser, opens the link.
+    guest = browser.new_context().new_page()
+    try:
+        guest.goto(link)
+        guest.fill("#join-name", "guest")
+        guest.press("#join-name", "Enter")
+        expect(guest.locator("#game")).to_have_attribute("data-viewer", "1")
+    finally:
+        guest.context.close()
+    assert grpc_client.state(game_id).seats[1].taken
 
 
 def test_tournament_page_shows_standings_crosstable_and_tables(

@@ -61,9 +61,9 @@ export const api = {
   gameTypes: () => call("GET", "/v1/game-types"),
   listGames: (limit = 50) => call("GET", "/v1/games", { query: { limit } }),
   createGame: (request) => call("POST", "/v1/games", { body: request }),
-  join: (gameId, seat, name) =>
+  join: (gameId, seat, name, inviteCode = "") =>
     call("POST", `/v1/games/${enc(gameId)}:join`, {
-      body: seat === undefined || seat === null ? { name } : { seat, name },
+      body: { ...(seat === undefined || seat === null ? {} : { seat }), name, ...(inviteCode ? { inviteCode } : {}) },
     }),
   state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
   submit: (gameId, token, request) =>

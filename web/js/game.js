@@ -4,7 +4,7 @@
 import { api, ApiError, requestId } from "./api.js";
 import { clickable, h, mount } from "./dom.js";
 import { GAMES, viewOf } from "./games/index.js";
-import { rememberSeat, seatColour, seatLabel, seatsHeld } from "./seats.js";
+import { invitesFor, rememberSeat, seatColour, seatLabel, seatsHeld } from "./seats.js";
 
 const BIG_GROUP = 10; // legal actions of one verb past which they fold behind <details>
 
@@ -388,8 +388,13 @@ class GamePage {
     mount(
       this.el.share,
       h("h2", {}, "Share"),
-      this.state.spectators !== false ? linkRow("Spectate", spectate) : h("p", { class: "muted" }, "Spectators are off for this game."),
-      free.map((seat) => linkRow(`Invite to seat ${seat.index ?? 0}`, `${base}#/join/${this.gameId}/${seat.index ?? 0}`)),
+      this.state.spectators ? linkRow("Spectate", spectate) : h("p", { class: "muted" }, "Spectators are off for this game."),
+      free.map((seat) => {
+        const index = seat.index ?? 0;
+        const code = invitesFor(this.gameId)[index];
+        if (this.state.private && !code) return null; // only the creator holds the codes
+        return linkRow(`Invite to seat ${index}`, `${base}#/join/${this.gameId}/${index}${code ? `?code=${encodeURIComponent(code)}` : ""}`);
+      }),
       this.token ? linkRow("Your seat (secret: whoever has it plays your seat)", `${base}#/game/${this.gameId}?token=${encodeURIComponent(this.token)}`, true) : null,
     );
   }
@@ -431,11 +436,14 @@ function linkRow(label, url, secret = false) {
 }
 
 /** #/join/<game>/<seat>: take a free human seat from an invite link. */
-export function joinPage(root, [gameId, seatText]) {
+export function joinPage(root, [gameId, seatText], query) {
+  const code = query.get("code") || "";
   const seat = Number(seatText);
   mount(root, h("p", { class: "muted" }, "Loading…"));
+  // A game closed to spectators does not show itself before you join: join anyway.
   api
     .state(gameId, "")
+    .catch(() => null)
     .then((state) => {
       const name = h("input", { id: "join-name", placeholder: "your name", "aria-label": "your name" });
       const message = h("p", { class: "error", role: "alert" });
@@ -446,7 +454,7 @@ export function joinPage(root, [gameId, seatText]) {
           onsubmit: async (event) => {
             event.preventDefault();
             try {
-              const joined = await api.join(gameId, seat, name.value.trim());
+              const joined = await api.join(gameId, seat, name.value.trim(), code);
               rememberSeat(gameId, joined.seat ?? seat, joined.token);
               window.location.hash = `#/game/${gameId}?seat=${joined.seat ?? seat}`;
             } catch (err) {
@@ -454,8 +462,8 @@ export function joinPage(root, [gameId, seatText]) {
             }
           },
         },
-        h("h2", {}, `Join ${state.gameType} game ${gameId.slice(0, 8)} as seat ${seat}`),
-        h("p", {}, `Seats: ${(state.seats || []).map((s) => seatLabel(state, s.index ?? 0) + (s.kind === "HUMAN" ? (s.taken ? " (taken)" : " (free)") : "")).join(", ")}`),
+        h("h2", {}, `Join ${state ? state.gameType : ""} game ${gameId.slice(0, 8)} as seat ${seat}`),
+        state ? h("p", {}, `Seats: ${(state.seats || []).map((s) => seatLabel(state, s.index ?? 0) + (s.kind === "HUMAN" ? (s.taken ? " (taken)" : " (free)") : "")).join(", ")}`) : null,
         h("div", { class: "row" }, name, h("button", { type: "submit", class: "primary", id: "join" }, "Join")),
         message,
         h("p", {}, h("a", { href: `#/game/${gameId}` }, "or just watch")),

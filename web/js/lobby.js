@@ -2,7 +2,7 @@
 // live and finished games with links to play, watch or replay them.
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
-import { rememberSeat } from "./seats.js";
+import { rememberInvites, rememberSeat } from "./seats.js";
 
 const GAME_ART = { catan: "⬢", endeavor: "⚓", cite: "♜" };
 
@@ -140,11 +140,17 @@ function createForm(types) {
     for (const input of optionsBox.querySelectorAll("input[data-option]")) {
       options[input.dataset.option] = input.value.trim();
     }
+    const access = {
+      private: form.querySelector("#private").checked,
+      spectators: form.querySelector("#spectators").checked,
+    };
     try {
-      const created = await api.createGame({ gameType: chosen.name, seats, options });
+      const created = await api.createGame({ gameType: chosen.name, seats, options, ...access });
+      const codes = Object.fromEntries((created.inviteCodes || []).map((c) => [c.seat ?? 0, c.code]));
+      rememberInvites(created.gameId, codes);
       const firstHuman = seats.findIndex((spec) => spec.kind === "HUMAN");
       if (firstHuman >= 0) {
-        const joined = await api.join(created.gameId, firstHuman, seats[firstHuman].name);
+        const joined = await api.join(created.gameId, firstHuman, seats[firstHuman].name, codes[firstHuman]);
         rememberSeat(created.gameId, joined.seat ?? 0, joined.token);
         window.location.hash = `#/game/${created.gameId}?seat=${joined.seat ?? 0}`;
       } else {
@@ -155,7 +161,7 @@ function createForm(types) {
     }
   }
 
-  return h(
+  const form = h(
     "form",
     { class: "card create-game", id: "create-game", onsubmit: create },
     h("h2", {}, "New game"),
@@ -163,9 +169,16 @@ function createForm(types) {
     h("div", { class: "row" }, h("label", { for: "players" }, "Players "), players),
     seatsBox,
     optionsBox,
+    h(
+      "div",
+      { class: "row wrap access" },
+      h("label", {}, h("input", { type: "checkbox", id: "private" }), " private (unlisted; seats by invite link)"),
+      h("label", {}, h("input", { type: "checkbox", id: "spectators", checked: true }), " spectators allowed"),
+    ),
     h("button", { type: "submit", class: "primary", id: "create" }, "Create game"),
     message,
   );
+  return form;
 }
 
 function renderGames(box, games) {

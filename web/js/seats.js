@@ -2,6 +2,7 @@
 // reload or a second tab keeps its seat. A token is the seat's only credential.
 
 const KEY = "gamehost.seats";
+const INVITES = "gamehost.invites";
 
 function load() {
   try {
@@ -15,6 +16,22 @@ export function rememberSeat(gameId, seat, token) {
   const all = load();
   all[gameId] = { ...(all[gameId] || {}), [seat]: token };
   localStorage.setItem(KEY, JSON.stringify(all));
+}
+
+/** A private game's invite codes ({seat: code}), kept for its creator's share links. */
+export function rememberInvites(gameId, codes) {
+  if (!Object.keys(codes).length) return;
+  const all = JSON.parse(localStorage.getItem(INVITES) || "{}");
+  all[gameId] = codes;
+  localStorage.setItem(INVITES, JSON.stringify(all));
+}
+
+export function invitesFor(gameId) {
+  try {
+    return JSON.parse(localStorage.getItem(INVITES) || "{}")[gameId] || {};
+  } catch {
+    return {};
+  }
 }
 
 /** {seat: token} for the seats this browser holds in a game. */
