@@ -73,6 +73,11 @@ def shoot(page: Page, url: str, ready: str, path: Path, height: int = 900) -> No
     page.set_viewport_size({"width": 1360, "height": height})
     page.goto(url)
     page.locator(ready).first.wait_for()
+    if page.locator("#game").count():  # the log has caught up with the state shown
+        page.wait_for_function(
+            "() => { const g = document.querySelector('#game');"
+            " return document.querySelector(`#log li[data-event-id='${g.dataset.lastEventId}']`); }"
+        )
     page.wait_for_load_state("networkidle")
     page.screenshot(path=str(path), full_page=False)
     if shutil.which("pngquant"):

@@ -235,6 +235,7 @@ class GamePage {
     document.title = `${yours ? "▶ your move · " : ""}${state.gameType} ${this.gameId.slice(0, 8)} · gamehost`;
     Object.assign(this.container.dataset, {
       version: state.version ?? "0",
+      lastEventId: state.lastEventId ?? "0",
       status: state.status || "",
       toMove: toMove ?? "",
       viewer: viewer ?? "spectator",

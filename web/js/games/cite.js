@@ -74,7 +74,6 @@ export function draw({ board }, view, ctx) {
     h("span", { class: "pill" }, `Round ${view.round ?? 0} / ${view.roundLimit ?? 0}`),
     h("span", { class: "pill" }, `Turn: ${ctx.seatLabel(turn)}`),
     h("span", { class: "pill" }, `Phase: ${PHASES[view.phase] || view.phase}`),
-    view.levied ? h("span", { class: "pill" }, "levied this turn") : null,
     h("span", { class: "pill" }, `Deck: ${view.deckCount ?? 0} cards`),
     view.winners && view.winners.length ? h("span", { class: "pill winners" }, `Winners: ${view.winners.map((w) => ctx.seatLabel(w)).join(", ")}`) : null,
   );
