@@ -157,7 +157,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    servicer = GameHostServicer(host, TournamentService(store, tournament_runner))
+    servicer = GameHostServicer(host, TournamentService(store, tournament_runner, host.hub))
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -238,8 +238,8 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
     running = await start_server(config, executor)
     where = config.redis_url or "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
-    if running.http_port is not None:
-        scheme = "https" if config.tls_cert else "http"
+    if running.http is not None:
+        scheme = "https" if running.http.tls else "http"
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
         host = f"[{host}]" if ":" in host else host
         print(f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/", flush=True)
