@@ -1,0 +1,105 @@
+"""Locust users that speak gRPC: grpc's gevent integration (so blocking calls yield to
+the other users) and a client interceptor that reports every call to Locust as one
+request event named after its RPC (``SubmitAction``, ``WatchGame``...).
+
+A server stream is reported once, when its first message arrives (time to first
+event), and again as a failure if it ends with an error other than a cancel."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import grpc
+from grpc.experimental import gevent as grpc_gevent
+
+grpc_gevent.init_gevent()  # before any channel exists
+
+from locust import User  # noqa: E402
+
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
+
+
+def _size(message: Any) -> int:
+    return message.ByteSize() if hasattr(message, "ByteSize") else len(message or b"")
+
+
+class LocustInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Fires Locust's request event for every call made through the channel."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+
+    def _fire(self, name: str, started: float, length: int, error: BaseException | None) -> None:
+        self.events.request.fire(
+            request_type="grpc",
+            name=name,
+            response_time=(time.perf_counter() - started) * 1000,
+            response_length=length,
+            exception=error,
+            context={},
+        )
+
+    def intercept_unary_unary(self, continuation, details, request):
+        name = details.method.rsplit("/", 1)[-1]
+        started = time.perf_counter()
+        call = continuation(details, request)
+        try:
+            self._fire(name, started, _size(call.result()), None)
+        except grpc.RpcError as exc:
+            self._fire(name, started, 0, exc)
+        return call
+
+    def intercept_unary_stream(self, continuation, details, request):
+        name = details.method.rsplit("/", 1)[-1]
+        return _ReportedStream(continuation(details, request), name, time.perf_counter(), self)
+
+
+class _ReportedStream:
+    """A server stream that reports its first message (or its error) to Locust."""
+
+    def __init__(self, call: Any, name: str, started: float, reporter: LocustInterceptor):
+        self._call, self._name, self._started, self._reporter = call, name, started, reporter
+        self._first = True
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            message = next(self._call)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self._reporter._fire(self._name, self._started, 0, exc)
+            raise
+        if self._first:
+            self._first = False
+            self._reporter._fire(self._name, self._started, _size(message), None)
+        return message
+
+    def cancel(self) -> bool:
+        return self._call.cancel()
+
+
+class GrpcUser(User):
+    """A user with one channel to one of ``targets`` (round robin over the users: the
+    client-side balancing a headless Service gives), through the Locust interceptor."""
+
+    abstract = True
+    targets: ClassVar[list[str]] = []
+    _next_target: ClassVar[Iterator[int]] = itertools.count()
+
+    def __init__(self, environment: Any) -> None:
+        super().__init__(environment)
+        if not self.targets:
+            raise ValueError(f"{type(self).__name__}.targets is empty: set the servers to load")
+        target = self.targets[next(GrpcUser._next_target) % len(self.targets)]
+        self.target = target
+        self._plain = grpc.insecure_channel(target)
+        self.channel = grpc.intercept_channel(self._plain, LocustInterceptor(environment.events))
+        self.stub = pb_grpc.GameHostStub(self.channel)
+
+    def on_stop(self) -> None:
+        self._plain.close()
