@@ -49,7 +49,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.quick:
         args.steps, args.warmup, args.step_seconds = "1,2", 0.5, 1.0
         args.players, args.spectators, args.bot_heavy, args.tournaments = 2, 2, 1, 1
-        args.think, args.mixed_seconds, args.worker_concurrency = "0.05,0.2", 3.0, 1
+        args.think, args.mixed_seconds, args.worker_concurrency = "0.05,0.2", 4.0, 1
     return args
 
 
@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"parameters": vars(args), "commit": commit_of(), "cpus": os.cpu_count()}
     with parts.started(args.redis, 2, args.worker_concurrency) as p:
         scenarios.SubmitterUser.secret = store_secret(p.redis_url, p.prefix)
+        results["redis_prefix"] = p.prefix
         one, both = [p.replicas[0].target], [r.target for r in p.replicas]
         print(f"loadtest: parts up (logs in {p.logs}); stepping users {steps}", flush=True)
         curves = {

@@ -128,8 +128,8 @@ def started(
         }
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         procs: list[subprocess.Popen] = []
+        stack.callback(_remove_keys, url, prefix)  # after every process has stopped
         stack.callback(_stop, procs)
-        stack.callback(_remove_keys, url, prefix)
         py = sys.executable
         echo_port = free_port()
         log = os.path.join(logs, "echo.log")
