@@ -9,6 +9,7 @@ import argparse
 import datetime
 import math
 import os
+import signal
 import subprocess
 import sys
 
@@ -40,6 +41,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tournaments", type=int, default=1)
     p.add_argument("--think", default="1,3", help="players' think time range, seconds")
     p.add_argument("--mixed-seconds", type=float, default=40.0)
+    p.add_argument("--bot-seconds", type=float, default=40.0,
+                   help="the bot-heavy scenario alone, before the mixed load")  # fmt: skip
     p.add_argument("--worker-concurrency", type=int, default=2)
     p.add_argument(
         "--quick", action="store_true",
@@ -50,6 +53,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         args.steps, args.warmup, args.step_seconds = "1,2", 0.5, 1.0
         args.players, args.spectators, args.bot_heavy, args.tournaments = 2, 2, 1, 1
         args.think, args.mixed_seconds, args.worker_concurrency = "0.05,0.2", 4.0, 1
+        args.bot_seconds = 4.0
     return args
 
 
@@ -65,7 +69,12 @@ def commit_of() -> str:
     return f"{git('rev-parse', '--short', 'HEAD')}{dirty}"
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # unwinds through parts.started: processes stopped, keys removed
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _interrupted)
     args = arguments(argv)
     steps = [int(n) for n in args.steps.split(",")]
     think = tuple(float(x) for x in args.think.split(","))
@@ -88,10 +97,12 @@ def main(argv: list[str] | None = None) -> int:
                 user_class(scenarios.SubmitterUser, both), steps, args.warmup,
                 args.step_seconds, "SubmitAction"),
         }  # fmt: skip
+        print("loadtest: bot-heavy scenario alone", flush=True)
+        results["bots_alone"] = run_bots_alone(args, p, both)
         print("loadtest: mixed scenarios", flush=True)
         results["mixed"] = run_mixed(args, p, both, think)
     results["curves"] = curves
-    results["figures"] = figures(curves, results["mixed"], args.p99_bound_ms)
+    results["figures"] = figures(curves, results["mixed"], results["bots_alone"], args.p99_bound_ms)
     results["load_average"] = {"before": load_before, "after": os.getloadavg()}
     results["started"] = started.isoformat(timespec="seconds")
     os.makedirs(args.out, exist_ok=True)
@@ -101,6 +112,32 @@ def main(argv: list[str] | None = None) -> int:
     for line in headline(results["figures"]):
         print("  " + line)
     return 0
+
+
+def bot_phases(before: str, after: str) -> dict:
+    """p50/p99 of each bot-turn phase of mcts-fast between two scrapes of the worker."""
+    out = {}
+    for phase in BOT_PHASES:
+        delta = measure.bucket_delta(
+            measure.buckets(after, "gamehost_bot_turn_phase_seconds", phase=phase, level="mcts-fast"),
+            measure.buckets(before, "gamehost_bot_turn_phase_seconds", phase=phase, level="mcts-fast"),
+        )  # fmt: skip
+        out[phase] = {
+            "count": delta.get(math.inf, 0.0),
+            "p50_ms": measure.histogram_quantile(0.5, delta) * 1000,
+            "p99_ms": measure.histogram_quantile(0.99, delta) * 1000,
+        }
+    return out
+
+
+def run_bots_alone(args: argparse.Namespace, p: parts.Parts, targets: list[str]) -> dict:
+    """All-bot mcts-fast games and nothing else: the worker is never short of processes
+    (its concurrency covers a turn's trees), so queue wait is dispatch, not backlog."""
+    scenarios.LiveGames.reset()
+    users = user_class(scenarios.BotHeavyUser, targets, fixed_count=max(args.bot_heavy, 1))
+    before = parts.scrape(p.worker_metrics_url)
+    measure.mixed([users], 1.0, args.bot_seconds, lambda: None)
+    return bot_phases(before, parts.scrape(p.worker_metrics_url))
 
 
 def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], think) -> dict:
@@ -124,18 +161,7 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
     classes = [c for c in classes if c.fixed_count > 0]
     before = parts.scrape(p.worker_metrics_url)
     windows = measure.mixed(classes, max(args.warmup, 3.0), args.mixed_seconds, sample)
-    after = parts.scrape(p.worker_metrics_url)
-    bots = {}
-    for phase in BOT_PHASES:
-        delta = measure.bucket_delta(
-            measure.buckets(after, "gamehost_bot_turn_phase_seconds", phase=phase, level="mcts-fast"),
-            measure.buckets(before, "gamehost_bot_turn_phase_seconds", phase=phase, level="mcts-fast"),
-        )  # fmt: skip
-        bots[phase] = {
-            "count": delta.get(math.inf, 0.0),
-            "p50_ms": measure.histogram_quantile(0.5, delta) * 1000,
-            "p99_ms": measure.histogram_quantile(0.99, delta) * 1000,
-        }
+    bots = bot_phases(before, parts.scrape(p.worker_metrics_url))
     rpcs = {
         name: measure.summary(0, args.mixed_seconds, name, w) for name, w in sorted(windows.items())
     }
@@ -149,10 +175,9 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
     }
 
 
-def figures(curves: dict, mixed: dict, bound: float) -> dict:
+def figures(curves: dict, mixed: dict, bots: dict, bound: float) -> dict:
     echo, one, two = (report.knee(c, bound) for c in curves.values())
     rate = lambda s: s.per_second if s is not None else 0.0  # noqa: E731
-    bots = mixed["bot_turn_phases_mcts_fast"]
     return {
         "p99_bound_ms": bound,
         "echo_per_s_at_bound": rate(echo),
@@ -170,6 +195,7 @@ def figures(curves: dict, mixed: dict, bound: float) -> dict:
         "bot_commit_p50_ms": bots["commit"]["p50_ms"],
         "bot_commit_p99_ms": bots["commit"]["p99_ms"],
         "bot_search_p50_ms": bots["search"]["p50_ms"],
+        "bot_turns_measured": bots["commit"]["count"],
     }
 
 
@@ -229,10 +255,12 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         f"| (search itself, one tree, p50 ms) | {_f(f['bot_search_p50_ms'], '.0f')} | |",
         "",
         "Knee: the step with the most calls a second whose p99 stays within the bound.",
-        "Bot-turn phases come from the worker's `gamehost_bot_turn_phase_seconds` histogram "
-        "(the difference of two scrapes around the mixed load, quantiles interpolated within "
-        "buckets as Prometheus does); queue is a search task's wait for a worker process, "
-        "commit is the chord callback's merge, compare-and-set and next dispatch.",
+        f"Bot-turn phases: {args.bot_heavy} all-bot `mcts-fast` Cité game(s) at a time for "
+        f"{args.bot_seconds:g} s with nothing else running ({_f(f['bot_turns_measured'])} "
+        "turns), read from the worker's `gamehost_bot_turn_phase_seconds` histogram (the "
+        "difference of two scrapes, quantiles interpolated within buckets as Prometheus "
+        "does). Queue: a task's wait from publish to start; commit: the chord callback "
+        "(merge, compare-and-set, next dispatch); search: one tree.",
         "",
         f"![throughput]({images[0]})",
         "",
@@ -276,6 +304,14 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         f"the store's count of games in progress (`gamehost_live_games`, sampled): "
         f"{_f(mixed['live_games_store_peak'])} (this includes games the closed-loop steps left "
         "unfinished).",
+        "",
+        "Bot-turn phases of `mcts-fast` under this load (the worker also plays the players' "
+        "and the tournament's bots, so queue wait includes waiting for a busy worker): "
+        + "; ".join(
+            f"{phase} p50 {_f(v['p50_ms'], '.1f')} ms, p99 {_f(v['p99_ms'], '.1f')} ms"
+            for phase, v in mixed["bot_turn_phases_mcts_fast"].items()
+        )
+        + ".",
         "",
         "## Parameters",
         "",

@@ -84,22 +84,36 @@ class _ReportedStream:
 
 
 class GrpcUser(User):
-    """A user with one channel to one of ``targets`` (round robin over the users: the
-    client-side balancing a headless Service gives), through the Locust interceptor."""
+    """A user calling one of ``targets`` (round robin over the users: the client-side
+    balancing a headless Service gives), through the Locust interceptor.
+
+    Users share one channel per target, as the threads of one application would: under
+    gevent every channel with calls in flight holds a thread of gevent's small pool
+    (grpc's channel-spin thread), so a channel per user starves the pool and stalls."""
 
     abstract = True
     targets: ClassVar[list[str]] = []
     _next_target: ClassVar[Iterator[int]] = itertools.count()
+    _channels: ClassVar[dict[tuple[str, int], tuple[grpc.Channel, grpc.Channel]]] = {}
 
     def __init__(self, environment: Any) -> None:
         super().__init__(environment)
         if not self.targets:
             raise ValueError(f"{type(self).__name__}.targets is empty: set the servers to load")
-        target = self.targets[next(GrpcUser._next_target) % len(self.targets)]
-        self.target = target
-        self._plain = grpc.insecure_channel(target)
-        self.channel = grpc.intercept_channel(self._plain, LocustInterceptor(environment.events))
+        self.target = self.targets[next(GrpcUser._next_target) % len(self.targets)]
+        key = (self.target, id(environment))
+        if key not in self._channels:
+            plain = grpc.insecure_channel(self.target)
+            self._channels[key] = (
+                plain,
+                grpc.intercept_channel(plain, LocustInterceptor(environment.events)),
+            )
+        self.channel = self._channels[key][1]
         self.stub = pb_grpc.GameHostStub(self.channel)
 
-    def on_stop(self) -> None:
-        self._plain.close()
+    @classmethod
+    def close_channels(cls) -> None:
+        """Close every shared channel (after a run's users have stopped)."""
+        for plain, _ in cls._channels.values():
+            plain.close()
+        cls._channels.clear()

@@ -17,6 +17,8 @@ import gevent
 from locust.env import Environment
 from prometheus_client.parser import text_string_to_metric_families
 
+from loadtest.grpc_user import GrpcUser
+
 
 @dataclass
 class Window:
@@ -91,7 +93,7 @@ def ramp(
     out = []
     try:
         for users in steps:
-            runner.start(users, spawn_rate=max(users, 1) * 10)
+            runner.start(users, spawn_rate=min(max(users, 1) * 10, 100))
             gevent.sleep(warmup)  # users starting and the servers' caches filling
             collector.reset()
             cpu = time.process_time()
@@ -101,6 +103,7 @@ def ramp(
             out.append(step)
     finally:
         runner.quit()
+        GrpcUser.close_channels()
     return out
 
 
@@ -128,6 +131,7 @@ def mixed(
         return collector.take()
     finally:
         runner.quit()
+        GrpcUser.close_channels()
 
 
 # --------------------------------------------------------------------- server metrics
