@@ -234,7 +234,8 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         "The harness (Locust, in one process), Redis, the echo server, both serving processes "
         "and the Celery worker all share these CPUs, and so did whatever else ran on the "
         "machine. Absolute figures move from run to run; the ratios between figures of one run "
-        "are what this page is for.",
+        "are what this page is for. How the harness works, and the profile of the SubmitAction "
+        "path with what it changed: [harness.md](harness.md).",
         "",
         "## Figures",
         "",
