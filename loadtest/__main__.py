@@ -160,7 +160,8 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
     ]
     classes = [c for c in classes if c.fixed_count > 0]
     before = parts.scrape(p.worker_metrics_url)
-    windows = measure.mixed(classes, max(args.warmup, 3.0), args.mixed_seconds, sample)
+    cpu = [0.0]
+    windows = measure.mixed(classes, max(args.warmup, 3.0), args.mixed_seconds, sample, 1.0, cpu)
     bots = bot_phases(before, parts.scrape(p.worker_metrics_url))
     rpcs = {
         name: measure.summary(0, args.mixed_seconds, name, w) for name, w in sorted(windows.items())
@@ -168,6 +169,7 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
     return {
         "users": {c.__name__: c.fixed_count for c in classes},
         "rpcs": rpcs,
+        "harness_cpu": cpu[0],
         "live_games_held_peak": scenarios.LiveGames.peak,
         "live_games_store_peak": peaks["live_games_store"],
         "open_streams_peak_per_replica": peaks["open_streams"],
@@ -290,7 +292,7 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         "run all-bot `mcts-fast` games; the tournament user runs a 4-game round robin of "
         "bots, then another. Every bot turn goes to the Celery worker "
         f"(`--concurrency {args.worker_concurrency}`). WatchGame latency is the time to the "
-        "stream's first event.",
+        f"stream's first event. Harness CPU over the window: {mixed['harness_cpu']:.0%} of one core.",
         "",
         "| RPC | calls/s | p50 ms | p99 ms | failures |",
         "|---|---:|---:|---:|---:|",

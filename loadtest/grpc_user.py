@@ -17,9 +17,15 @@ from grpc.experimental import gevent as grpc_gevent
 
 grpc_gevent.init_gevent()  # before any channel exists
 
+import gevent  # noqa: E402
 from locust import User  # noqa: E402
 
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
+
+CHANNELS_PER_TARGET = 4
+# Each channel with calls open holds one thread of gevent's pool, which also resolves
+# names (the metrics scrapes): room for every channel of two targets and the echo server.
+gevent.get_hub().threadpool.maxsize = 32
 
 
 def _size(message: Any) -> int:
@@ -87,21 +93,23 @@ class GrpcUser(User):
     """A user calling one of ``targets`` (round robin over the users: the client-side
     balancing a headless Service gives), through the Locust interceptor.
 
-    Users share one channel per target, as the threads of one application would: under
-    gevent every channel with calls in flight holds a thread of gevent's small pool
-    (grpc's channel-spin thread), so a channel per user starves the pool and stalls."""
+    Users share a few channels per target, as the threads of one application would:
+    under gevent every channel with calls in flight holds a thread of gevent's pool
+    (grpc's channel-spin thread), so a channel per user starves the pool and stalls,
+    and one channel for hundreds of streams serialises them on one thread."""
 
     abstract = True
     targets: ClassVar[list[str]] = []
     _next_target: ClassVar[Iterator[int]] = itertools.count()
-    _channels: ClassVar[dict[tuple[str, int], tuple[grpc.Channel, grpc.Channel]]] = {}
+    _next_channel: ClassVar[Iterator[int]] = itertools.count()
+    _channels: ClassVar[dict[tuple[str, int, int], tuple[grpc.Channel, grpc.Channel]]] = {}
 
     def __init__(self, environment: Any) -> None:
         super().__init__(environment)
         if not self.targets:
             raise ValueError(f"{type(self).__name__}.targets is empty: set the servers to load")
         self.target = self.targets[next(GrpcUser._next_target) % len(self.targets)]
-        key = (self.target, id(environment))
+        key = (self.target, id(environment), next(GrpcUser._next_channel) % CHANNELS_PER_TARGET)
         if key not in self._channels:
             plain = grpc.insecure_channel(self.target)
             self._channels[key] = (

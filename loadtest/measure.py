@@ -113,9 +113,12 @@ def mixed(
     seconds: float,
     sample: Callable[[], None],
     every: float = 1.0,
+    harness_cpu: list[float] | None = None,
 ) -> dict[str, Window]:
     """Run every class at once (each with its ``fixed_count``) and call ``sample``
-    every ``every`` seconds while measuring; returns the calls by RPC name."""
+    every ``every`` seconds while measuring; returns the calls by RPC name (and puts
+    the harness's CPU share of the window in ``harness_cpu[0]``)."""
+    harness_cpu = harness_cpu if harness_cpu is not None else [0.0]
     environment = Environment(user_classes=user_classes)
     collector = Collector(environment)
     runner = environment.create_local_runner()
@@ -124,10 +127,12 @@ def mixed(
         runner.start(total, spawn_rate=max(total / max(warmup, 1), 1))
         gevent.sleep(warmup)
         collector.reset()
+        cpu = time.process_time()
         ticks = max(1, round(seconds / every))
         for _ in range(ticks):
             gevent.sleep(seconds / ticks)  # the measuring window, in sampling ticks
             sample()
+        harness_cpu[0] = (time.process_time() - cpu) / seconds
         return collector.take()
     finally:
         runner.quit()

@@ -155,7 +155,10 @@ def started(
         log = os.path.join(logs, "worker.log")
         procs.append(
             _spawn(
-                [py, "-m", "gamehost.cli", "worker", "--concurrency", str(worker_concurrency),
+                # Niced: on one small machine the searches would otherwise take the cores
+                # from the serving processes, which in a deployment have their own.
+                ["nice", "-n", "10", py, "-m", "gamehost.cli", "worker",
+                 "--concurrency", str(worker_concurrency),
                  "--loglevel", "WARNING", "--hostname", f"{prefix}@%h",
                  "--metrics-port", str(worker_metrics), "--metrics-host", "127.0.0.1"],
                 log, env,
