@@ -39,8 +39,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--spectators", type=int, default=60)
     p.add_argument("--bot-heavy", type=int, default=1, help="all-bot mcts-fast games at once")
     p.add_argument("--tournaments", type=int, default=1)
-    p.add_argument("--think", default="1,3", help="players' think time range, seconds")
-    p.add_argument("--mixed-seconds", type=float, default=40.0)
+    p.add_argument("--think", default="0.5,2", help="players' think time range, seconds")
+    p.add_argument("--mixed-seconds", type=float, default=60.0)
     p.add_argument("--bot-seconds", type=float, default=40.0,
                    help="the bot-heavy scenario alone, before the mixed load")  # fmt: skip
     p.add_argument("--worker-concurrency", type=int, default=2)
@@ -171,6 +171,7 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
         "rpcs": rpcs,
         "harness_cpu": cpu[0],
         "live_games_held_peak": scenarios.LiveGames.peak,
+        "games_played_to_the_end": scenarios.LiveGames.finished,
         "live_games_store_peak": peaks["live_games_store"],
         "open_streams_peak_per_replica": peaks["open_streams"],
         "bot_turn_phases_mcts_fast": bots,
@@ -303,6 +304,8 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         )
     lines += [
         "",
+        f"Games the players played to the end: {mixed['games_played_to_the_end']} (the run's "
+        "players started when the mixed load did). "
         f"Live games held by the harness's users at once (peak): {mixed['live_games_held_peak']}; "
         f"the store's count of games in progress (`gamehost_live_games`, sampled): "
         f"{_f(mixed['live_games_store_peak'])} (this includes games the closed-loop steps left "

@@ -42,6 +42,7 @@ class LiveGames:
 
     ids: ClassVar[set[str]] = set()
     peak: ClassVar[int] = 0
+    finished: ClassVar[int] = 0  # games a player played to the end
 
     @classmethod
     def opened(cls, game_id: str) -> None:
@@ -56,6 +57,7 @@ class LiveGames:
     def reset(cls) -> None:
         cls.ids.clear()
         cls.peak = 0
+        cls.finished = 0
 
 
 def _watch_to_end(stream) -> None:
@@ -121,7 +123,7 @@ class SubmitterUser(GrpcUser):
 class PlayerUser(GrpcUser):
     abstract = True
     wait_time = between(1, 3)  # between games
-    think: ClassVar[tuple[float, float]] = (1.0, 3.0)  # seconds before each move
+    think: ClassVar[tuple[float, float]] = (0.5, 2.0)  # seconds before each move (--think)
     bot_level: ClassVar[str] = "random"
 
     @task
@@ -136,6 +138,7 @@ class PlayerUser(GrpcUser):
         try:
             for event in stream:
                 if event.kind == pb.GAME_FINISHED:
+                    LiveGames.finished += 1
                     return
                 mine = event.to_move.kind == pb.Actor.SEAT and event.to_move.seat == 0
                 if mine and event.legal_actions:  # the newest event leaves seat 0 to move
