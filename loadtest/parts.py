@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -107,7 +108,10 @@ def _redis(url: str | None, logs: str) -> Iterator[str]:
 
 def _spawn(args: list[str], log: str, env: dict[str, str]) -> subprocess.Popen:
     with open(log, "w") as out:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        # A session (process group) of its own: stopping it stops its children too.
+        return subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True
+        )
 
 
 @contextlib.contextmanager
@@ -174,14 +178,16 @@ def started(
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM (a worker finishes its task), then SIGKILL to whatever is left of each
+    process group: a prefork child that outlived its parent would write keys later."""
     for proc in procs:
         proc.terminate()
     for proc in procs:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(5)
 
 
 def _remove_keys(url: str, prefix: str) -> None:
