@@ -13,9 +13,8 @@ import signal
 import subprocess
 import sys
 
-from benchmarks.service_bench import store_secret
-from loadtest import (  # noqa: I001
-    grpc_user,  # noqa: F401  (first: gevent and grpc's gevent mode)
+from loadtest import (
+    grpc_user,  # noqa: F401, I001  (first: gevent's patching, grpc's gevent mode)
     measure,
     parts,
     report,
@@ -81,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.UTC)
     load_before = os.getloadavg()
     results: dict = {"parameters": vars(args), "commit": commit_of(), "cpus": os.cpu_count()}
+    from benchmarks.service_bench import store_secret  # after the patching (redis.asyncio)
+
     with parts.started(args.redis, 2, args.worker_concurrency) as p:
         scenarios.SubmitterUser.secret = store_secret(p.redis_url, p.prefix)
         results["redis_prefix"] = p.prefix
