@@ -36,7 +36,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--p99-bound-ms", type=float, default=50.0)
     p.add_argument("--players", type=int, default=60)
     p.add_argument("--spectators", type=int, default=60)
-    p.add_argument("--bot-heavy", type=int, default=1, help="all-bot mcts-fast games at once")
+    p.add_argument("--bot-heavy", type=int, default=1,
+                   help="all-bot mcts-fast games at once in the bot-heavy stage")  # fmt: skip
     p.add_argument("--tournaments", type=int, default=1)
     p.add_argument("--think", default="0.5,2", help="players' think time range, seconds")
     p.add_argument("--mixed-seconds", type=float, default=60.0)
@@ -156,14 +157,13 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
     classes = [
         user_class(scenarios.PlayerUser, targets, fixed_count=args.players, think=think),
         user_class(scenarios.SpectatorUser, targets, fixed_count=args.spectators),
-        user_class(scenarios.BotHeavyUser, targets, fixed_count=args.bot_heavy),
+        # No mcts-fast games here: their searches would hold the one worker, and the
+        # players' cheap bots would wait behind them (the bot-heavy stage has its own).
         user_class(scenarios.TournamentUser, targets, fixed_count=args.tournaments),
     ]
     classes = [c for c in classes if c.fixed_count > 0]
-    before = parts.scrape(p.worker_metrics_url)
     cpu = [0.0]
     windows = measure.mixed(classes, max(args.warmup, 3.0), args.mixed_seconds, sample, 1.0, cpu)
-    bots = bot_phases(before, parts.scrape(p.worker_metrics_url))
     rpcs = {
         name: measure.summary(0, args.mixed_seconds, name, w) for name, w in sorted(windows.items())
     }
@@ -175,7 +175,6 @@ def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], thin
         "games_played_to_the_end": scenarios.LiveGames.finished,
         "live_games_store_peak": peaks["live_games_store"],
         "open_streams_peak_per_replica": peaks["open_streams"],
-        "bot_turn_phases_mcts_fast": bots,
     }
 
 
@@ -290,9 +289,10 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         "",
         f"On both serving processes at once for {args.mixed_seconds:g} s: {users}. Players "
         f"play 3-seat Cité against two `random` bots, thinking {args.think.replace(',', '–')} s "
-        "before each move; spectators follow the live games to their end; bot-heavy users "
-        "run all-bot `mcts-fast` games; the tournament user runs a 4-game round robin of "
-        "bots, then another. Every bot turn goes to the Celery worker "
+        "before each move; spectators follow the live games to their end; the tournament "
+        "user runs a 4-game round robin of bots, then another. (The bot-heavy games run in "
+        "their own stage: their searches would hold the one worker and the players' bots "
+        "would wait behind them.) Every bot turn goes to the Celery worker "
         f"(`--concurrency {args.worker_concurrency}`). WatchGame latency is the time to the "
         f"stream's first event. Harness CPU over the window: {mixed['harness_cpu']:.0%} of one core.",
         "",
@@ -311,14 +311,7 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         f"the store's count of games in progress (`gamehost_live_games`, sampled): "
         f"{_f(mixed['live_games_store_peak'])} (this includes games the closed-loop steps left "
         "unfinished).",
-        "",
-        "Bot-turn phases of `mcts-fast` under this load (the worker also plays the players' "
-        "and the tournament's bots, so queue wait includes waiting for a busy worker): "
-        + "; ".join(
-            f"{phase} p50 {_f(v['p50_ms'], '.1f')} ms, p99 {_f(v['p99_ms'], '.1f')} ms"
-            for phase, v in mixed["bot_turn_phases_mcts_fast"].items()
-        )
-        + ".",
+
         "",
         "## Parameters",
         "",
