@@ -34,8 +34,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=2.0, help="seconds before each measurement")
     p.add_argument("--step-seconds", type=float, default=5.0, help="measuring window per step")
     p.add_argument("--p99-bound-ms", type=float, default=50.0)
-    p.add_argument("--players", type=int, default=60)
-    p.add_argument("--spectators", type=int, default=60)
+    p.add_argument("--players", type=int, default=120)
+    p.add_argument("--spectators", type=int, default=120)
     p.add_argument("--bot-heavy", type=int, default=1,
                    help="all-bot mcts-fast games at once in the bot-heavy stage")  # fmt: skip
     p.add_argument("--tournaments", type=int, default=1)
