@@ -25,8 +25,8 @@ from prometheus_client import Counter, Histogram
 from services import metrics
 
 _LABELS = ["grpc_type", "grpc_service", "grpc_method"]
-# Handlers a layer below build per call only on refusals (limits._refusing): past this
-# many, further ones are wrapped per call and not kept.
+# The layer below (limits.AccessInterceptor) builds a handler per call only for API keys
+# the server does not check: past this many, further handlers are wrapped and not kept.
 _MAX_WRAPPED = 1024
 
 STARTED = Counter("grpc_server_started_total", "RPCs started on the server", _LABELS)
