@@ -48,7 +48,14 @@ from services.errors import (
     Unauthenticated,
 )
 from services.kinds import EventKind, GameStatus, SeatKind
-from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
+from services.stores import (
+    CommitOutcome,
+    GameExists,
+    GameStore,
+    NewGame,
+    Snapshot,
+    StoredEvent,
+)
 from services.views import view_of
 from services.watch_hub import Subscription, WatchHub
 
@@ -156,12 +163,15 @@ class GameHost:
         tournament: Mapping[str, Any] | None = None,
         deal_key: str = "",
         deal_stream: bool = False,
+        game_id: str | None = None,
     ) -> GameView:
         """``tournament`` (name, round, table) is recorded in the game's meta;
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
         people, so tables of one tournament deal get one board (duplicate deals);
         ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
-        also roll the same dice."""
+        also roll the same dice. ``game_id``, when set, is the new game's id: if a game
+        with it exists, ALREADY_EXISTS and nothing is created (a tournament's table
+        game, which racing replicas create once)."""
         if game_type not in game_names():
             raise InvalidArgument(
                 f"unknown game type {quote_input(game_type)}; "
@@ -185,7 +195,7 @@ class GameHost:
                 meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
             else:
                 raise InvalidArgument(f"seat {index}: kind must be SeatKind.HUMAN or SeatKind.BOT")
-        game_id = secrets.token_hex(16)
+        game_id = game_id or secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
         elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
@@ -230,27 +240,29 @@ class GameHost:
             meta["tournament"] = dict(tournament)
         if deal_stream:
             meta["deal_stream"] = True
-        await self.store.create(
-            NewGame(
-                game_id,
-                meta,
-                state.to_bytes(),
-                version,
-                play.status_of(state),
-                log,
-                bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
-                luck=luck.dumps() if luck is not None else "",
-            )
+        new_game = NewGame(
+            game_id,
+            meta,
+            state.to_bytes(),
+            version,
+            play.status_of(state),
+            log,
+            bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+            luck=luck.dumps() if luck is not None else "",
         )
+        try:
+            await self.store.create(new_game)
+        except GameExists:
+            raise AlreadyExists(f"a game with id {game_id} exists") from None
         metrics.GAMES_CREATED.labels(game_type).inc()
-        snapshot = await self._load(game_id)
+        snapshot = await self.load(game_id)
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, SPECTATOR, invite_codes)
 
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
     ) -> tuple[int, str]:
-        snapshot = await self._load(game_id)
+        snapshot = await self.load(game_id)
         seats = snapshot.meta["seats"]
         if snapshot.meta.get("private"):
             invited = access.seat_for_invite(snapshot.meta.get("invites", {}), invite_code)
@@ -288,7 +300,7 @@ class GameHost:
             self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading
-    async def _load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+    async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits"
@@ -299,7 +311,7 @@ class GameHost:
         return snapshot
 
     @staticmethod
-    def _viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
+    def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
         """The seat a token belongs to; None (spectator) for no token."""
         if not token:
             if required:
@@ -316,8 +328,8 @@ class GameHost:
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         state = play.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
@@ -361,7 +373,7 @@ class GameHost:
             except (ServiceError, _Stale):
                 pass
         while True:
-            snapshot = await self._load(game_id, request_key)
+            snapshot = await self.load(game_id, request_key)
             try:
                 return await self._try(attempt, snapshot, play.load_state(snapshot), started)
             except _Stale as stale:
@@ -378,7 +390,7 @@ class GameHost:
         seats = len(snapshot.meta["seats"])
         if attempt.seat is not None and not 0 <= attempt.seat < seats:
             raise InvalidArgument(f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}")
-        viewer = self._viewer(snapshot, attempt.token, required=True)
+        viewer = self.viewer(snapshot, attempt.token, required=True)
         if attempt.seat is not None and attempt.seat != viewer:
             raise PermissionDenied(f"your token is for seat {viewer}, not seat {attempt.seat}")
         if snapshot.request_result is not None:
@@ -454,8 +466,8 @@ class GameHost:
         caller's legal actions (``"legal"``: (id, notation) pairs), so a client can play
         from this stream alone."""
         after = check_after_event_id(after)
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         finished = snapshot.status == GameStatus.FINISHED
         if after > snapshot.last_event_id:
             if finished:
@@ -512,8 +524,8 @@ class GameHost:
         """The log as the caller may see it; with ``include_views``, the caller's view
         of the initial position and after every entry, from a server-side replay (so
         each is redacted exactly as GetState redacted it for this caller then)."""
-        snapshot = await self._load(game_id)
-        viewer = self._viewer(snapshot, token)
+        snapshot = await self.load(game_id)
+        viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         entries: list[dict[str, Any]] = []
         actions: list[int] = []  # the full actions, for the replay: never sent as such
