@@ -32,6 +32,7 @@ sys.path.insert(0, ROOT)
 
 from gamehost import Client  # noqa: E402
 from games import get_game  # noqa: E402
+from loadtest.echo import FULL_METHOD  # noqa: E402  (the one echo server: loadtest/echo.py)
 from services import access, play  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
 
@@ -48,23 +49,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# ---------------------------------------------------------------------- echo server
-async def _echo_server(port: int) -> None:
-    async def echo(request: bytes, context) -> bytes:
-        return request
-
-    server = grpc.aio.server()
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
-    )
-    server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    await server.wait_for_termination()
-
-
+# ---------------------------------------------------------------------- processes
 def start_process(args: list[str], port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         grpc.channel_ready_future(channel).result(timeout=60)
     return proc
@@ -182,7 +169,7 @@ def start_servers(processes: int, redis_url: str, prefix: str) -> tuple[list, in
     """``processes`` echo servers and ``processes`` service processes, each set on one port."""
     echo_port, service_port = free_port(), free_port()
     echo = [
-        start_process([sys.executable, __file__, "--echo-server", str(echo_port)], echo_port)
+        start_process([sys.executable, "-m", "loadtest.echo", str(echo_port)], echo_port)
         for _ in range(processes)
     ]
     service = start_process(
@@ -215,11 +202,7 @@ def main() -> None:
         default="1,2",
         help="comma-separated serving-process counts for the throughput runs (echo and service alike)",
     )
-    parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.echo_server:
-        asyncio.run(_echo_server(args.echo_server))
-        return
 
     prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
     r = redis.Redis.from_url(args.redis)
@@ -230,7 +213,7 @@ def main() -> None:
         procs, echo_port, service_port = start_servers(1, args.redis, prefix)
         try:
             echo_call = grpc.insecure_channel(f"127.0.0.1:{echo_port}").unary_unary(
-                "/bench.Echo/Echo"
+                FULL_METHOD
             )
             echo_lat = latencies(lambda: echo_call(payload), args.seconds)
             cas = r.register_script(_CAS)
@@ -258,7 +241,7 @@ def main() -> None:
 
                 def echo_worker(port: int = echo_port) -> Callable[[], object]:
                     call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary(
-                        "/bench.Echo/Echo"
+                        FULL_METHOD
                     )
                     return lambda: call(payload)
 

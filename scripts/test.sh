@@ -9,7 +9,7 @@ python=${PYTHON:-python3}
 if [[ ! -x .venv/bin/python ]]; then
   "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
 
 # Programs the tests start themselves, installed from Debian's packages when missing:
 # redis-server (fault tests run a Redis of their own), openssl (the TLS test makes a

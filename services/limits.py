@@ -78,6 +78,10 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         self.api_keys = api_keys or {}
         self.requests = requests
         self.failed_auth = failed_auth
+        # (method, API key or refusal) -> (handler, its wrapper): built once, not on every
+        # RPC (it showed in profiles). Only no key, known keys and the refusals are kept,
+        # so no client can grow it.
+        self._wrapped: dict[tuple[str, str], tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -90,8 +94,15 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         api_key = api_key_of(dict(details.invocation_metadata or ()))
         refusal = self._refusal(details.method, api_key)
         if refusal is not None:
-            return _refusing(handler, *refusal)
-        return _counted(handler, self, api_key)
+            key, make = (details.method, refusal[1]), lambda: _refusing(handler, *refusal)
+        elif not api_key or api_key in self.api_keys:
+            key, make = (details.method, api_key), lambda: _counted(handler, self, api_key)
+        else:  # a key this server does not check (no keys configured): not kept
+            return _counted(handler, self, api_key)
+        cached = self._wrapped.get(key)
+        if cached is None or cached[0] is not handler:
+            cached = self._wrapped[key] = (handler, make())
+        return cached[1]
 
     def _refusal(self, method: str, api_key: str) -> tuple[grpc.StatusCode, str] | None:
         if not self.api_keys:

@@ -39,12 +39,12 @@ OPEN_STREAMS = Gauge(
 )
 PENDING_BOT_TURNS = Gauge(
     "gamehost_pending_bot_turns",
-    "Bot turns due and not yet committed (set by the bot-turn scheduler)",
+    "Bot turns in the store's schedule, not yet committed (sampled by the store probe)",
     multiprocess_mode="livemax",
 )
 OLDEST_PENDING_BOT_TURN_SECONDS = Gauge(
     "gamehost_oldest_pending_bot_turn_seconds",
-    "Age of the oldest bot turn due and not yet committed (set by the bot-turn scheduler)",
+    "Seconds the most overdue scheduled bot turn is past due (0: every turn is being played)",
     multiprocess_mode="livemax",
 )
 STORE_UP = Gauge(

@@ -1,5 +1,6 @@
-"""A periodic probe of the store that sets ``gamehost_live_games`` (the latency of
-every Redis call is timed in the store itself: ``services.stores.timing``)."""
+"""A periodic probe of the store that sets ``gamehost_live_games`` and the bot-turn
+backlog gauges (the latency of every Redis call is timed in the store itself:
+``services.stores.timing``)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,12 @@ async def probe_store(store: GameStore) -> None:
     health monitor, services/store_health.py, which pings the store every second)."""
     try:
         games = await store.list_games(limit=LIVE_GAMES_SCAN_LIMIT)
+        pending, overdue = await store.bot_turn_backlog()
     except Exception as exc:  # the health monitor reports the outage itself
         log.debug("live-games sample failed: %s", exc)
         return
+    metrics.PENDING_BOT_TURNS.set(pending)
+    metrics.OLDEST_PENDING_BOT_TURN_SECONDS.set(overdue)
     live = Counter(g.meta.get("game_type", "?") for g in games if g.status == "in_progress")
     _seen_types.update(live)
     for game_type in _seen_types:  # a type whose last game ended drops to 0

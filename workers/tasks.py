@@ -58,6 +58,32 @@ def _store(payload: dict[str, Any]) -> RedisStore:
     return RedisStore.from_url(payload["store_url"], payload["prefix"])
 
 
+# One event loop and one store (its connection pool) per worker process, kept between
+# tasks: a new loop and a new Redis connection for every task cost several
+# milliseconds of each bot turn (the load test's bot-turn overhead). Made lazily, so in
+# the prefork child that runs the tasks, never in the parent before it forks.
+_loop: asyncio.Runner | None = None
+_stores: dict[tuple[str, str], RedisStore] = {}
+
+
+def _run(coro: Any) -> Any:
+    """Run ``coro`` on this process's task loop."""
+    global _loop
+    if _loop is None:
+        _loop = asyncio.Runner()
+    return _loop.run(coro)
+
+
+def _kept_store(payload: dict[str, Any]) -> RedisStore:
+    """The game store the dispatching replica named, kept for this process's later
+    tasks (only ever used on the task loop)."""
+    key = (payload["store_url"], payload["prefix"])
+    store = _stores.get(key)
+    if store is None:
+        store = _stores[key] = RedisStore.from_url(*key)
+    return store
+
+
 async def _beat(payload: dict[str, Any], stop: threading.Event) -> None:
     job = BotJob.from_json(payload["job"])
     store = _store(payload)
@@ -95,14 +121,10 @@ def _moved_on(payload: dict[str, Any]) -> bool:
 
     async def check() -> bool:
         job = BotJob.from_json(payload["job"])
-        store = _store(payload)
-        try:
-            snapshot = await store.load(job.game_id)
-        finally:
-            await store.close()
+        snapshot = await _kept_store(payload).load(job.game_id)
         return snapshot is None or snapshot.version != job.version
 
-    return asyncio.run(check())
+    return _run(check())
 
 
 @app.task(name="gamehost.search")
@@ -159,23 +181,20 @@ def dispatch_analysis(job: BotJob, max_iterations: int | None) -> Any:
 
 def commit_after_search(payload: dict[str, Any], action: int) -> str:
     """Commit a bot's chosen action (the next bot turn is scheduled with it)."""
-    return asyncio.run(_commit_async(payload, action))
+    return _run(_commit_async(payload, action))
 
 
 async def _commit_async(payload: dict[str, Any], action: int) -> str:
     job = BotJob.from_json(payload["job"])
-    store = _store(payload)
-    try:
-        # The next bot turn is scheduled with the commit, leased to this worker, which
-        # dispatches it at once (no sweep to wait for); if it dies first, or no worker
-        # starts it, the lease runs out and a replica dispatches it.
-        result = await bot_turns.commit(store, job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS)
-        following = None
-        if result.outcome is CommitOutcome.APPLIED:
-            snapshot = await store.load(job.game_id)
-            following = bot_turns.prepare(snapshot) if snapshot is not None else None
-    finally:
-        await store.close()
+    store = _kept_store(payload)
+    # The next bot turn is scheduled with the commit, leased to this worker, which
+    # dispatches it at once (no sweep to wait for); if it dies first, or no worker
+    # starts it, the lease runs out and a replica dispatches it.
+    result = await bot_turns.commit(store, job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS)
+    following = None
+    if result.outcome is CommitOutcome.APPLIED:
+        snapshot = await store.load(job.game_id)
+        following = bot_turns.prepare(snapshot) if snapshot is not None else None
     if following is not None:
         dispatch(
             following.job(), payload["store_url"], payload["prefix"], payload.get("max_iterations")

@@ -239,6 +239,12 @@ class GameStore(ABC):
         """Seconds until the game's bot turn is due (negative: overdue), None if unscheduled."""
 
     @abstractmethod
+    async def bot_turn_backlog(self) -> tuple[int, float]:
+        """(bot turns in the schedule, seconds the most overdue one is past its due
+        time: 0 when none is). A turn being played is leased, so not overdue; one that
+        nobody plays grows older (the ``gamehost_oldest_pending_bot_turn_seconds`` alert)."""
+
+    @abstractmethod
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
 

@@ -273,6 +273,10 @@ class MemoryStore(GameStore):
         at = self._bot_due.get(game_id)
         return None if at is None else at - time.monotonic()
 
+    async def bot_turn_backlog(self) -> tuple[int, float]:
+        now = time.monotonic()
+        return len(self._bot_due), max(0.0, now - min(self._bot_due.values(), default=now))
+
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         game = self._games.get(game_id)
         if game is not None:

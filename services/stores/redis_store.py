@@ -160,6 +160,15 @@ return tostring(tonumber(score) - now)
 """
 )
 
+_BOT_TURN_BACKLOG = (
+    _NOW_MS
+    + """
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #first == 0 then return {0, '0'} end
+return {redis.call('ZCARD', KEYS[1]), tostring(math.max(0, now - tonumber(first[2])))}
+"""
+)
+
 _SET_BOT_STATUS = """
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'botstatus', ARGV[1]) end
 """
@@ -267,6 +276,7 @@ class RedisStore(GameStore):
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
+        self._bot_turn_backlog = client.register_script(_BOT_TURN_BACKLOG)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
         self._t_create = client.register_script(_T_APPEND + _T_CREATE)
         self._t_set_once = client.register_script(_T_APPEND + _T_SET_ONCE)
@@ -516,6 +526,10 @@ class RedisStore(GameStore):
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         reply = await self._bot_turn_due_in(keys=[self._bot_turns_key], args=[game_id])
         return None if reply is None else float(reply) / 1000
+
+    async def bot_turn_backlog(self) -> tuple[int, float]:
+        count, overdue_ms = await self._bot_turn_backlog(keys=[self._bot_turns_key])
+        return int(count), float(overdue_ms) / 1000
 
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])

@@ -1,5 +1,5 @@
 """The service metrics that the scrape tests cannot provoke on demand: a lost
-compare-and-set, and the latency of each Redis store call."""
+compare-and-set, the latency of each Redis store call, and the bot-turn backlog."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from prometheus_client import REGISTRY
 from games import CHANCE
 from services import play
 from services.kinds import GameStatus
+from services.store_metrics import probe_store
 from services.stores import CommitOutcome, NewGame
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
@@ -52,3 +53,18 @@ async def test_redis_store_calls_are_timed(redis_url, redis_prefix):
         assert sample("gamehost_redis_call_seconds_count", operation="wait_events") == 0
     finally:
         await store.close()
+
+
+async def test_the_probe_sets_the_bot_turn_backlog_gauges():
+    store = MemoryStore()
+    bot_turn = NewGame("g1", {"game_type": "cite"}, b"s", 0, GameStatus.IN_PROGRESS, bot_due_in=0)
+    await store.create(bot_turn)
+    await store.claim_bot_turns(1, lease=60)
+    assert await store.renew_bot_turn("g1", 0, lease=-30)  # due 30 s ago, nobody playing it
+    await probe_store(store)
+    assert sample("gamehost_pending_bot_turns") == 1
+    assert 29 < sample("gamehost_oldest_pending_bot_turn_seconds") < 60
+    await store.drop_bot_turn("g1")
+    await probe_store(store)
+    assert sample("gamehost_pending_bot_turns") == 0
+    assert sample("gamehost_oldest_pending_bot_turn_seconds") == 0

@@ -389,6 +389,19 @@ async def test_renew_only_at_the_same_version(store):
     assert not await store.renew_bot_turn("nope", 0, lease=0)
 
 
+async def test_the_backlog_counts_turns_and_ages_the_most_overdue(store):
+    assert await store.bot_turn_backlog() == (0, 0.0)
+    await store.create(bot_game("b1"))
+    await store.create(bot_game("b2"))
+    await store.claim_bot_turns(10, lease=30)  # both being played: leased, not overdue
+    assert await store.bot_turn_backlog() == (2, 0.0)
+    assert await store.renew_bot_turn("b1", 0, lease=-5)  # nobody played it for 5 s
+    count, overdue = await store.bot_turn_backlog()
+    assert count == 2 and 4.5 < overdue < 30
+    await store.drop_bot_turn("b1")
+    assert await store.bot_turn_backlog() == (1, 0.0)
+
+
 async def test_bot_status_is_read_back(store):
     await store.create(bot_game())
     assert (await store.load("g1")).bot_status == ""
