@@ -20,11 +20,10 @@ async def test_tournament_writes_happen_once_with_their_events(store):
     assert await store.claim_entrant("t", "me", "hash")
     assert not await store.claim_entrant("t", "me", "other")
     assert not await store.start_table("missing", 0, {}, [])
-    await store.set_deadline("t", "g0", {"version": 3, "at": 9.5})
     snap = await store.load_tournament("t")
     assert snap.record == record and snap.status == "running"
     assert snap.tables == {0: {"game_id": "g0"}} and snap.results == {0: {"returns": [1, 0]}}
-    assert snap.entrants == {"me": "hash"} and snap.deadlines == {"g0": {"version": 3, "at": 9.5}}
+    assert snap.entrants == {"me": "hash"}
     events = await store.tournament_events("t")
     assert [(e.event_id, e.data["kind"]) for e in events] == [
         (1, "a"),
