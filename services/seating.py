@@ -114,7 +114,7 @@ class Seating:
         def decide(snapshot: Snapshot) -> _Change:
             meta = snapshot.meta
             if creator_token:
-                if not hmac.comparehash_token(meta.get("creator", ""), hash_token(creator_token)):
+                if not hmac.compare_digest(meta.get("creator", ""), hash_token(creator_token)):
                     raise Unauthenticated(
                         f"the creator token is not valid for game {snapshot.game_id}: send "
                         "the creator_token its CreateGame answered"
