@@ -14,6 +14,11 @@ from services.server import ServerConfig, ServerThread
 from tests.procs import wait_until
 
 
+def by(entry: pb.RecordEntry | pb.GameEvent, seat: int) -> bool:
+    """Whether a seat (not chance) acted in this entry or event."""
+    return entry.actor.kind == pb.Actor.SEAT and entry.actor.seat == seat
+
+
 @pytest.fixture(scope="module", params=["memory", "redis"])
 def client(request):
     redis_url, prefix = None, "gamehost"
@@ -67,7 +72,7 @@ def test_a_bot_added_mid_game_moves_on_its_turn(client):
     # The bot plays seat 2's turn by itself: the game leaves seat 2.
     wait_until(lambda: to_move(client.state(game_id)) != 2, 30, "the added bot's move")
     record = client.record(game_id)
-    assert any(e.actor.seat == 2 and e.ply > added.version for e in record.entries)
+    assert any(by(e, 2) and e.ply > added.version for e in record.entries)
     assert [(c.seat, c.reason, c.version) for c in record.seat_changes] == [
         (2, pb.SeatChange.BOT_ADDED, added.version)
     ]
