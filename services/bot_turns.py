@@ -115,7 +115,9 @@ def prepare(snapshot: Snapshot, now: float | None = None) -> BotTurn | None:
         return None
     timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
     if timeout:
-        left = clock.seconds_left(snapshot.meta, snapshot.version, time.time() if now is None else now)
+        left = clock.seconds_left(
+            snapshot.meta, snapshot.version, time.time() if now is None else now
+        )
         timer = clock.timer_of(snapshot.meta)
         if left is None or left > 0 or timer is None:
             return None

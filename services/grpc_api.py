@@ -180,9 +180,7 @@ def seat_message(index: int, seat: dict[str, Any], taken: bool) -> pb.Seat:
 
 
 def _seats(snapshot: Snapshot) -> list[pb.Seat]:
-    seats = [
-        seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(snapshot.meta["seats"])
-    ]
+    seats = [seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(snapshot.meta["seats"])]
     running = snapshot.meta.get("clock")
     if running is not None:
         for seat in seats:

@@ -279,4 +279,3 @@ def _check_running(snapshot: Snapshot) -> None:
 
 def _seat_request_key(token: str, request_id: str) -> str | None:
     return f"{hash_token(token)[:32]}:seat:{request_id}" if token and request_id else None
-

@@ -598,7 +598,6 @@ class RedisStore(GameStore):
             return False
         return bool(await self._redis.hsetnx(self._tkey(name, "entrants"), entrant, token_hash))
 
-
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:
