@@ -81,6 +81,8 @@ class GameView:
         state = self.state
         if self.viewer is None or state.current_player() != self.viewer:
             return []
+        if self.snapshot.meta["seats"][self.viewer]["kind"] != SeatKind.HUMAN:
+            return []  # away: a bot plays the seat until the player takes it back
         return [(a, state.action_to_string(a)) for a in state.legal_actions()]
 
 
