@@ -195,7 +195,7 @@ class TournamentRunner:
     async def _result(self, defn: Definition, table: Table, game: Snapshot) -> TableResult:
         returns = tuple(play.load_state(game).returns())
         timeouts: tuple[int, ...] = (0,) * defn.players
-        if any(s["kind"] == SeatKind.HUMAN for s in game.meta["seats"]):
+        if defn.move_time_limit > 0:  # only timed tables have timeouts (marked in the log)
             timeouts = _timeouts_of(await self._log(game.game_id), defn.players)
         return TableResult(table, returns, game.game_id, timeouts)
 
