@@ -288,7 +288,7 @@ class _Game:
             self.screen.line(f"  not away: {exc.details}")
             return False
         self.away = True
-        self.screen.line(f"  you are away: {reply.seat.bot_level} plays seat {self.me.seat}")
+        self.screen.line(f"  you are away: {reply.now.bot_level} plays seat {self.me.seat}")
         return True
 
     def _away_prompt(self) -> bool:

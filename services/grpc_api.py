@@ -549,7 +549,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:
     return pb.SeatChangeResponse(
         game_id=changed.snapshot.game_id,
-        seat=_seats(changed.snapshot)[changed.seat],
+        now=_seats(changed.snapshot)[changed.seat],
         version=changed.version,
         duplicate=changed.duplicate,
     )

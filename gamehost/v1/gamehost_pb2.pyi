@@ -840,13 +840,13 @@ class TakeBackSeatRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class SeatChangeResponse(_message.Message):
-    __slots__ = ("game_id", "seat", "version", "duplicate")
+    __slots__ = ("game_id", "now", "version", "duplicate")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
-    seat: Seat
+    now: Seat
     version: int
     duplicate: bool
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...

@@ -66,8 +66,8 @@ def test_a_bot_added_mid_game_moves_on_its_turn(client):
 
     added = client.add_bot(game_id, 2, "greedy", creator_token=created.creator_token)
     assert added.version == state.version + 1 and not added.duplicate
-    assert added.seat.kind == pb.BOT and added.seat.control == pb.Seat.ADDED
-    assert added.seat.bot_level == "greedy" and added.seat.taken
+    assert added.now.kind == pb.BOT and added.now.control == pb.Seat.ADDED
+    assert added.now.bot_level == "greedy" and added.now.taken
 
     # The bot plays seat 2's turn by itself: the game leaves seat 2.
     wait_until(lambda: to_move(client.state(game_id)) != 2, 30, "the added bot's move")
@@ -99,7 +99,7 @@ def test_anyone_adds_bots_when_the_game_allows_it(client):
     created = client.create_game("cite", ["human", "human"], seed=6, bots_by_anyone=True)
     assert client.state(created.game_id).bots_by_anyone
     added = client.add_bot(created.game_id, 1)  # no creator token
-    assert added.seat.kind == pb.BOT and added.seat.bot_level == "random"
+    assert added.now.kind == pb.BOT and added.now.bot_level == "random"
 
 
 def test_a_seat_handed_to_a_bot_and_taken_back(client):
@@ -111,7 +111,7 @@ def test_a_seat_handed_to_a_bot_and_taken_back(client):
 
     away = client.hand_over(game_id, a.token, "random")
     assert away.version == start.version + 1
-    assert away.seat.kind == pb.BOT and away.seat.control == pb.Seat.AWAY
+    assert away.now.kind == pb.BOT and away.now.control == pb.Seat.AWAY
     # The bot plays seat 0 while its player is away; the token still shows the seat.
     state = wait_until(
         lambda: (s := client.state(game_id, a.token)) and to_move(s) == 1 and s, 30, "the bot"
@@ -123,7 +123,7 @@ def test_a_seat_handed_to_a_bot_and_taken_back(client):
     assert "away" in caught.value.details and "TakeBackSeat" in caught.value.details
 
     back = client.take_back(game_id, a.token)
-    assert back.seat.kind == pb.HUMAN and back.seat.control == pb.Seat.CONTROL_UNSPECIFIED
+    assert back.now.kind == pb.HUMAN and back.now.control == pb.Seat.CONTROL_UNSPECIFIED
     mine = play_until(client, game_id, {0: a.token, 1: b.token}, 0)
     assert mine.legal_actions and mine.viewer_seat == 0
     # No bot takes the turn now: the player's own move at this version is applied.
@@ -155,7 +155,7 @@ def test_a_seat_handed_over_for_good_revokes_its_token_and_may_be_rejoined(clien
     game_id = created.game_id
     a = client.join(game_id, 0)
     gone = client.hand_over(game_id, a.token, "random", for_good=True)
-    assert gone.seat.control == pb.Seat.HANDED_OVER and gone.seat.kind == pb.BOT
+    assert gone.now.control == pb.Seat.HANDED_OVER and gone.now.kind == pb.BOT
     with pytest.raises(GameError) as caught:
         client.state(game_id, a.token)
     assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED
