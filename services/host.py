@@ -133,9 +133,8 @@ class GameHost:
         self.live_games_per_client = live_games_per_client  # 0: no cap
         # game id -> (snapshot, state) this replica committed last (LRU).
         self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
-        self.seating = seating.Seating(
-            store, runner, self.load, self.viewer
-        )  # AddBot, HandOverSeat, TakeBackSeat
+        # AddBot, HandOverSeat, TakeBackSeat and rejoining a seat handed over for good.
+        self.seating = seating.Seating(store, runner, self.load, self.viewer)
 
     # ------------------------------------------------------------------ catalogue
     @staticmethod
