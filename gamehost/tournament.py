@@ -117,8 +117,19 @@ def definition(args: argparse.Namespace, name: str) -> pb.TournamentDefinition:
     )
 
 
+def duration(seconds: float) -> str:
+    """``42 s``, ``7 min 5 s``, ``2 h 03 min``: a time left, as people read it."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
 class Progress:
-    """A bar on a terminal, short lines otherwise (stderr either way)."""
+    """A bar on a terminal, short lines otherwise (stderr either way): games finished
+    of the total, failed tables if any, and the time left at the observed pace."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -126,19 +137,23 @@ class Progress:
         self.shown = -1
 
     def show(self, progress: pb.TournamentProgress) -> None:
-        done, total = progress.finished_games, progress.total_games
-        if done == self.shown or not total:
+        done, failed, total = progress.finished_games, progress.failed_games, progress.total_games
+        ended = done + failed
+        if ended == self.shown or not total:
             return
-        self.shown = done
-        left = f", about {progress.estimated_seconds_left:.0f} s left" if 0 < done < total else ""
+        self.shown = ended
+        errors = f", {failed} failed" if failed else ""
+        left = ""
+        if 0 < ended < total:
+            left = f", about {duration(progress.estimated_seconds_left)} left"
         if self.tty:
             width = 30
-            filled = width * done // total
+            filled = width * ended // total
             bar = "#" * filled + "." * (width - filled)
-            end = "\n" if done >= total else ""
-            sys.stderr.write(f"\r{self.name} [{bar}] {done}/{total} games{left}   {end}")
+            end = "\n" if ended >= total else ""
+            sys.stderr.write(f"\r{self.name} [{bar}] {done}/{total} games{errors}{left}   {end}")
         else:
-            sys.stderr.write(f"{self.name}: {done}/{total} games finished{left}\n")
+            sys.stderr.write(f"{self.name}: {done}/{total} games finished{errors}{left}\n")
         sys.stderr.flush()
 
 

@@ -1,5 +1,6 @@
-"""The sweep that deletes expired games: finished ones after their retention,
-abandoned ones after their idle time. Every replica runs it; deleting twice is harmless."""
+"""The sweep that deletes expired games and tournaments: finished (or cancelled) ones
+after their retention, abandoned ones after their idle time. Every replica runs it;
+deleting twice is harmless."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ async def sweep_forever(store: GameStore, finished_retention: float, idle_expiry
             gone = await store.expire_games(finished_retention, idle_expiry)
             if gone:
                 log.info("expired %d games", len(gone))
+            ended = await store.expire_tournaments(finished_retention, idle_expiry)
+            if ended:
+                log.info("expired %d tournaments: %s", len(ended), ", ".join(ended))
         except Exception:  # the store may be down for a while: try again next round
             log.warning("expiry sweep failed; retrying in %.0f s", interval, exc_info=True)
         await asyncio.sleep(interval)

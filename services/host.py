@@ -49,7 +49,14 @@ from services.errors import (
 )
 from services.kinds import EventKind, GameStatus, SeatControl, SeatKind
 from services.seat_control import control_of
-from services.stores import CommitOutcome, GameStore, NewGame, Snapshot, StoredEvent
+from services.stores import (
+    CommitOutcome,
+    GameExists,
+    GameStore,
+    NewGame,
+    Snapshot,
+    StoredEvent,
+)
 from services.views import view_of
 from services.watch_hub import Subscription, WatchHub
 
@@ -159,6 +166,7 @@ class GameHost:
         tournament: Mapping[str, Any] | None = None,
         deal_key: str = "",
         deal_stream: bool = False,
+        game_id: str | None = None,
         bots_by_anyone: bool = False,
         rejoin_handed_seats: bool = False,
         timer: clock.Timer | None = None,
@@ -172,7 +180,9 @@ class GameHost:
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
         people, so tables of one tournament deal get one board (duplicate deals);
         ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
-        also roll the same dice."""
+        also roll the same dice. ``game_id``, when set, is the new game's id: if a game
+        with it exists, ALREADY_EXISTS and nothing is created (a tournament's table
+        game, which racing replicas create once)."""
         if game_type not in game_names():
             raise InvalidArgument(
                 f"unknown game type {quote_input(game_type)}; "
@@ -201,7 +211,7 @@ class GameHost:
                 meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
             else:
                 raise InvalidArgument(f"seat {index}: kind must be SeatKind.HUMAN or SeatKind.BOT")
-        game_id = secrets.token_hex(16)
+        game_id = game_id or secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
         elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
@@ -255,18 +265,20 @@ class GameHost:
             meta["tournament"] = dict(tournament)
         if deal_stream:
             meta["deal_stream"] = True
-        await self.store.create(
-            NewGame(
-                game_id,
-                meta,
-                state.to_bytes(),
-                version,
-                play.status_of(state),
-                log,
-                bot_due_in=clock.due_in(meta, state, version, time.time()),
-                luck=luck.dumps() if luck is not None else "",
-            )
+        new_game = NewGame(
+            game_id,
+            meta,
+            state.to_bytes(),
+            version,
+            play.status_of(state),
+            log,
+            bot_due_in=clock.due_in(meta, state, version, time.time()),
+            luck=luck.dumps() if luck is not None else "",
         )
+        try:
+            await self.store.create(new_game)
+        except GameExists:
+            raise AlreadyExists(f"a game with id {game_id} exists") from None
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self.load(game_id)
         self._kick_bots(snapshot, state)

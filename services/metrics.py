@@ -68,8 +68,12 @@ CAS_CONFLICTS = Counter(
     "gamehost_cas_conflicts_total",
     "Commits refused because the game's version had moved on (compare-and-set lost)",
 )
-WATCH_STREAMS = Gauge("gamehost_watch_streams", "WatchGame streams following a live game")
-WATCH_GAMES = Gauge("gamehost_watch_games", "Games the shared watch reader follows")
+WATCH_STREAMS = Gauge(
+    "gamehost_watch_streams", "WatchGame and WatchTournament streams following a live log"
+)
+WATCH_GAMES = Gauge(
+    "gamehost_watch_games", "Games and tournaments the shared watch reader follows"
+)
 BOT_POOL_RESTARTS = Counter(
     "gamehost_bot_pool_restarts", "Local bot search pools replaced after a child died"
 )

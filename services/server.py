@@ -135,7 +135,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    add_to_server(GameHostServicer(host, TournamentService(store, tournament_runner)), server)
+    add_to_server(GameHostServicer(host, TournamentService(store, tournament_runner, host.hub)), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)

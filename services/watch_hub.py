@@ -1,13 +1,14 @@
-"""Live event feeds for WatchGame: one shared reader per replica, fanned out in process.
+"""Live event feeds for WatchGame and WatchTournament: one shared reader per replica,
+fanned out in process.
 
-Every watched game of a replica is read by ONE task through one ``EventReader`` (for
-Redis: one XREAD over all their streams on a connection of its own), however many
-streams watch it. Each new batch is handed to the game's subscribers, which are
-cheap in-process queues. A subscriber first catches up from the store on its own
-(plain paged reads), and goes back to the store whenever it fell too far behind, so
-a slow client costs a bounded queue, never the others' progress. The reader runs
-while some game is watched, and backs off and resumes (from each game's last event
-id) when the store fails.
+Every watched log of a replica (a game's, or a tournament's: ``stores.LogId``) is read
+by ONE task through one ``EventReader`` (for Redis: one XREAD over all their streams
+on a connection of its own), however many streams watch it. Each new batch is handed
+to the log's subscribers, which are cheap in-process queues. A subscriber first
+catches up from the store on its own (plain paged reads), and goes back to the store
+whenever it fell too far behind, so a slow client costs a bounded queue, never the
+others' progress. The reader runs while some log is watched, and backs off and
+resumes (from each log's last event id) when the store fails.
 """
 
 from __future__ import annotations
@@ -21,24 +22,24 @@ from collections.abc import AsyncIterator
 
 from services import metrics
 from services.errors import NotFound
-from services.stores import EventReader, GameStore, StoredEvent
+from services.stores import EventReader, GameStore, LogId, StoredEvent, TournamentLog
 
 log = logging.getLogger(__name__)
 
 PAGE = 500  # events per catch-up read
 QUEUE_LIMIT = 1000  # events a subscriber may hold before it must catch up from the store
 BLOCK_SECONDS = 5.0  # one read waits at most this long (a ceiling, not a poll period)
-# A stream with nothing to send checks this often that its game still exists, so that
-# a watcher of a game deleted by expiry is told NOT_FOUND instead of waiting forever.
+# A stream with nothing to send checks this often that its game (or tournament) still
+# exists, so a watcher of one deleted by expiry is told NOT_FOUND, not left waiting.
 EXISTS_CHECK_SECONDS = 20.0
 
 
 class Subscription:
-    """One stream's view of a game's log: every event after ``after``, in order, once."""
+    """One stream's view of a log: every event after ``after``, in order, once."""
 
-    def __init__(self, hub: WatchHub, game_id: str, after: int) -> None:
+    def __init__(self, hub: WatchHub, source: LogId, after: int) -> None:
         self._hub = hub
-        self.game_id = game_id
+        self.source = source
         self._pending: collections.deque[StoredEvent] = collections.deque()
         self._last = after  # id of the newest event handed out or pending
         self._handed = after  # id of the newest event handed out
@@ -47,7 +48,7 @@ class Subscription:
         self._wake = asyncio.Event()
 
     def deliver(self, events: list[StoredEvent]) -> None:
-        """Called by the hub's reader with a game's next events."""
+        """Called by the hub's reader with a log's next events."""
         if self._catch_up or self._reading:
             # A store read is due or under way: it (or the next one) returns these.
             self._catch_up = True
@@ -82,7 +83,7 @@ class Subscription:
                 self._catch_up = False
                 self._reading = True
                 try:
-                    batch = await self._hub.store.events(self.game_id, self._last, PAGE)
+                    batch = await self._hub.store.log_events(self.source, self._last, PAGE)
                 finally:
                     self._reading = False
                 self._pending.extend(batch)
@@ -95,12 +96,16 @@ class Subscription:
             try:
                 await asyncio.wait_for(self._wake.wait(), EXISTS_CHECK_SECONDS)
             except TimeoutError:
-                if await self._hub.store.load(self.game_id) is None:
-                    raise NotFound(f"game {self.game_id} has expired") from None
+                if not await self._hub.store.log_exists(self.source):
+                    raise NotFound(f"{_named(self.source)} has expired") from None
+
+
+def _named(source: LogId) -> str:
+    return f"tournament {source.name}" if isinstance(source, TournamentLog) else f"game {source}"
 
 
 class _Feed:
-    """What the reader knows of one watched game."""
+    """What the reader knows of one watched log."""
 
     def __init__(self, position: int) -> None:
         self.position = position  # the newest event id the reader has seen
@@ -111,7 +116,7 @@ class WatchHub:
     def __init__(self, store: GameStore, block_seconds: float = BLOCK_SECONDS) -> None:
         self.store = store
         self._block_seconds = block_seconds
-        self._feeds: dict[str, _Feed] = {}
+        self._feeds: dict[LogId, _Feed] = {}
         self._reader: EventReader | None = None
         self._task: asyncio.Task | None = None
 
@@ -121,7 +126,7 @@ class WatchHub:
 
     @property
     def games(self) -> int:
-        """Games the reader follows."""
+        """Logs (games and tournaments) the reader follows."""
         return len(self._feeds)
 
     @property
@@ -129,14 +134,17 @@ class WatchHub:
         return self._task is not None
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str, after: int, newest: int) -> AsyncIterator[Subscription]:
-        """Follow ``game_id`` from event id ``after``; ``newest`` is the game's newest
-        event id as just read (where the shared reader starts if nobody watched it)."""
-        subscription = Subscription(self, game_id, after)
-        feed = self._feeds.get(game_id)
+    async def subscribe(
+        self, source: LogId, after: int, newest: int
+    ) -> AsyncIterator[Subscription]:
+        """Follow ``source`` (a game id, or a ``TournamentLog``) from event id ``after``;
+        ``newest`` is its newest event id as just read (where the shared reader starts
+        if nobody watched it)."""
+        subscription = Subscription(self, source, after)
+        feed = self._feeds.get(source)
         added = feed is None
         if feed is None:
-            feed = self._feeds[game_id] = _Feed(newest)
+            feed = self._feeds[source] = _Feed(newest)
             metrics.WATCH_GAMES.inc()
         feed.subscribers.add(subscription)
         metrics.WATCH_STREAMS.inc()
@@ -149,8 +157,8 @@ class WatchHub:
         finally:
             feed.subscribers.discard(subscription)
             metrics.WATCH_STREAMS.dec()
-            if not feed.subscribers and self._feeds.get(game_id) is feed:
-                del self._feeds[game_id]
+            if not feed.subscribers and self._feeds.get(source) is feed:
+                del self._feeds[source]
                 metrics.WATCH_GAMES.dec()
                 if not self._feeds:
                     await self._wake_reader()  # let it notice and stop now
@@ -168,20 +176,20 @@ class WatchHub:
         failures = 0
         try:
             while self._feeds:
-                positions = {game_id: feed.position for game_id, feed in self._feeds.items()}
+                positions = {source: feed.position for source, feed in self._feeds.items()}
                 try:
                     found = await reader.read(positions, self._block_seconds)
                 except Exception as exc:
                     # A store fault must not end the feeds: back off, then resume each
-                    # game from its last event id.
+                    # log from its last event id.
                     failures += 1
                     delay = min(5.0, 0.1 * 2**failures) * random.uniform(0.5, 1.0)
                     log.warning("watch reader: %s; retrying in %.1f s", exc, delay)
                     await asyncio.sleep(delay)
                     continue
                 failures = 0
-                for game_id, events in found.items():
-                    feed = self._feeds.get(game_id)
+                for source, events in found.items():
+                    feed = self._feeds.get(source)
                     if feed is None or not events:
                         continue
                     feed.position = events[-1].event_id

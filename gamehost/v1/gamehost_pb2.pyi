@@ -573,18 +573,20 @@ class TournamentDefinition(_message.Message):
     def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., entrants: _Optional[_Iterable[_Union[TournamentEntrant, _Mapping]]] = ..., format: _Optional[str] = ..., games: _Optional[int] = ..., seed: _Optional[int] = ..., duplicate: _Optional[bool] = ..., parallel: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., focus: _Optional[str] = ..., move_time_limit: _Optional[float] = ..., fallback_level: _Optional[str] = ...) -> None: ...
 
 class TournamentProgress(_message.Message):
-    __slots__ = ("finished_games", "total_games", "running_tables", "elapsed_seconds", "estimated_seconds_left")
+    __slots__ = ("finished_games", "total_games", "running_tables", "elapsed_seconds", "estimated_seconds_left", "failed_games")
     FINISHED_GAMES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_GAMES_FIELD_NUMBER: _ClassVar[int]
     RUNNING_TABLES_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ESTIMATED_SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    FAILED_GAMES_FIELD_NUMBER: _ClassVar[int]
     finished_games: int
     total_games: int
     running_tables: int
     elapsed_seconds: float
     estimated_seconds_left: float
-    def __init__(self, finished_games: _Optional[int] = ..., total_games: _Optional[int] = ..., running_tables: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., estimated_seconds_left: _Optional[float] = ...) -> None: ...
+    failed_games: int
+    def __init__(self, finished_games: _Optional[int] = ..., total_games: _Optional[int] = ..., running_tables: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., estimated_seconds_left: _Optional[float] = ..., failed_games: _Optional[int] = ...) -> None: ...
 
 class Standing(_message.Message):
     __slots__ = ("entrant", "level", "games", "points", "win_share", "ci_low", "ci_high", "mu", "sigma", "ordinal")
@@ -611,7 +613,7 @@ class Standing(_message.Message):
     def __init__(self, entrant: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., points: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ...) -> None: ...
 
 class TournamentTable(_message.Message):
-    __slots__ = ("index", "round", "seats", "deal", "game_id", "finished", "returns", "timeouts")
+    __slots__ = ("index", "round", "seats", "deal", "game_id", "finished", "returns", "timeouts", "error")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -620,6 +622,7 @@ class TournamentTable(_message.Message):
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     index: int
     round: int
     seats: _containers.RepeatedScalarFieldContainer[str]
@@ -628,10 +631,11 @@ class TournamentTable(_message.Message):
     finished: bool
     returns: _containers.RepeatedScalarFieldContainer[float]
     timeouts: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, index: _Optional[int] = ..., round: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., deal: _Optional[int] = ..., game_id: _Optional[str] = ..., finished: _Optional[bool] = ..., returns: _Optional[_Iterable[float]] = ..., timeouts: _Optional[_Iterable[int]] = ...) -> None: ...
+    error: str
+    def __init__(self, index: _Optional[int] = ..., round: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., deal: _Optional[int] = ..., game_id: _Optional[str] = ..., finished: _Optional[bool] = ..., returns: _Optional[_Iterable[float]] = ..., timeouts: _Optional[_Iterable[int]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("definition", "status", "progress", "standings", "seat_win_share", "timeouts", "crosstable_csv", "tables", "report_json", "standings_text", "exports", "last_event_id")
+    __slots__ = ("definition", "status", "progress", "standings", "seat_win_share", "timeouts", "crosstable_csv", "tables", "report_json", "standings_text", "exports", "last_event_id", "errors")
     class ExportsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -651,6 +655,7 @@ class Tournament(_message.Message):
     STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
     EXPORTS_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
     definition: TournamentDefinition
     status: TournamentStatus
     progress: TournamentProgress
@@ -663,7 +668,8 @@ class Tournament(_message.Message):
     standings_text: str
     exports: _containers.ScalarMap[str, str]
     last_event_id: int
-    def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., progress: _Optional[_Union[TournamentProgress, _Mapping]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., seat_win_share: _Optional[_Iterable[float]] = ..., timeouts: _Optional[int] = ..., crosstable_csv: _Optional[str] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., report_json: _Optional[str] = ..., standings_text: _Optional[str] = ..., exports: _Optional[_Mapping[str, str]] = ..., last_event_id: _Optional[int] = ...) -> None: ...
+    errors: int
+    def __init__(self, definition: _Optional[_Union[TournamentDefinition, _Mapping]] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., progress: _Optional[_Union[TournamentProgress, _Mapping]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., seat_win_share: _Optional[_Iterable[float]] = ..., timeouts: _Optional[int] = ..., crosstable_csv: _Optional[str] = ..., tables: _Optional[_Iterable[_Union[TournamentTable, _Mapping]]] = ..., report_json: _Optional[str] = ..., standings_text: _Optional[str] = ..., exports: _Optional[_Mapping[str, str]] = ..., last_event_id: _Optional[int] = ..., errors: _Optional[int] = ...) -> None: ...
 
 class CreateTournamentRequest(_message.Message):
     __slots__ = ("definition",)
@@ -686,18 +692,20 @@ class ListTournamentsRequest(_message.Message):
     def __init__(self, limit: _Optional[int] = ...) -> None: ...
 
 class TournamentSummary(_message.Message):
-    __slots__ = ("name", "game_type", "status", "finished_games", "total_games")
+    __slots__ = ("name", "game_type", "status", "finished_games", "total_games", "failed_games")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     FINISHED_GAMES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_GAMES_FIELD_NUMBER: _ClassVar[int]
+    FAILED_GAMES_FIELD_NUMBER: _ClassVar[int]
     name: str
     game_type: str
     status: TournamentStatus
     finished_games: int
     total_games: int
-    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., finished_games: _Optional[int] = ..., total_games: _Optional[int] = ...) -> None: ...
+    failed_games: int
+    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[TournamentStatus, str]] = ..., finished_games: _Optional[int] = ..., total_games: _Optional[int] = ..., failed_games: _Optional[int] = ...) -> None: ...
 
 class ListTournamentsResponse(_message.Message):
     __slots__ = ("tournaments",)

@@ -4,10 +4,13 @@ from services.stores.base import (
     CommitOutcome,
     CommitResult,
     EventReader,
+    GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 
@@ -15,10 +18,13 @@ __all__ = [
     "CommitOutcome",
     "CommitResult",
     "EventReader",
+    "GameExists",
     "GameStore",
+    "LogId",
     "NewGame",
     "Snapshot",
     "StoredEvent",
+    "TournamentLog",
     "TournamentSnapshot",
     "open_store",
 ]

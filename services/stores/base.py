@@ -20,6 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class GameExists(ValueError):
+    """Raised by ``GameStore.create`` when a game with that id is already stored."""
+
+
 @dataclass(frozen=True)
 class NewGame:
     game_id: str
@@ -89,17 +93,28 @@ class CommitResult:
     request_result: dict[str, Any] | None = None  # the earlier result, for DUPLICATE
 
 
+@dataclass(frozen=True)
+class TournamentLog:
+    """Names a tournament's event log where a game id names a game's: event readers
+    and the watch hub follow both kinds of log alike."""
+
+    name: str
+
+
+LogId = str | TournamentLog  # a game id, or a tournament's log
+
+
 class EventReader(ABC):
-    """One waiter on many games' logs at once: the watch hub reads every watched game
-    of a replica through one of these (for Redis: one XREAD on a connection of its own,
-    so blocking reads never take connections that other calls need)."""
+    """One waiter on many logs at once: the watch hub reads every watched game and
+    tournament of a replica through one of these (for Redis: one XREAD on a connection
+    of its own, so blocking reads never take connections that other calls need)."""
 
     @abstractmethod
     async def read(
-        self, positions: Mapping[str, int], timeout: float
-    ) -> dict[str, list[StoredEvent]]:
-        """Events after each game's position (game id -> event id), waiting up to
-        ``timeout`` seconds for at least one; games without new events are left out."""
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
+        """Events after each log's position (log -> event id), waiting up to
+        ``timeout`` seconds for at least one; logs without new events are left out."""
 
     @abstractmethod
     async def wake(self) -> None:
@@ -115,7 +130,8 @@ class GameStore(ABC):
 
     @abstractmethod
     async def create(self, game: NewGame) -> list[int]:
-        """Store a new game with its first events; returns their event ids."""
+        """Store a new game with its first events; returns their event ids. Raises
+        ``GameExists`` (and changes nothing) if the id is taken."""
 
     @abstractmethod
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -167,7 +183,19 @@ class GameStore(ABC):
 
     @abstractmethod
     def event_reader(self) -> EventReader:
-        """A new reader of many games' logs (close it when done)."""
+        """A new reader of many logs, games' and tournaments' (close it when done)."""
+
+    async def log_events(self, log: LogId, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """``events`` of a game, or ``tournament_events`` of a tournament's log."""
+        if isinstance(log, TournamentLog):
+            return await self.tournament_events(log.name, after, limit)
+        return await self.events(log, after, limit)
+
+    async def log_exists(self, log: LogId) -> bool:
+        """Whether the game, or the tournament, of a log is still stored."""
+        if isinstance(log, TournamentLog):
+            return await self.load_tournament(log.name) is not None
+        return await self.load(log) is not None
 
     @abstractmethod
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
@@ -269,10 +297,11 @@ class GameStore(ABC):
     ) -> list[StoredEvent]: ...
 
     @abstractmethod
-    async def wait_tournament_events(
-        self, name: str, after: int, timeout: float
-    ) -> list[StoredEvent]:
-        """Like ``tournament_events`` but waits up to ``timeout`` s for at least one."""
+    async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        """Delete every tournament that ended (finished or cancelled) more than
+        ``finished_retention`` seconds ago, or still running with no event for
+        ``idle_expiry`` seconds: the policy of ``expire_games``. Returns their names.
+        Their table games are ordinary games and expire as such."""
 
     @abstractmethod
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:

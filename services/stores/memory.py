@@ -22,10 +22,13 @@ from services.stores.base import (
     CommitOutcome,
     CommitResult,
     EventReader,
+    GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 
@@ -54,7 +57,7 @@ class _Tournament:
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
     entrants: dict[str, str] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    touched: float = field(default_factory=time.time)  # the last event or status change
 
 
 class MemoryStore(GameStore):
@@ -101,7 +104,7 @@ class MemoryStore(GameStore):
 
     async def create(self, game: NewGame) -> list[int]:
         if game.game_id in self._games:
-            raise ValueError(f"game {game.game_id} exists")
+            raise GameExists(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
         stored.luck = game.luck
         self._games[game.game_id] = stored
@@ -291,8 +294,9 @@ class MemoryStore(GameStore):
         for data in events:
             tournament.events.append(StoredEvent(len(tournament.events) + 1, copy.deepcopy(data)))
         if events:
-            tournament.changed.set()
-            tournament.changed = asyncio.Event()
+            tournament.touched = time.time()
+            for reader in self._readers:
+                reader.changed.set()
 
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
@@ -349,6 +353,7 @@ class MemoryStore(GameStore):
         if t is None or t.status != "running":
             return False
         t.status = status
+        t.touched = time.time()  # when it ended: its retention counts from here
         self._tournament_due.pop(name, None)
         self._tournament_append(t, events)
         return True
@@ -363,19 +368,25 @@ class MemoryStore(GameStore):
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:
-        t = self._tournaments.get(name)
-        return [] if t is None else t.events[after : after + limit]
+        return self._log_after(TournamentLog(name), after, limit)
 
-    async def wait_tournament_events(
-        self, name: str, after: int, timeout: float
-    ) -> list[StoredEvent]:
-        found = await self.tournament_events(name, after)
-        t = self._tournaments.get(name)
-        if found or t is None:
-            return found
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(t.changed.wait(), timeout)
-        return await self.tournament_events(name, after)
+    def _log_after(self, log: LogId, after: int, limit: int = 1000) -> list[StoredEvent]:
+        if isinstance(log, TournamentLog):
+            t = self._tournaments.get(log.name)
+            return [] if t is None else t.events[after : after + limit]  # ids are 1, 2, 3...
+        return self._events_after(log, after, limit)
+
+    async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        now = time.time()
+        gone = [
+            name
+            for name, t in self._tournaments.items()
+            if now - t.touched > (idle_expiry if t.status == "running" else finished_retention)
+        ]
+        for name in gone:
+            del self._tournaments[name]
+            self._tournament_due.pop(name, None)
+        return gone
 
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
         now = time.monotonic()
@@ -402,17 +413,17 @@ class _MemoryEventReader(EventReader):
         self._store = store
         self.changed = asyncio.Event()
 
-    def _found(self, positions: Mapping[str, int]) -> dict[str, list[StoredEvent]]:
+    def _found(self, positions: Mapping[LogId, int]) -> dict[LogId, list[StoredEvent]]:
         found = {}
-        for game_id, after in positions.items():
-            events = self._store._events_after(game_id, after)
+        for log, after in positions.items():
+            events = self._store._log_after(log, after)
             if events:
-                found[game_id] = events
+                found[log] = events
         return found
 
     async def read(
-        self, positions: Mapping[str, int], timeout: float
-    ) -> dict[str, list[StoredEvent]]:
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
         found = self._found(positions)
         if found:
             return found

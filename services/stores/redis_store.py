@@ -20,7 +20,8 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
 
 Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
 
-    <prefix>:tournament:{t:name}:meta       hash: record (JSON), status, seq (last event id)
+    <prefix>:tournament:{t:name}:meta       hash: record (JSON), status, seq (last event id),
+                                            touched (ms of the last event or status change)
     <prefix>:tournament:{t:name}:tables     hash: table index -> JSON (set once: started)
     <prefix>:tournament:{t:name}:results    hash: table index -> JSON (set once: finished)
     <prefix>:tournament:{t:name}:entrants   hash: external entrant -> sha256(token)
@@ -50,10 +51,13 @@ from services.stores.base import (
     CommitOutcome,
     CommitResult,
     EventReader,
+    GameExists,
     GameStore,
+    LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    TournamentLog,
     TournamentSnapshot,
 )
 from services.stores.timing import time_store_calls
@@ -170,9 +174,14 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'botstatu
 
 # Tournament writes: each set-if-absent (or status change) appends its events at once.
 _T_APPEND = """
+local function touch(meta)
+  local t = redis.call('TIME')
+  redis.call('HSET', meta, 'touched', t[1] * 1000 + math.floor(t[2] / 1000))
+end
 local function tappend(meta, stream, event)
   local id = redis.call('HINCRBY', meta, 'seq', 1)
   redis.call('XADD', stream, id .. '-0', 'e', event)
+  touch(meta)
   return id
 end
 """
@@ -180,6 +189,7 @@ end
 _T_CREATE = """
 if redis.call('HSETNX', KEYS[1], 'record', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'seq', 0)
+touch(KEYS[1])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 redis.call('ZADD', KEYS[4], 0, ARGV[3])
 for i = 5, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
@@ -196,6 +206,7 @@ return 1
 _T_STATUS = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
+touch(KEYS[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 for i = 3, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
@@ -319,7 +330,7 @@ class RedisStore(GameStore):
             ],
         )
         if ids is None:
-            raise ValueError(f"game {game.game_id} exists")
+            raise GameExists(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
         await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
         return [int(i) for i in ids]
@@ -527,6 +538,12 @@ class RedisStore(GameStore):
     def _tkey(self, name: str, part: str) -> str:
         return f"{self._prefix}:tournament:{{t:{name}}}:{part}"
 
+    def _log_key(self, log: LogId) -> str:
+        """The stream of a game's or a tournament's log."""
+        if isinstance(log, TournamentLog):
+            return self._tkey(log.name, "events")
+        return self._key(log, "events")
+
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
@@ -605,15 +622,36 @@ class RedisStore(GameStore):
         entries = await self._redis.xrange(self._tkey(name, "events"), start, "+", count=limit)
         return self._decode(entries)
 
-    async def wait_tournament_events(
-        self, name: str, after: int, timeout: float
-    ) -> list[StoredEvent]:
-        reply = await self._redis.xread(
-            {self._tkey(name, "events"): _stream_id(after)},
-            count=1000,
-            block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
-        )
-        return self._decode(reply[0][1]) if reply else []
+    async def expire_tournaments(self, finished_retention: float, idle_expiry: float) -> list[str]:
+        """One pass over the index, as ``expire_games``; a tournament stored before
+        ``touched`` was kept counts from its creation (its score in the index)."""
+        index = f"{self._prefix}:tournaments"
+        now_ms = time.time() * 1000
+        gone: list[str] = []
+        cursor = 0
+        while True:
+            cursor, page = await self._redis.zscan(index, cursor, count=500)
+            names = [(raw.decode(), created) for raw, created in page]
+            pipe = self._redis.pipeline(transaction=False)
+            for name, _ in names:
+                pipe.hmget(self._tkey(name, "meta"), "status", "touched")
+            replies = await pipe.execute()
+            for (name, created), (status, touched) in zip(names, replies, strict=True):
+                if status is None:
+                    gone.append(name)  # already gone: drop it from the index
+                    continue
+                last_ms = float(touched) if touched else created * 1000
+                limit = idle_expiry if status == b"running" else finished_retention
+                if now_ms - last_ms > limit * 1000:
+                    gone.append(name)
+            if cursor == 0:
+                break
+        parts = ("meta", "tables", "results", "entrants", "events")
+        for name in gone:
+            await self._redis.delete(*(self._tkey(name, part) for part in parts))
+            await self._redis.zrem(index, name)
+            await self._redis.zrem(f"{self._prefix}:tournamentsweep", name)
+        return gone
 
     async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
         names = await self._t_claim(
@@ -632,7 +670,7 @@ WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one co
 
 
 class _RedisEventReader(EventReader):
-    """One XREAD over every watched game's stream; ``wake`` ends a blocked XREAD early
+    """One XREAD over every watched log's stream; ``wake`` ends a blocked XREAD early
     with CLIENT UNBLOCK (else it returns at its block timeout)."""
 
     def __init__(self, store: RedisStore, client: aioredis.Redis) -> None:
@@ -643,13 +681,10 @@ class _RedisEventReader(EventReader):
         self._reads = 0
 
     async def read(
-        self, positions: Mapping[str, int], timeout: float
-    ) -> dict[str, list[StoredEvent]]:
-        streams = {
-            self._store._key(game_id, "events"): _stream_id(positions[game_id])
-            for game_id in positions
-        }
-        games = {key.encode(): game_id for key, game_id in zip(streams, positions, strict=True)}
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
+        streams = {self._store._log_key(log): _stream_id(after) for log, after in positions.items()}
+        logs = {key.encode(): log for key, log in zip(streams, positions, strict=True)}
         try:
             if self._client_id is None:
                 self._client_id = int(await self._client.client_id())
@@ -665,7 +700,7 @@ class _RedisEventReader(EventReader):
             raise
         finally:
             self._blocked = False
-        return {games[key]: RedisStore._decode(entries) for key, entries in reply or []}
+        return {logs[key]: RedisStore._decode(entries) for key, entries in reply or []}
 
     async def wake(self) -> None:
         reads = self._reads

@@ -120,12 +120,14 @@ class Table:
 
 @dataclass(frozen=True)
 class TableResult:
-    """A finished table: returns per seat (1 a win, 0 a loss, a shared win split)."""
+    """A finished table: returns per seat (1 a win, 0 a loss, a shared win split); or
+    a failed one: ``error`` says why (its game was lost), and it has no returns."""
 
     table: Table
     returns: tuple[float, ...]
     game_id: str
     timeouts: tuple[int, ...] = field(default=())  # per seat: moves a fallback level played
+    error: str = ""  # empty: played to its end
 
 
 _MISSING = object()

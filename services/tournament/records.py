@@ -46,13 +46,16 @@ def table_from(data: dict[str, Any]) -> Table:
 
 
 def result_json(result: TableResult, finished_at: float) -> dict[str, Any]:
-    return {
+    data = {
         "table": table_json(result.table),
         "returns": list(result.returns),
         "game_id": result.game_id,
         "timeouts": list(result.timeouts),
         "finished_at": finished_at,  # progress only: never part of a report
     }
+    if result.error:
+        data["error"] = result.error
+    return data
 
 
 def result_from(data: dict[str, Any]) -> TableResult:
@@ -61,6 +64,7 @@ def result_from(data: dict[str, Any]) -> TableResult:
         tuple(data["returns"]),
         data["game_id"],
         tuple(data["timeouts"]),
+        data.get("error", ""),
     )
 
 
@@ -72,6 +76,15 @@ def ordered_results(snapshot: TournamentSnapshot) -> list[TableResult]:
     """Results folded in table order, whoever recorded them when: the one order that
     makes standings independent of replicas, workers and crashes."""
     return [result_from(snapshot.results[i]) for i in sorted(snapshot.results)]
+
+
+def table_game_id(secret: bytes, snapshot: TournamentSnapshot, index: int) -> str:
+    """The game id of table ``index``, the same on every replica (so racing replicas
+    create one game, never an orphan) and new for a tournament created again under an
+    expired one's name (its creation time is mixed in). Shaped like any game id."""
+    created = repr(snapshot.record.get("created", 0.0))
+    message = f"tournament-table:{snapshot.name}:{created}:{index}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
 
 
 def seat_token(secret: bytes, tournament: str, entrant: str, game_id: str, seat: int) -> str:

@@ -59,14 +59,18 @@ class Report:
     seat_win_share: tuple[float, ...]  # mean return of each seat position: seat bias
     crosstable: tuple[Pairwise, ...]  # every ordered pair that met, rows' order
     timeouts: int  # moves a fallback level played for an external seat, in all
-    games: int  # finished tables
+    games: int  # finished tables (failed ones not counted)
     duplicate: bool = False  # intervals are over deals
+    errors: int = 0  # failed tables: their game was lost before its end; left out of the rest
 
 
 def standings(defn: Definition, results: Sequence[TableResult]) -> Report:
-    """The report of the finished tables ``results`` (any order; each table at most once)."""
+    """The report of the finished tables ``results`` (any order; each table at most
+    once); failed tables count as errors and nothing else."""
     ordered = sorted(results, key=lambda r: r.table.index)
     _check_results(defn, ordered)
+    errors = sum(1 for r in ordered if r.error)
+    ordered = [r for r in ordered if not r.error]
     n, p = len(defn.entrants), defn.players
     games = [0] * n
     points = [0.0] * n
@@ -128,11 +132,12 @@ def standings(defn: Definition, results: Sequence[TableResult]) -> Report:
     )
     finished = len(ordered)
     seat_share = tuple(s / finished if finished else 0.0 for s in seat_points)
-    return Report(tuple(rows), seat_share, crosstable, timeouts, finished, defn.duplicate)
+    return Report(tuple(rows), seat_share, crosstable, timeouts, finished, defn.duplicate, errors)
 
 
 def report_json(defn: Definition, report: Report) -> dict[str, Any]:
-    """The command line's last line: the issue's fields, nothing more."""
+    """The command line's last line: the issue's fields, then ``errors`` (failed
+    tables). Nothing that depends on time or on who played it: a rerun prints it again."""
     return {
         "tournament": defn.name,
         "game": defn.game,
@@ -157,11 +162,12 @@ def report_json(defn: Definition, report: Report) -> dict[str, Any]:
         ],
         "seat_win_share": [_round(s) for s in report.seat_win_share],
         "timeouts": report.timeouts,
+        "errors": report.errors,
     }
 
 
 def standings_table(report: Report) -> str:
-    """The standings as a text table, with the seat shares and timeouts under it."""
+    """The standings as a text table, with the seat shares, timeouts and errors under it."""
     interval = "95% CI (deals)" if report.duplicate else "95% CI"
     header = ("#", "entrant", "level", "games", "points", "win share", interval)
     header += ("mu", "sigma", "ordinal")
@@ -195,14 +201,15 @@ def standings_table(report: Report) -> str:
             lines.append("  ".join("-" * w for w in widths))
     seats = "  ".join(f"{s}: {100 * v:.1f}%" for s, v in enumerate(report.seat_win_share))
     lines.append(f"seat win share  {seats}")
-    lines.append(f"games {report.games}  timeouts {report.timeouts}")
+    lines.append(f"games {report.games}  timeouts {report.timeouts}  errors {report.errors}")
     return "\n".join(lines)
 
 
 def game_line(result: TableResult, defn: Definition) -> dict[str, Any]:
-    """One line of ``games.jsonl``: the table, who sat in each seat, the deal, the outcome."""
+    """One line of ``games.jsonl``: the table, who sat in each seat, the deal, the
+    outcome (a failed table: no returns, and ``error`` says why)."""
     table = result.table
-    return {
+    line = {
         "table": table.index,
         "round": table.round,
         "group": table.group,
@@ -212,6 +219,9 @@ def game_line(result: TableResult, defn: Definition) -> dict[str, Any]:
         "game_id": result.game_id,
         "timeouts": list(result.timeouts) or [0] * len(table.seats),
     }
+    if result.error:
+        line["error"] = result.error
+    return line
 
 
 def write_csvs(
@@ -272,7 +282,7 @@ def _check_results(defn: Definition, ordered: Sequence[TableResult]) -> None:
             raise ValueError(f"table {table.index}: {p} different entrants must sit at it")
         if not all(0 <= e < n for e in table.seats):
             raise ValueError(f"table {table.index}: an entrant index is out of range")
-        if len(result.returns) != p:
-            raise ValueError(f"table {table.index}: {p} returns expected")
+        if len(result.returns) != (0 if result.error else p):
+            raise ValueError(f"table {table.index}: {p} returns expected (none if it failed)")
         if result.timeouts and len(result.timeouts) != p:
             raise ValueError(f"table {table.index}: timeouts are per seat ({p} expected)")

@@ -28,6 +28,7 @@ from services import clock, play
 from services import events as ev
 from services.access import hash_token
 from services.bot_runner import cancel_all
+from services.errors import AlreadyExists
 from services.host import GameHost, SeatSpec
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import GameStore, Snapshot, TournamentSnapshot
@@ -40,6 +41,7 @@ from services.tournament.schedule import round_count, schedule_round, total_tabl
 log = logging.getLogger(__name__)
 
 SWISS = "swiss"
+GAME_LOST = "its game was deleted before it finished (expired, or by hand)"
 
 
 def schedulable_tables(defn: Definition, results: dict[int, TableResult]) -> list[Table]:
@@ -58,28 +60,54 @@ def schedulable_tables(defn: Definition, results: dict[int, TableResult]) -> lis
     return sorted(tables, key=lambda t: t.index)
 
 
-def progress(
-    snapshot: TournamentSnapshot, defn: Definition, also_finished: int | None = None
-) -> dict[str, Any]:
-    """Games finished of the total, and the time left at the pace so far (counting
-    table ``also_finished`` as finished: its result is being recorded)."""
-    done = set(snapshot.results) | ({also_finished} if also_finished is not None else set())
-    finished = len(done)
-    total = total_tables(defn)
-    created = snapshot.record.get("created", time.time())
-    if snapshot.status == TournamentStatus.RUNNING:
-        elapsed = time.time() - created
+PACE_WINDOW = 10  # the pace is taken over the last this many table ends
+
+
+def seconds_left(
+    created: float, ends: list[float], total: int, parallel: int, now: float
+) -> float:
+    """The time left at the observed pace: the mean time between the last
+    ``PACE_WINDOW`` table ends (after the first end alone: its time from the start
+    over the tables run at once), times the tables left, less the time since the last
+    end. Recent ends only, so a stop (every replica down a while) soon stops counting.
+    0 before the first end and after the last."""
+    done = len(ends)
+    if not done or done >= total:
+        return 0.0
+    ends = sorted(ends)
+    if done == 1:
+        per_table = (ends[0] - created) / max(1, min(parallel, total))
     else:
-        ends = [r.get("finished_at", created) for r in snapshot.results.values()]
-        elapsed = max(ends, default=created) - created
-    left = elapsed / finished * (total - finished) if finished else 0.0
-    running = sum(1 for i in snapshot.tables if i not in done)
+        recent = ends[-(PACE_WINDOW + 1) :]
+        per_table = (recent[-1] - recent[0]) / (len(recent) - 1)
+    return max(0.0, per_table * (total - done) - max(0.0, now - ends[-1]))
+
+
+def progress(
+    snapshot: TournamentSnapshot,
+    defn: Definition,
+    recording: dict[int, dict[str, Any]] | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Games finished and failed of the total, tables running, time elapsed and the
+    time left (``recording``: results being written now, counted as already there).
+    Progress only: it depends on the clock, so no report ever holds it."""
+    now = time.time() if now is None else now
+    results = {**snapshot.results, **(recording or {})}
+    failed = sum(1 for r in results.values() if r.get("error"))
+    total = total_tables(defn)
+    created = snapshot.record.get("created", now)
+    ends = [r.get("finished_at", created) for r in results.values()]
+    running = snapshot.status == TournamentStatus.RUNNING
+    elapsed = (now if running else max(ends, default=created)) - created
+    left = seconds_left(created, ends, total, defn.parallel, now) if running else 0.0
     return {
-        "finished_games": finished,
+        "finished_games": len(results) - failed,
+        "failed_games": failed,
         "total_games": total,
-        "running_tables": running if snapshot.status == TournamentStatus.RUNNING else 0,
+        "running_tables": sum(1 for i in snapshot.tables if i not in results) if running else 0,
         "elapsed_seconds": max(0.0, elapsed),
-        "estimated_seconds_left": max(0.0, left),
+        "estimated_seconds_left": left,
     }
 
 
@@ -170,12 +198,17 @@ class TournamentRunner:
             if index in results:
                 continue
             started = snapshot.tables[index]
+            table = records.table_from(started["table"])
             game = await self._store.load(started["game_id"])
             if game is None:
+                # Deleted before its end (expired, or by hand): the table failed. It
+                # counts as an error, never in the standings; the tournament goes on.
                 log.warning("tournament %s: table %d's game is gone", name, index)
-                continue
-            if game.status == GameStatus.FINISHED:
-                result = await self._result(defn, records.table_from(started["table"]), game)
+                lost = TableResult(table, (), started["game_id"], error=GAME_LOST)
+                if await self._record(snapshot, defn, lost):
+                    results[index] = lost
+            elif game.status == GameStatus.FINISHED:
+                result = await self._result(defn, table, game)
                 if await self._record(snapshot, defn, result):
                     results[index] = result
         if len(results) > len(snapshot.results):
@@ -186,7 +219,7 @@ class TournamentRunner:
                 break
             if table.index in snapshot.tables:
                 continue
-            await self._start(defn, table)
+            await self.start_table(snapshot, defn, table)
             await self._store.renew_tournament(name, self.LEASE)  # still ours
             running += 1
         if len(results) >= total_tables(defn):
@@ -215,7 +248,8 @@ class TournamentRunner:
         ordered = [records.result_from(snapshot.results[i]) for i in sorted(snapshot.results)]
         ordered = sorted([*ordered, result], key=lambda r: r.table.index)
         report = report_json(defn, standings(defn, ordered))
-        after = progress(snapshot, defn, also_finished=index)
+        data = records.result_json(result, time.time())
+        after = progress(snapshot, defn, {index: data})
         table_event = {
             "kind": TournamentEventKind.TABLE_FINISHED,
             "table": self._table_event(defn, result.table, result.game_id),
@@ -223,16 +257,15 @@ class TournamentRunner:
             "timeouts": list(result.timeouts),
             "progress": after,
         }
+        if result.error:
+            table_event["error"] = result.error
         standings_event = {
             "kind": TournamentEventKind.STANDINGS_UPDATED,
             "standings": report["standings"],
             "progress": after,
         }
         return await self._store.finish_table(
-            snapshot.name,
-            index,
-            records.result_json(result, time.time()),
-            [table_event, standings_event],
+            snapshot.name, index, data, [table_event, standings_event]
         )
 
     @staticmethod
@@ -243,7 +276,14 @@ class TournamentRunner:
             "game_id": game_id,
         }
 
-    async def _start(self, defn: Definition, table: Table) -> str:
+    async def start_table(
+        self, snapshot: TournamentSnapshot, defn: Definition, table: Table
+    ) -> str:
+        """Create the table's game under its own id (or find it, when another replica
+        or an earlier sweep that died created it first), then record the table as
+        started: whoever wins that record, it names the one game."""
+        secret = await self._store.secret()
+        game_id = records.table_game_id(secret, snapshot, table.index)
         seats = []
         for entrant_index in table.seats:
             entrant = defn.entrants[entrant_index]
@@ -251,24 +291,30 @@ class TournamentRunner:
                 seats.append(SeatSpec(SeatKind.BOT, entrant.level, entrant.name))
             else:
                 seats.append(SeatSpec(SeatKind.HUMAN, name=entrant.name))
-        view = await self._host.create_game(
-            defn.game,
-            seats,
-            dict(defn.options),
-            seed=table.deal,
-            tournament={"name": defn.name, "round": table.round, "table": table.index},
-            deal_key=f"tournament:{defn.name}:deal:{table.deal}",
-            deal_stream=defn.duplicate,
-            timer=_timer(defn),
-        )
-        game_id = view.snapshot.game_id
-        secret = await self._store.secret()
+        try:
+            view = await self._host.create_game(
+                defn.game,
+                seats,
+                dict(defn.options),
+                seed=table.deal,
+                tournament={"name": defn.name, "round": table.round, "table": table.index},
+                deal_key=f"tournament:{defn.name}:deal:{table.deal}",
+                deal_stream=defn.duplicate,
+                game_id=game_id,
+                timer=_timer(defn),
+            )
+            snapshot_version, to_move = view.snapshot.version, view.state.current_player()
+        except AlreadyExists:
+            game = await self._store.load(game_id)
+            if game is None:  # gone again at once (expired): the next sweep sees to it
+                return game_id
+            snapshot_version, to_move = game.version, play.load_state(game).current_player()
         for seat, entrant_index in enumerate(table.seats):
             entrant = defn.entrants[entrant_index]
             if not entrant.level:
+                # Set-if-absent: a seat the first creator claimed stays as it was.
                 token = records.seat_token(secret, defn.name, entrant.name, game_id, seat)
-                to_move = view.state.current_player()
-                joined = ev.joined_event(seat, entrant.name, view.snapshot.version, to_move)
+                joined = ev.joined_event(seat, entrant.name, snapshot_version, to_move)
                 await self._store.claim_seat(game_id, seat, hash_token(token), joined)
         event = {
             "kind": TournamentEventKind.TABLE_STARTED,
@@ -276,8 +322,7 @@ class TournamentRunner:
         }
         record = {"game_id": game_id, "table": records.table_json(table)}
         if not await self._store.start_table(defn.name, table.index, record, [event]):
-            # Another replica started it first: this game is left over, unplayed by
-            # anyone counted; the tournament uses the other one.
+            # Another replica recorded it first, with the same game: nothing is left over.
             log.info("tournament %s: table %d was started elsewhere", defn.name, table.index)
         return game_id
 

@@ -217,6 +217,8 @@ def _swiss_lineups(
         seats = result.table.seats
         played.add(frozenset(seats))
         seated_by_round.setdefault(result.table.round, set()).update(seats)
+        if result.error:
+            continue  # a failed table scores nobody anything
         for entrant, points in zip(seats, placement_points(result.returns), strict=True):
             scores[entrant] += points
     bye_credit = p * (p - 1) / 2  # the mean placement points of a block of P tables

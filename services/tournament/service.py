@@ -28,7 +28,7 @@ from services.errors import (
     Unauthenticated,
 )
 from services.host import hash_token
-from services.stores import GameStore, StoredEvent, TournamentSnapshot
+from services.stores import GameStore, StoredEvent, TournamentLog, TournamentSnapshot
 from services.tournament import records
 from services.tournament.model import Definition
 from services.tournament.records import ENDING, TournamentEventKind, TournamentStatus
@@ -41,9 +41,9 @@ from services.tournament.report import (
 )
 from services.tournament.runner import TournamentRunner, progress
 from services.tournament.schedule import validate
+from services.watch_hub import WatchHub
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_WATCH_WAIT = 5.0  # a watch re-reads the status this often while nothing happens
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,10 @@ def _canonical(data: dict[str, Any]) -> str:
 
 
 class TournamentService:
-    def __init__(self, store: GameStore, runner: TournamentRunner) -> None:
+    def __init__(self, store: GameStore, runner: TournamentRunner, hub: WatchHub) -> None:
         self.store = store
         self.runner = runner
+        self.hub = hub  # the replica's shared event reader, WatchGame's too
 
     async def create(self, defn: Definition) -> TournamentView:
         """A new tournament; the same definition under an existing name is that
@@ -243,23 +244,24 @@ class TournamentService:
         carries ``seat`` and ``seat_token``."""
         snapshot = await self._load(name)
         entrant = self._entrant_of(snapshot, token)
-        if after > snapshot.last_event_id and snapshot.status == TournamentStatus.RUNNING:
+        running = snapshot.status == TournamentStatus.RUNNING
+        if after > snapshot.last_event_id:
+            if not running:
+                return  # resumed past the end: nothing more will come
             raise InvalidArgument(
                 f"after_event_id {after} is past this tournament's newest event "
                 f"{snapshot.last_event_id}: resume from an event id the server sent"
             )
         secret = await self.store.secret() if entrant else b""
-        while True:
-            batch = await self.store.wait_tournament_events(name, after, _WATCH_WAIT)
-            if not batch:
-                current = await self.store.load_tournament(name)
-                if current is None or (
-                    current.status != TournamentStatus.RUNNING and current.last_event_id <= after
-                ):
-                    return
-                continue
-            for event in batch:
-                after = event.event_id
+        async with contextlib.AsyncExitStack() as stack:
+            if running:  # live: through the replica's one shared reader (watch_hub)
+                source = TournamentLog(name)
+                events: AsyncIterator[StoredEvent] = await stack.enter_async_context(
+                    self.hub.subscribe(source, after, snapshot.last_event_id)
+                )
+            else:
+                events = self._logged(name, after)  # a replay: the log is complete
+            async for event in events:
                 data = dict(event.data)
                 if entrant and data["kind"] == TournamentEventKind.TABLE_STARTED:
                     table = data["table"]
@@ -272,3 +274,10 @@ class TournamentService:
                 yield event, data
                 if data["kind"] in ENDING:
                     return
+
+    async def _logged(self, name: str, after: int) -> AsyncIterator[StoredEvent]:
+        """The stored log after ``after``, page by page, up to its current end."""
+        while batch := await self.store.tournament_events(name, after):
+            for event in batch:
+                yield event
+            after = batch[-1].event_id

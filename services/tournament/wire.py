@@ -103,7 +103,8 @@ def _table_message(view: TournamentView, index: int) -> pb.TournamentTable:
     )
     result = view.snapshot.results.get(index)
     if result is not None:
-        message.finished = True
+        message.finished = not result.get("error")
+        message.error = result.get("error", "")
         message.returns.extend(result["returns"])
         message.timeouts.extend(result["timeouts"])
     return message
@@ -118,6 +119,7 @@ def tournament_message(view: TournamentView) -> pb.Tournament:
         standings=standing_messages(report.get("standings", [])),
         seat_win_share=report.get("seat_win_share", []),
         timeouts=report.get("timeouts", 0),
+        errors=report.get("errors", 0),
         crosstable_csv=view.crosstable,
         tables=[_table_message(view, i) for i in sorted(view.snapshot.tables)],
         report_json=json.dumps(report),
@@ -134,6 +136,7 @@ def summary_message(view: TournamentView) -> pb.TournamentSummary:
         status=_STATUS[view.snapshot.status],
         finished_games=view.progress["finished_games"],
         total_games=view.progress["total_games"],
+        failed_games=view.progress["failed_games"],
     )
 
 
@@ -148,9 +151,11 @@ def event_message(event_id: int, data: dict[str, Any]) -> pb.TournamentEvent:
                 seats=table["entrants"],
                 deal=table["deal"],
                 game_id=table["game_id"],
-                finished=data["kind"] == TournamentEventKind.TABLE_FINISHED,
+                finished=data["kind"] == TournamentEventKind.TABLE_FINISHED
+                and not data.get("error"),
                 returns=data.get("returns", []),
                 timeouts=data.get("timeouts", []),
+                error=data.get("error", ""),
             )
         )
     if "progress" in data:

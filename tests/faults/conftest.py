@@ -4,6 +4,7 @@ always) on a free port, ``gamehost serve`` replicas, and each test kills some.""
 from __future__ import annotations
 
 import pytest
+from celery import Celery
 
 from tests.procs import RedisServer, Replica
 
@@ -34,3 +35,17 @@ def replicas(tmp_path, own_redis):
     yield start
     for replica in started:
         replica.kill_group()
+
+
+@pytest.fixture
+def broker(own_redis):
+    """A Celery broker on the test's own Redis (database 1)."""
+    return f"redis://127.0.0.1:{own_redis.port}/1"
+
+
+@pytest.fixture
+def control(broker):
+    """A Celery app on that broker, to ping the test's workers."""
+    app = Celery("fault-control", broker=broker, backend=broker)
+    yield app
+    app.close()

@@ -3,6 +3,7 @@ is lost or applied twice) and a watch on a game's progress (to time the resume).
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from gamehost import Client
 from gamehost.client import GameError
 from gamehost.v1 import gamehost_pb2 as pb
-from tests.procs import wait_until
+from tests.procs import Worker, wait_until
 
 # A bot level whose decision is a real search of about half a second on one core.
 SEARCHING_BOT = "bot:mcts:trees=1,iterations=1500,depth=30"
@@ -87,3 +88,12 @@ def time_to_move(
 
     wait_until(moved, timeout, f"game {game_id} to move past version {since}")
     return time.monotonic() - started
+
+
+def busy(worker: Worker) -> bool:
+    """The worker (started with ``--loglevel INFO``) has received a search it has not
+    finished."""
+    log = worker.output()
+    received = len(re.findall(r"gamehost\.search\[\S+\] received", log))
+    done = len(re.findall(r"gamehost\.search\[\S+\] (succeeded|raised)", log))
+    return received > done

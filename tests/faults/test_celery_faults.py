@@ -4,39 +4,15 @@ costs a lease (the workers heartbeat it), not the broker's visibility timeout.""
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 
-import pytest
-from celery import Celery
-
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
-from tests.faults.harness import SEARCHING_BOT, Ledger, time_to_move, version
+from tests.faults.harness import SEARCHING_BOT, Ledger, busy, time_to_move, version
 from tests.procs import Replica, Worker, wait_until
 
 WORKER_RESUME_S = 30.0  # the issue's bound for a dead worker's turn
-
-
-@pytest.fixture
-def broker(own_redis):
-    return f"redis://127.0.0.1:{own_redis.port}/1"
-
-
-@pytest.fixture
-def control(broker):
-    app = Celery("fault-control", broker=broker, backend=broker)
-    yield app
-    app.close()
-
-
-def busy(worker: Worker) -> bool:
-    """The worker has received a search it has not finished."""
-    log = worker.output()
-    received = len(re.findall(r"gamehost\.search\[\S+\] received", log))
-    done = len(re.findall(r"gamehost\.search\[\S+\] (succeeded|raised)", log))
-    return received > done
 
 
 def bot_status(target: str, game_id: str) -> int:

@@ -154,10 +154,12 @@ def test_report_json_has_exactly_the_issues_fields_and_types():
         "standings",
         "seat_win_share",
         "timeouts",
+        "errors",
     ]
     assert (line["tournament"], line["game"], line["format"]) == ("t", "cite", "round-robin")
     assert (line["players"], line["seed"], line["games"], line["timeouts"]) == (3, 7, 6, 6)
-    assert all(type(line[k]) is int for k in ("players", "seed", "games", "timeouts"))
+    assert all(type(line[k]) is int for k in ("players", "seed", "games", "timeouts", "errors"))
+    assert line["errors"] == 0
     assert len(line["seat_win_share"]) == 3
     assert all(type(s) is float for s in line["seat_win_share"])
     assert len(line["standings"]) == 3
@@ -283,3 +285,31 @@ def test_definition_from_dict_checks_types(change, message):
         Definition.from_dict(data)
     with pytest.raises(ValueError, match="must be a JSON object"):
         Definition.from_dict([data])
+
+
+def test_a_failed_table_is_an_error_and_nothing_else():
+    defn = definition(["a", "b", "c"], 2, "round-robin", rounds=2)
+    results = play(defn, strength=[5, 1, 1])
+    lost = replace(results[2], returns=(), error="its game was deleted")
+    with_error = standings(defn, [*results[:2], lost, *results[3:]])
+    without = standings(defn, [*results[:2], *results[3:]])
+    assert with_error.errors == 1 and without.errors == 0
+    assert with_error.games == without.games == len(results) - 1
+    assert with_error.rows == without.rows and with_error.crosstable == without.crosstable
+    line = report_json(defn, with_error)
+    assert line["errors"] == 1 and line["games"] == len(results) - 1
+    assert "errors 1" in standings_table(with_error)
+    assert game_line(lost, defn)["error"] == "its game was deleted"
+    assert "error" not in game_line(results[0], defn)
+    with pytest.raises(ValueError, match="returns"):
+        standings(defn, [replace(results[0], error="lost")])  # a failed table has no returns
+
+
+def test_a_swiss_round_pairs_past_a_failed_table():
+    defn = definition(4, 2, "swiss", rounds=2)
+    first = schedule_round(defn, 0, [])
+    results = [TableResult(t, (1.0, 0.0), f"g{t.index}") for t in first]
+    results[0] = replace(results[0], returns=(), error="lost")
+    second = schedule_round(defn, 1, results)
+    seated = sorted(e for t in second for e in t.seats)
+    assert seated == sorted(e for t in first for e in t.seats)  # everyone plays on

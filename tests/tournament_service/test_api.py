@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import grpc
 import pytest
@@ -15,6 +16,9 @@ from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from games import CHANCE, get_game
 from services.server import ServerConfig, ServerThread
+from services.tournament.records import TournamentEventKind, table_json
+from services.tournament.runner import TournamentRunner, schedulable_tables
+from services.tournament.wire import definition_from
 from tests.procs import wait_until
 
 
@@ -215,3 +219,72 @@ def test_a_swiss_round_starts_only_after_the_rounds_before_it(memory_served):
                 1 for t in earlier if t.round == event.table.round - 1
             )
     assert client.tournament("swiss").progress.finished_games == 8
+
+
+def test_a_table_whose_game_is_lost_fails_and_the_tournament_goes_on(memory_served):
+    server, client = memory_served
+    defn = definition_from(definition("lossy", games=4, parallel=2))
+    table = schedulable_tables(defn, {})[0]
+    gone = "0" * 32  # table 0 "started" with a game that is no longer stored
+
+    async def lose_table_0() -> None:  # one step on the server's loop: no sweep between
+        store = server.running.store
+        record = {"definition": defn.to_dict(), "created": time.time()}
+        await store.create_tournament("lossy", record, "running", [])
+        event = {
+            "kind": TournamentEventKind.TABLE_STARTED,
+            "table": TournamentRunner._table_event(defn, table, gone),
+        }
+        await store.start_table("lossy", 0, {"game_id": gone, "table": table_json(table)}, [event])
+
+    server.call(lose_table_0())
+    events = list(client.watch_tournament("lossy"))  # ends with the tournament
+    final = client.tournament("lossy", include_exports=True)
+    assert final.status == pb.TOURNAMENT_FINISHED
+    assert final.errors == 1 and final.progress.failed_games == 1
+    assert final.progress.finished_games == 3 and final.progress.total_games == 4
+    lost = final.tables[0]
+    assert lost.game_id == gone and not lost.finished and "deleted" in lost.error
+    assert all(t.finished and not t.error for t in final.tables[1:])
+    report = json.loads(final.report_json)
+    assert report["errors"] == 1 and report["games"] == 3
+    assert sum(row["games"] for row in report["standings"]) == 3 * 2
+    assert "errors 1" in final.standings_text
+    failed = [e for e in events if e.kind == pb.TournamentEvent.TABLE_FINISHED and e.table.error]
+    assert [e.table.index for e in failed] == [0] and failed[0].progress.failed_games == 1
+    lines = [json.loads(line) for line in final.exports["games.jsonl"].splitlines()]
+    assert lines[0]["returns"] == [] and "deleted" in lines[0]["error"]
+    assert all("error" not in line for line in lines[1:])
+
+
+def test_a_finished_tournament_expires_after_the_finished_retention():
+    config = ServerConfig(port=0, bot_workers=1, finished_retention=0.5)
+    with ServerThread(config) as server, Client(server.target) as client:
+        client.create_tournament(definition("short-lived", games=2))
+        for _ in client.watch_tournament("short-lived"):
+            pass  # ends with the tournament
+
+        def expired() -> bool:
+            try:
+                client.tournament("short-lived")
+            except GameError as exc:
+                assert exc.code == grpc.StatusCode.NOT_FOUND
+                return True
+            return False
+
+        wait_until(expired, timeout=30, what="the finished tournament to expire")
+        assert client.list_tournaments() == []
+        # Its name is free again: the same definition starts a new tournament.
+        again = client.create_tournament(definition("short-lived", games=2))
+        assert again.status == pb.TOURNAMENT_RUNNING and again.progress.finished_games == 0
+
+
+def test_ratings_order_greedy_above_random_in_a_small_cite_tournament(memory_served):
+    _, client = memory_served
+    client.create_tournament(definition("strength", games=8, parallel=4, seed=9))
+    for _ in client.watch_tournament("strength"):
+        pass  # ends with the tournament
+    rows = {s.entrant: s for s in client.tournament("strength").standings}
+    assert [s.entrant for s in client.tournament("strength").standings] == ["greedy", "random"]
+    assert rows["greedy"].mu > rows["random"].mu and rows["greedy"].ordinal > rows["random"].ordinal
+    assert rows["greedy"].win_share > 0.5 > rows["random"].win_share

@@ -4,13 +4,16 @@ killed with -9 resumes to the same JSON."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
-from gamehost.tournament import parse_entrants
+from gamehost.tournament import Progress, parse_entrants
+from gamehost.v1 import gamehost_pb2 as pb
 from tests.procs import ServiceProcess, wait_until
 
 ARGS = [
@@ -37,6 +40,7 @@ TOP_FIELDS = {
     "standings",
     "seat_win_share",
     "timeouts",
+    "errors",
 }
 STANDING_FIELDS = {
     "entrant",
@@ -71,13 +75,16 @@ def check_report(report: dict) -> None:
     assert sorted(row["entrant"] for row in report["standings"]) == ["greedy", "r2", "random"]
     assert sum(row["games"] for row in report["standings"]) == 6 * 2
     assert len(report["seat_win_share"]) == 2
-    assert report["timeouts"] == 0
+    assert report["timeouts"] == 0 and report["errors"] == 0
 
 
 def test_same_command_twice_in_memory_prints_the_same_json(tmp_path):
     first, done = run(["--out", str(tmp_path)])
     check_report(first)
     assert "6/6 games finished" in done.stderr  # progress lines: stderr is not a terminal
+    # Before the end, each line says the time left at the pace so far.
+    assert re.search(r": [1-5]/6 games finished, about (\d+ min )?\d+ s left\n", done.stderr), done.stderr
+    assert "timeouts 0  errors 0" in done.stdout  # under the standings table
     second, _ = run([])
     assert first == second
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
@@ -139,3 +146,37 @@ def test_a_level_entered_twice_without_names_is_refused():
         timeout=60,
     )
     assert done.returncode == 2 and "name them" in done.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_a_bar_on_a_terminal_with_the_time_left(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = Progress("t")
+    for done, left in ((1, 65.0), (1, 60.0), (3, 7200.0), (4, 0.0)):
+        bar.show(
+            pb.TournamentProgress(
+                finished_games=done, total_games=4, estimated_seconds_left=left
+            )
+        )
+    frames = terminal.getvalue().split("\r")[1:]
+    assert len(frames) == 3  # one per change of the count, none for the same count again
+    assert frames[0].startswith("t [#######.......................] 1/4 games, about 1 min 5 s left")
+    assert "3/4 games, about 2 h 00 min left" in frames[1]
+    assert frames[2].startswith("t [##############################] 4/4 games ")
+    assert frames[2].endswith("\n") and "left" not in frames[2]
+
+
+def test_progress_lines_off_a_terminal_show_failed_tables(monkeypatch):
+    lines = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", lines)
+    Progress("t").show(
+        pb.TournamentProgress(
+            finished_games=2, failed_games=1, total_games=6, estimated_seconds_left=30
+        )
+    )
+    assert lines.getvalue() == "t: 2/6 games finished, 1 failed, about 30 s left\n"

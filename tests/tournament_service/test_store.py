@@ -1,12 +1,13 @@
 """The tournament half of the store contract, on both stores: every write is
-set-if-absent (or one status change) with its events, ids count 1, 2, 3..., and the
-schedule leases a running tournament to one sweeper at a time."""
+set-if-absent (or one status change) with its events, ids count 1, 2, 3..., the
+schedule leases a running tournament to one sweeper at a time, ended and idle
+tournaments expire, and one event reader follows tournaments' logs with games'."""
 
 from __future__ import annotations
 
 import asyncio
 
-from services.stores import NewGame
+from services.stores import NewGame, TournamentLog
 
 
 async def test_tournament_writes_happen_once_with_their_events(store):
@@ -51,13 +52,76 @@ async def test_running_tournaments_are_leased_to_one_sweeper(store):
     assert await store.claim_tournaments(10, lease=30.0) == []
 
 
-async def test_a_waiting_watch_wakes_on_a_new_event(store):
-    await store.create_tournament("w", {}, "running", [])
-    waiting = asyncio.ensure_future(store.wait_tournament_events("w", 0, 5.0))
-    await asyncio.sleep(0)  # the wait has begun
-    await store.start_table("w", 0, {"game_id": "g"}, [{"kind": "started"}])
-    events = await asyncio.wait_for(waiting, 5.0)
-    assert [e.data["kind"] for e in events] == ["started"]
+async def eventually(check, what: str, timeout: float = 10.0):
+    """Poll an async check until it returns something truthy (no fixed sleeps)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (result := await check()):
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+    return result
+
+
+async def test_ended_tournaments_expire_after_their_retention(store):
+    for name in ("done", "cancelled", "live"):
+        assert await store.create_tournament(name, {"created": 1.0}, "running", [{"kind": "a"}])
+    await store.start_table("done", 0, {"game_id": "g"}, [{"kind": "started"}])
+    await store.finish_table("done", 0, {"returns": [1, 0]}, [{"kind": "finished"}])
+    await store.claim_entrant("done", "me", "hash")
+    assert await store.set_tournament_status("done", "finished", [{"kind": "end"}])
+    assert await store.set_tournament_status("cancelled", "cancelled", [])
+    assert await store.expire_tournaments(finished_retention=3600, idle_expiry=3600) == []
+
+    async def ended_gone():
+        await store.expire_tournaments(finished_retention=0.2, idle_expiry=3600)
+        return await store.list_tournaments() == ["live"]
+
+    await eventually(ended_gone, "the ended tournaments to expire")
+    for name in ("done", "cancelled"):
+        assert await store.load_tournament(name) is None
+        assert await store.tournament_events(name) == []
+    assert (await store.load_tournament("live")).last_event_id == 1
+    # Out of the sweep schedule too: only the running one is ever claimed.
+    assert await store.claim_tournaments(10, lease=30.0) == ["live"]
+    # A name set free takes a new tournament, with a log of its own from event 1.
+    assert await store.create_tournament("done", {"created": 2.0}, "running", [{"kind": "b"}])
+    assert [e.event_id for e in await store.tournament_events("done")] == [1]
+
+
+async def test_idle_running_tournaments_expire(store):
+    await store.create_tournament("idle", {}, "running", [])
+    assert await store.expire_tournaments(finished_retention=3600, idle_expiry=3600) == []
+
+    async def idle_gone():
+        return "idle" in await store.expire_tournaments(finished_retention=3600, idle_expiry=0.2)
+
+    await eventually(idle_gone, "the idle tournament to expire")
+    assert await store.load_tournament("idle") is None
+    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert not await store.start_table("idle", 0, {"game_id": "g"}, [{"kind": "started"}])
+
+
+async def test_one_event_reader_follows_tournaments_and_games_alike(store):
+    await store.create_tournament("w", {}, "running", [{"kind": "created"}])
+    await store.create(NewGame("g", {"game_type": "cite"}, b"s0", 0, "in_progress", [{"n": 1}]))
+    start = {TournamentLog("w"): 1, "g": 1}
+    reader = store.event_reader()
+    try:
+        waiting = asyncio.create_task(reader.read(start, timeout=10))
+        await asyncio.sleep(0)  # the read has begun
+        await store.start_table("w", 0, {"game_id": "g"}, [{"kind": "started"}])
+        got = await asyncio.wait_for(waiting, 10)
+        assert {k: [e.data["kind"] for e in v] for k, v in got.items()} == {
+            TournamentLog("w"): ["started"]
+        }
+        await store.commit("g", 0, 1, b"s1", "in_progress", [{"n": 2}])
+        got = await reader.read(start, timeout=10)
+        assert [e.event_id for e in got[TournamentLog("w")]] == [2]
+        assert [e.data["n"] for e in got["g"]] == [2]
+    finally:
+        await reader.close()
+    assert [e.event_id for e in await store.log_events(TournamentLog("w"), 1)] == [2]
+    assert await store.log_exists(TournamentLog("w")) and await store.log_exists("g")
+    assert not await store.log_exists(TournamentLog("nobody"))
 
 
 async def test_luck_is_written_with_the_step_and_left_alone_otherwise(store):
