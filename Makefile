@@ -5,9 +5,11 @@ install:
 	@test -x .venv/bin/python || python3 -m venv .venv
 	@.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev]'
 
-# The service on embedded defaults: in-memory store, local bot process pool.
+# The service on embedded defaults: in-memory store, local bot process pool; gRPC on
+# 50051, the web client and HTTP/JSON API (docs/http-api.md) on 8080.
 run: install
-	.venv/bin/gamehost serve --port 50051
+	@echo "gamehost: web client and HTTP API at http://127.0.0.1:8080/ (gRPC on 127.0.0.1:50051)"
+	.venv/bin/gamehost serve --port 50051 --http-port 8080
 
 # Installs what is missing, starts a Redis when none answers, runs ruff and pytest.
 test:

@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
     )
     _limit_options(serve)
+    _http_options(serve)
     serve.add_argument(
         "--celery-broker",
         metavar="URL",
@@ -153,6 +154,28 @@ def _remote_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _http_options(serve: argparse.ArgumentParser) -> None:
+    """The browser-facing HTTP/JSON API and web client (docs/http-api.md)."""
+    serve.add_argument(
+        "--http-port",
+        type=int,
+        metavar="N",
+        help="serve the HTTP/JSON API and the web client on this port (default: off)",
+    )
+    serve.add_argument(
+        "--http-web-dir",
+        metavar="DIR",
+        help="the web client's files, served at / (default: the repository's web/)",
+    )
+    serve.add_argument(
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let pages from ORIGIN call the HTTP API (repeatable; '*': any); default: none",
+    )
+
+
 def _limit_options(serve: argparse.ArgumentParser) -> None:
     """``serve``'s limits and access control (docs/operations.md: Limits and access)."""
     day = 86400.0
@@ -202,6 +225,28 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--api-keys", metavar="FILE", help="require an API key (metadata x-api-key) to create games"
     )
+    serve.add_argument(
+        "--max-hint-iterations",
+        type=int,
+        default=24_000,
+        metavar="N",
+        help="refuse hint levels searching more, trees x iterations; 0: no cap (24000)",
+    )
+    serve.add_argument(
+        "--max-hint-seconds",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="refuse hint levels with a longer time budget, trees x seconds; 0: no cap (20)",
+    )
+    serve.add_argument(
+        "--hint-rate",
+        type=float,
+        default=0.5,
+        metavar="PER_SECOND",
+        help="hints a second per game and replica; 0: off (default 0.5)",
+    )
+    serve.add_argument("--hint-burst", type=float, default=5.0, help="hint bucket size (5)")
     serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
     serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
 

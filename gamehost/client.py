@@ -376,6 +376,25 @@ class Client:
         request = pb.CancelTournamentRequest(name=name)
         return self._call(self._stub.CancelTournament, request)
 
+    # ------------------------------------------------------------------ hints
+    def hint(
+        self,
+        game_id: str,
+        token: str = "",
+        level: str = "",
+        *,
+        version: int | None = None,
+        seat: int | None = None,
+    ) -> pb.HintResponse:
+        """What the search at ``level`` (empty: the server's default, mcts-fast) would
+        play for a seat, with its most visited actions and their win shares. During a
+        game: your seat (``token``), now. Once it is over: any ``version`` of its
+        record, for the seat to move there (``seat`` optional, ``token`` not needed)."""
+        request = pb.HintRequest(
+            game_id=game_id, token=token, bot_level=level, version=version, seat=seat
+        )
+        return self._call(self._stub.Hint, request, retry=True)
+
 
 @dataclass(frozen=True)
 class Position:

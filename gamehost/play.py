@@ -34,6 +34,7 @@ THINKING_AFTER = 0.5  # seconds of waiting before the "thinking…" line appears
 _CATCH_UP_LIMIT = 10.0  # at most this long waiting for the events of a state already read
 _COMMANDS = """\
 At the prompt: a move in notation (see above), or
+  hint [LEVEL]  the search's move for you (mcts-fast unless LEVEL) and its top moves
   help     this text          board    the screen again     moves    every legal move
   away [LEVEL]  a bot (random unless LEVEL) plays your seat until you type back
   quit     leave (the game stays on the server)"""
@@ -231,6 +232,16 @@ class _Game:
         for line in menu(notations, folds(self.game)):
             self.screen.line(line)
 
+    def _hint(self, state: pb.GameState, level: str) -> None:
+        """Print the search's suggestion for this position and its most visited moves."""
+        try:
+            hint = self.client.hint(self.me.game_id, self.me.token, level, version=state.version)
+        except GameError as exc:
+            self.screen.line(f"  no hint: {exc.details}")
+            return
+        for line in hint_lines(hint):
+            self.screen.line(line)
+
     def _prompt(self, state: pb.GameState) -> bool:
         """Ask until a move is played (True) or the player quits (False)."""
         legal = list(state.legal_actions)
@@ -241,6 +252,9 @@ class _Game:
             if command in ("help", "?"):
                 self.screen.line(help_text(self.game))
                 self.screen.line(_COMMANDS)
+                continue
+            if command == "hint" or command.startswith("hint "):
+                self._hint(state, text[4:].strip())
                 continue
             if command == "board":
                 self._show(state)
@@ -357,3 +371,16 @@ def play(
         f"({settings.game}, bots: {settings.bots}); type help for the notation"
     )
     return _Game(client, me, settings.game, screen, read).run()
+
+
+def hint_lines(hint: pb.HintResponse) -> list[str]:
+    """A hint as the terminal shows it: the suggestion, then one line per top move."""
+    searched = f", {hint.trees} trees, {hint.iterations} iterations" if hint.iterations else ""
+    lines = [f"  hint ({hint.bot_level}{searched}): {hint.notation}"]
+    width = max((len(a.notation) for a in hint.top_actions), default=0)
+    for action in hint.top_actions:
+        lines.append(
+            f"    {action.notation:<{width}}  {action.visits:>6} visits  "
+            f"win share {action.win_share:.0%}"
+        )
+    return lines

@@ -8,7 +8,8 @@ progress never depends on a client calling in.
 Every turn goes through one executor protocol, ``BotExecutor.decide``: the embedded
 local process pool returns the action, which the runner commits (and plays the
 next bot turn); the Celery executor hands the turn to workers, which commit it
-themselves and dispatch the next one, and returns None.
+themselves and dispatch the next one, and returns None. ``BotExecutor.analyse``
+decides a job the same way and commits nothing (move hints, ``services.hints``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ import contextlib
 import logging
 import time
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
 
 import bots
 from services import bot_pool, bot_turns, metrics
-from services.bot_turns import BotTurn
+from services.bot_turns import BotJob, BotTurn
+from services.errors import Unavailable
 from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore
 
@@ -57,6 +61,16 @@ class TurnLease:
             self._status_writes.clear()
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """A decision made but not committed (a hint): the action the level plays, and the
+    merged root statistics of its ``trees`` (None and 0 for a level that does not search)."""
+
+    action: int
+    stats: dict[str, Any] | None = None
+    trees: int = 0
+
+
 class BotExecutor(ABC):
     """Where bot decisions are computed."""
 
@@ -66,6 +80,11 @@ class BotExecutor(ABC):
         the turn to others who commit it and schedule what follows (Celery workers).
         Raising puts the turn off with backoff; ``bot_pool.PoolRestarted`` retries it
         at once the first time."""
+
+    async def analyse(self, job: BotJob) -> Analysis:
+        """Decide ``job`` exactly as its bot turn would be decided (the same trees, the
+        same cap), on the same capacity, and commit nothing (hints)."""
+        raise Unavailable("this server's bot executor does not analyse positions (hints)")
 
     async def close(self) -> None:
         return None
@@ -96,6 +115,23 @@ class LocalPoolExecutor(BotExecutor):
         finally:
             search.cancel()  # cancelled here: its trees that never started are not run
         return bots.best_action(bots.merge_root_stats(results))
+
+    async def analyse(self, job: BotJob) -> Analysis:
+        trees = job.plan(self.pool.max_iterations).trees
+        if not trees:
+            return Analysis(bots.choose_action(job.view(), job.seat, job.level, job.seed), None)
+        # Queued with the game's own bot turns: a game's hints share its fair slot.
+        try:
+            results = await self.pool.search(job, trees)
+        except bot_pool.PoolRestarted:
+            try:  # the pool was replaced under this search (a child died): once more
+                results = await self.pool.search(job, trees)
+            except bot_pool.PoolRestarted:
+                raise Unavailable(
+                    "the search pool keeps restarting (its processes die); retry shortly"
+                ) from None
+        stats = bots.merge_root_stats(results)
+        return Analysis(bots.best_action(stats), stats, trees)
 
     async def close(self) -> None:
         self.pool.close()

@@ -106,6 +106,30 @@ def bot_seed(seed: int, version: int, seat: int) -> int:
     return play.bot_rng(seed, version, seat).getrandbits(63)
 
 
+def seat_job(snapshot: Snapshot, state: State, version: int, seat: int, level: str) -> BotJob:
+    """The decision of ``seat`` at ``version`` of a game (``state``: the true state
+    there), as a bot of ``level`` would get it: its own seed and its determinization
+    of the seat's observation, both from the game's secret seed, the version and the
+    seat. Bot turns and hints are built here alike, so a hint for a position is the
+    move that level plays there."""
+    seed = snapshot.meta["seed"]
+    return BotJob(
+        game_id=snapshot.game_id,
+        game_type=snapshot.meta["game_type"],
+        version=version,
+        seat=seat,
+        level=level,
+        seed=bot_seed(seed, version, seat),
+        state=bot_view(state, seed, version, seat).to_bytes(),
+    )
+
+
+def bot_view(state: State, seed: int, version: int, seat: int) -> State:
+    """All a bot (or a hint) deciding for ``seat`` at ``version`` may see: a
+    determinization of the seat's observation, drawn from the game's seed."""
+    return state.determinize(seat, play.bot_rng(seed, version, seat))
+
+
 def prepare(snapshot: Snapshot, now: float | None = None) -> BotTurn | None:
     """The turn of the bot to move in ``snapshot`` or of the fallback level of a human
     seat out of time; None when neither is due."""
@@ -131,7 +155,7 @@ def prepare(snapshot: Snapshot, now: float | None = None) -> BotTurn | None:
         seat=seat,
         level=level,
         seed=bot_seed(seed, snapshot.version, seat),
-        view=state.determinize(seat, play.bot_rng(seed, snapshot.version, seat)),
+        view=bot_view(state, seed, snapshot.version, seat),
         timeout=timeout,
     )
 

@@ -22,6 +22,7 @@ from services.errors import (
     ServiceError,
     infrastructure_errors,
 )
+from services.hints import Hint, HintService
 from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import (
     BotStatus,
@@ -70,9 +71,11 @@ _INFRASTRUCTURE = infrastructure_errors()
 
 @dataclass(frozen=True)
 class MalformedRequest:
-    """What the lenient deserializer hands the servicer for bytes that do not parse."""
+    """What the lenient deserializer (or the HTTP gateway) hands the servicer for a
+    request that does not parse."""
 
     reason: str
+    message: str = ""  # the whole answer, when the reader has a better one
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -88,8 +91,9 @@ def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
-    """Register the GameHost service, with lenient request deserializers."""
+def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandler]:
+    """The GameHost service's handlers by method name, with lenient request
+    deserializers: what the gRPC server and the HTTP gateway both serve."""
     service = pb.DESCRIPTOR.services_by_name["GameHost"]
     handlers = {}
     for method in service.methods:
@@ -105,6 +109,13 @@ def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
             request_deserializer=_lenient(request_class.FromString),
             response_serializer=response_class.SerializeToString,
         )
+    return handlers
+
+
+def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
+    """Register the GameHost service."""
+    service = pb.DESCRIPTOR.services_by_name["GameHost"]
+    handlers = method_handlers(servicer)
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
@@ -113,7 +124,9 @@ def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
 def _admit(request: Any) -> None:
     """Refuse requests that did not parse or whose fields are over their caps."""
     if isinstance(request, MalformedRequest):
-        raise InvalidArgument(f"the request is not a valid protobuf message ({request.reason})")
+        raise InvalidArgument(
+            request.message or f"the request is not a valid protobuf message ({request.reason})"
+        )
     check_request(request)
 
 
@@ -352,10 +365,35 @@ def game_record(record: Record) -> pb.GameRecord:
     return message
 
 
+def hint_response(hint: Hint) -> pb.HintResponse:
+    return pb.HintResponse(
+        game_id=hint.game_id,
+        version=hint.version,
+        seat=hint.seat,
+        bot_level=hint.level,
+        action_id=hint.action,
+        notation=hint.notation,
+        top_actions=[
+            pb.HintAction(
+                action_id=a.action, notation=a.notation, visits=a.visits, win_share=a.win_share
+            )
+            for a in hint.top
+        ],
+        iterations=hint.iterations,
+        trees=hint.trees,
+    )
+
+
 class GameHostServicer(pb_grpc.GameHostServicer):
-    def __init__(self, host: GameHost, tournaments: TournamentService | None = None) -> None:
+    def __init__(
+        self,
+        host: GameHost,
+        tournaments: TournamentService | None = None,
+        hints: HintService | None = None,
+    ) -> None:
         self.host = host
         self.tournaments = tournaments
+        self.hints = hints
 
     @_unary
     async def ListGameTypes(self, request, context):
@@ -436,6 +474,19 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @_unary
     async def GetState(self, request, context):
         return game_state(await self.host.get_state(request.game_id, request.token))
+
+    @_unary
+    async def Hint(self, request, context):
+        if self.hints is None:
+            raise FailedPrecondition("this server does not give hints")
+        hint = await self.hints.hint(
+            request.game_id,
+            request.token,
+            request.bot_level,
+            request.version if request.HasField("version") else None,
+            request.seat if request.HasField("seat") else None,
+        )
+        return hint_response(hint)
 
     @_unary
     async def SubmitAction(self, request, context):

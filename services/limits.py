@@ -48,6 +48,12 @@ class TokenBuckets:
     def has_tokens(self, client: str) -> bool:
         return self.rate <= 0 or self._bucket(client).tokens >= 1
 
+    def seconds_until_token(self, client: str) -> float:
+        """How long until the bucket holds a token again (0: it holds one now)."""
+        if self.rate <= 0:
+            return 0.0
+        return max(0.0, (1 - self._bucket(client).tokens) / self.rate)
+
     def take(self, client: str) -> bool:
         """Spend one token; False (and nothing spent) when the bucket is empty."""
         if self.rate <= 0:

@@ -80,3 +80,10 @@ BOT_POOL_RESTARTS = Counter(
 BOT_TURN_FAILURES = Counter(
     "gamehost_bot_turn_failures", "Bot turns that failed and were retried after a backoff"
 )
+
+# --- The HTTP gateway (issue 18). Its calls also count in grpc_server_* under their RPC.
+HTTP_RESPONSES = Counter(
+    "gamehost_http_responses_total",
+    "HTTP gateway answers, by route template and HTTP status",
+    ["route", "status"],
+)

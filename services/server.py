@@ -7,8 +7,10 @@ import asyncio
 import contextlib
 import logging
 import signal
+import ssl
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -17,8 +19,12 @@ from gamehost.v1 import gamehost_pb2
 from services import access, expiry, limits, tls
 from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
-from services.grpc_api import GameHostServicer, add_to_server
+from services.gateway.app import GatewayConfig, HttpGateway
+from services.gateway.calls import Dispatcher
+from services.gateway.static import default_web_dir
+from services.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.grpc_metrics import PrometheusServerInterceptor
+from services.hints import HintLimits, HintService
 from services.host import GameHost
 from services.metrics_export import start_metrics_server
 from services.reflection import enable_reflection
@@ -71,6 +77,16 @@ class ServerConfig:
     tls_key: str | None = None
     # Per-server cap on one bot decision's search (trees x iterations; 0: no cap).
     max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
+    # The HTTP/JSON gateway and web client (docs/http-api.md): None: off; 0: a free port.
+    http_port: int | None = None
+    http_web_dir: str | None = None  # None: the repository's web/ when present
+    http_cors_origins: tuple[str, ...] = ()  # "*" or origins; empty: no CORS
+    http_heartbeat: float = 15.0  # seconds between SSE keep-alive comments
+    # Move hints (services/hints.py): a hint's search budget and each game's hint rate.
+    max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
+    max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
+    hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
+    hint_burst: float = HintLimits.burst
 
 
 @dataclass
@@ -85,15 +101,26 @@ class RunningServer:
     monitor: StoreMonitor | None = None
     background: list[asyncio.Task] = field(default_factory=list)
     tournaments: TournamentRunner | None = None
+    http: HttpGateway | None = None
+    http_port: int | None = None
 
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def http_url(self) -> str | None:
+        """The gateway's base URL on this machine (None: no gateway)."""
+        if self.http is None or self.http_port is None:
+            return None
+        return f"{'https' if self.http.tls else 'http'}://127.0.0.1:{self.http_port}"
+
     async def stop(self, grace: float = 1.0) -> None:
         if self.monitor is not None:
             await self.monitor.stop()
         await self.health.enter_graceful_shutdown()
+        if self.http is not None:
+            await self.http.stop()
         await self.server.stop(grace)
         await stop_prober(self.store_probe)
         await self.host.hub.close()
@@ -126,8 +153,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     # Pending-request caps far above grpc's default 1,000: a burst of thousands of
     # WatchGame streams opening at once over several connections was otherwise
     # answered CANCELLED for some of them.
+    interceptors = [PrometheusServerInterceptor(), interceptor]
     server = grpc.aio.server(
-        interceptors=[PrometheusServerInterceptor(), interceptor],
+        interceptors=interceptors,
         options=[
             ("grpc.so_reuseport", 1),
             ("grpc.server.max_pending_requests", 20_000),
@@ -135,7 +163,19 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ],
     )
     tournament_runner = TournamentRunner(store, host)
-    add_to_server(GameHostServicer(host, TournamentService(store, tournament_runner, host.hub)), server)
+    hints = HintService(
+        host,
+        executor,
+        HintLimits(
+            config.max_hint_iterations,
+            config.max_hint_seconds,
+            config.hint_rate,
+            config.hint_burst,
+        ),
+    )
+    tournaments = TournamentService(store, tournament_runner, host.hub)
+    servicer = GameHostServicer(host, tournaments, hints)
+    add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection([SERVICE_NAME, health.SERVICE_NAME], server)
@@ -151,6 +191,16 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if port == 0:
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
+    http = http_port = None
+    if config.http_port is not None:
+        # The same handlers behind the same interceptors: one set of rules, limits, metrics.
+        http = HttpGateway(Dispatcher(method_handlers(servicer), interceptors), _gateway(config))
+        try:
+            http_port = await http.start(config.host, config.http_port, _http_tls(config))
+        except BaseException:
+            await server.stop(0)
+            await store.close()
+            raise
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     monitor = StoreMonitor(store, health_servicer, ("", SERVICE_NAME))
@@ -170,6 +220,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         health_servicer,
         monitor=monitor,
         tournaments=tournament_runner,
+        http=http,
+        http_port=http_port,
     )
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
@@ -180,11 +232,34 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     return running
 
 
+def _gateway(config: ServerConfig) -> GatewayConfig:
+    web_dir = Path(config.http_web_dir) if config.http_web_dir else default_web_dir()
+    if web_dir is None or not (web_dir / "index.html").is_file():
+        log.warning("no web client (index.html) in %s: / shows a placeholder", web_dir or "web/")
+    else:
+        log.info("serving the web client from %s", web_dir)
+    return GatewayConfig(web_dir, tuple(config.http_cors_origins), config.http_heartbeat)
+
+
+def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:
+    """HTTPS with the gRPC server's certificate when it has one."""
+    if not (config.tls_cert and config.tls_key):
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(config.tls_cert, config.tls_key)
+    return context
+
+
 async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> None:
     """Run until SIGINT/SIGTERM."""
     running = await start_server(config, executor)
     where = config.redis_url or "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
+    if running.http is not None:
+        scheme = "https" if running.http.tls else "http"
+        host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+        host = f"[{host}]" if ":" in host else host
+        print(f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -54,6 +54,10 @@ def _limit_config(args: argparse.Namespace) -> dict:
         "live_games_per_client",
         "tls_cert",
         "tls_key",
+        "max_hint_iterations",
+        "max_hint_seconds",
+        "hint_rate",
+        "hint_burst",
     )
     return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
 
@@ -86,6 +90,9 @@ def serve(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         **_limit_config(args),
         max_search_iterations=args.max_search_iterations,
+        http_port=args.http_port,
+        http_web_dir=args.http_web_dir,
+        http_cors_origins=tuple(args.http_cors_origin),
     )
     executor = None
     if args.celery:
@@ -108,8 +115,8 @@ def _serve_processes(args: argparse.Namespace) -> int:
             "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
         )
         return 2
-    if args.port == 0:
-        print("gamehost: --processes needs a fixed --port", file=sys.stderr)
+    if args.port == 0 or args.http_port == 0:
+        print("gamehost: --processes needs a fixed --port (and --http-port)", file=sys.stderr)
         return 2
     if args.metrics_port is not None:
         # One scrape endpoint for the group: the children write samples to files.
@@ -125,6 +132,12 @@ def _serve_processes(args: argparse.Namespace) -> int:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]
     argv += ["--max-search-iterations", str(args.max_search_iterations)]
+    if args.http_port is not None:
+        # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
+        argv += ["--http-port", str(args.http_port)]
+        argv += ["--http-web-dir", args.http_web_dir] if args.http_web_dir else []
+        for origin in args.http_cors_origin:
+            argv += ["--http-cors-origin", origin]
     if args.celery:
         argv += [
             "--celery",

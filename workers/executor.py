@@ -1,15 +1,23 @@
 """The Celery executor: a replica hands bot turns to the workers, which commit the
-moves themselves and dispatch the next turn (``workers.tasks``)."""
+moves themselves and dispatch the next turn (``workers.tasks``); a hint's search
+runs on the same workers and the replica waits for its trees."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
 
-from services.bot_runner import BotExecutor, TurnLease
-from services.bot_turns import BotTurn
+import bots
+from services.bot_runner import Analysis, BotExecutor, TurnLease
+from services.bot_turns import BotJob, BotTurn
+from services.errors import Unavailable
 from services.kinds import BotStatus
-from workers.tasks import dispatch
+from workers.app import MAX_SEARCH_SECONDS
+from workers.tasks import dispatch, dispatch_analysis
+
+log = logging.getLogger(__name__)
 
 
 class CeleryExecutor(BotExecutor):
@@ -19,6 +27,8 @@ class CeleryExecutor(BotExecutor):
     # have died between taking it and marking it started; a duplicate is harmless).
     REDISPATCH_AFTER = 15.0
     POLL = 0.15  # how often the replica looks whether a worker started the turn
+    # A hint whose trees have not all come back by then answers UNAVAILABLE.
+    ANALYSIS_TIMEOUT = 2 * MAX_SEARCH_SECONDS
 
     def __init__(self, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
         self._store_url = store_url
@@ -48,3 +58,36 @@ class CeleryExecutor(BotExecutor):
             if not marked and time.monotonic() - since > self.WAITING_AFTER:
                 lease.set_status(BotStatus.WAITING)
                 marked = True
+
+    async def analyse(self, job: BotJob) -> Analysis:
+        """Run the job's trees on the workers and wait for them (polling the result
+        backend off the event loop; the replica's other calls go on meanwhile)."""
+        handle = await asyncio.to_thread(dispatch_analysis, job, self._max_iterations)
+        deadline = time.monotonic() + self.ANALYSIS_TIMEOUT
+        done = False
+        try:
+            while not await asyncio.to_thread(handle.ready):
+                if time.monotonic() > deadline:
+                    raise Unavailable(
+                        f"no search worker finished this hint within {self.ANALYSIS_TIMEOUT} s "
+                        "(workers busy or down); retry later"
+                    )
+                await asyncio.sleep(self.POLL)
+            done = True
+            try:
+                result = await asyncio.to_thread(handle.get, timeout=self.POLL)
+            except Exception as exc:  # a worker's time limit or crash: not the caller's doing
+                log.warning("a hint's search failed on a worker: %s: %s", type(exc).__name__, exc)
+                raise Unavailable(
+                    f"the hint's search failed on a worker ({type(exc).__name__}); retry later"
+                ) from None
+        finally:
+            if not done:  # given up or cancelled: trees no worker started are not run
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(handle.revoke)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(handle.forget)
+        if isinstance(result, int):
+            return Analysis(result)
+        stats = bots.merge_root_stats(result)
+        return Analysis(bots.best_action(stats), stats, len(result))

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from celery import chord
+from celery import chord, group
 
 import bots
 from services import bot_turns
@@ -129,6 +129,32 @@ def decide_and_commit(payload: dict[str, Any]) -> str:
     with heartbeat(payload):
         action = bots.choose_action(job.view(), job.seat, job.level, job.seed)
     return commit_after_search(payload, action)
+
+
+# ------------------------------------------------------------------ analysis (hints)
+# A hint's job runs the same search as a bot turn but commits nothing, holds no
+# bot-turn lease and is never skipped as stale: the replica that asked waits for it.
+
+
+@app.task(name="gamehost.analyse_tree")
+def analyse_tree(job_json: dict[str, Any], tree: int, max_iterations: int | None) -> dict:
+    job = BotJob.from_json(job_json)
+    return bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
+
+
+@app.task(name="gamehost.analyse_choice")
+def analyse_choice(job_json: dict[str, Any]) -> int:
+    job = BotJob.from_json(job_json)
+    return bots.choose_action(job.view(), job.seat, job.level, job.seed)
+
+
+def dispatch_analysis(job: BotJob, max_iterations: int | None) -> Any:
+    """Start ``job``'s trees (or its search-free choice) on the workers; the result
+    handle's ``get`` gives the trees' root statistics (or the action)."""
+    trees = job.plan(max_iterations).trees
+    if not trees:
+        return analyse_choice.delay(job.to_json())
+    return group(analyse_tree.s(job.to_json(), t, max_iterations) for t in range(trees))()
 
 
 def commit_after_search(payload: dict[str, Any], action: int) -> str:

@@ -527,6 +527,54 @@ class GameRecord(_message.Message):
     seat_changes: _containers.RepeatedCompositeFieldContainer[SeatChange]
     def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ...) -> None: ...
 
+class HintRequest(_message.Message):
+    __slots__ = ("game_id", "token", "bot_level", "version", "seat")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    bot_level: str
+    version: int
+    seat: int
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., bot_level: _Optional[str] = ..., version: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class HintAction(_message.Message):
+    __slots__ = ("action_id", "notation", "visits", "win_share")
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    WIN_SHARE_FIELD_NUMBER: _ClassVar[int]
+    action_id: int
+    notation: str
+    visits: int
+    win_share: float
+    def __init__(self, action_id: _Optional[int] = ..., notation: _Optional[str] = ..., visits: _Optional[int] = ..., win_share: _Optional[float] = ...) -> None: ...
+
+class HintResponse(_message.Message):
+    __slots__ = ("game_id", "version", "seat", "bot_level", "action_id", "notation", "top_actions", "iterations", "trees")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    TOP_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    TREES_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    version: int
+    seat: int
+    bot_level: str
+    action_id: int
+    notation: str
+    top_actions: _containers.RepeatedCompositeFieldContainer[HintAction]
+    iterations: int
+    trees: int
+    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., seat: _Optional[int] = ..., bot_level: _Optional[str] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., top_actions: _Optional[_Iterable[_Union[HintAction, _Mapping]]] = ..., iterations: _Optional[int] = ..., trees: _Optional[int] = ...) -> None: ...
+
 class TournamentEntrant(_message.Message):
     __slots__ = ("name", "level")
     NAME_FIELD_NUMBER: _ClassVar[int]

@@ -74,6 +74,11 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GameRecord.FromString,
                 _registered_method=True)
+        self.Hint = channel.unary_unary(
+                '/gamehost.v1.GameHost/Hint',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.HintRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.HintResponse.FromString,
+                _registered_method=True)
         self.CreateTournament = channel.unary_unary(
                 '/gamehost.v1.GameHost/CreateTournament',
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.CreateTournamentRequest.SerializeToString,
@@ -183,6 +188,18 @@ class GameHostServicer:
     def GetRecord(self, request, context):
         """The game's log as the caller may see it; complete once the game is over. With
         include_views, the caller's view after every entry: a replay needs no engine.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Hint(self, request, context):
+        """A move hint: what the search at a bot level would play for a seat, from that
+        seat's observation only (a bot's own determinization, seed and level, so a hint
+        equals the move that level would have played there), with the root statistics
+        of its most visited actions. During a game: the caller's seat (token), at the
+        current position. Once the game is over: anyone, any recorded position (version),
+        from the seat to move there. Rate-limited per game (RESOURCE_EXHAUSTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -309,6 +326,11 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.GetRecord,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.GameRecord.SerializeToString,
+            ),
+            'Hint': grpc.unary_unary_rpc_method_handler(
+                    servicer.Hint,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.HintRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.HintResponse.SerializeToString,
             ),
             'CreateTournament': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTournament,
@@ -577,6 +599,33 @@ class GameHost:
             '/gamehost.v1.GameHost/GetRecord',
             gamehost_dot_v1_dot_gamehost__pb2.GetRecordRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.GameRecord.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Hint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/Hint',
+            gamehost_dot_v1_dot_gamehost__pb2.HintRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.HintResponse.FromString,
             options,
             channel_credentials,
             insecure,

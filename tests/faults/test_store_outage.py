@@ -62,6 +62,7 @@ def test_redis_outage_answers_unavailable_and_recovers(own_redis):
             "CreateGame": lambda: client.create_game("cite", ["human", "human"]),
             "GetRecord": lambda: client.record(game_id),
             "WatchGame": lambda: next(client.watch(game_id)),
+            "Hint": lambda: client.hint(game_id, me.token),
         }
         codes = {name: code_of(call) for name, call in calls.items()}
         assert codes == dict.fromkeys(calls, grpc.StatusCode.UNAVAILABLE)

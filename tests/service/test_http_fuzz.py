@@ -1,0 +1,115 @@
+"""Fuzzing the gateway: hypothesis sends every route request bodies filled from the
+request message (and random JSON, and random bytes), random query strings, path
+values and headers, against a real server on Redis. No answer may be a 5xx, and a
+refused request changes nothing in the store."""
+
+from __future__ import annotations
+
+import json
+import string
+from urllib.parse import quote
+
+import pytest
+import redis
+from google.protobuf import json_format
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.gateway.routes import ROUTES
+from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
+from tests.service.test_fuzz_api import _WORDS, FUZZ, fingerprint, message
+
+_HEADER_TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_.:/", max_size=40)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.fixture(scope="module")
+def world(redis_url, module_prefix):
+    """One 2-seat Cité game with both seats joined, on a server without rate limits (so
+    the fuzzed requests reach the service rather than the limiter)."""
+    config = gateway_config(
+        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
+    )
+    with Served(config) as served:
+        game_id, token, _ = two_humans(served.http)
+        store = redis.Redis.from_url(redis_url)
+        yield {
+            "served": served,
+            "game_id": game_id,
+            "token": token,
+            "store": store,
+            "prefix": module_prefix,
+        }
+        store.close()
+
+
+def _path_value(world):
+    known = [world["game_id"], ZERO_GAME, "t1", "nope", ".."]
+    return st.one_of(st.sampled_from(known), st.text(max_size=30)).map(lambda v: quote(v, safe=""))
+
+
+def _body(route, world):
+    fields = message(route.method.input_type, world).map(
+        lambda m: json.dumps(json_format.MessageToDict(m)).encode()
+    )
+    raw_json = _JSON.map(lambda v: json.dumps(v).encode())
+    return st.one_of(fields, raw_json, st.binary(max_size=100))
+
+
+def _query(route, world):
+    names = [f.json_name for f in route.method.input_type.fields] + ["bogus", "a.b"]
+    values = st.one_of(st.sampled_from([world["game_id"], world["token"], *_WORDS[:20]]), st.text(max_size=20))
+    return st.lists(st.tuples(st.sampled_from(names), values), max_size=4)
+
+
+def _headers(world):
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "Authorization": st.one_of(
+                st.just(f"Bearer {world['token']}"), _HEADER_TEXT.map(lambda t: "Bearer " + t)
+            ),
+            "Last-Event-ID": st.one_of(st.sampled_from(["0", "1", "-1", "99", "2" * 30]), _HEADER_TEXT),
+            "X-Api-Key": _HEADER_TEXT,
+        },
+    )
+
+
+def check(world, route, path: str, body: bytes | None, query, headers) -> None:
+    served = world["served"]
+    before = fingerprint(world)
+    if route.streaming:
+        stream = served.http.stream(path + _encoded(query), headers=headers)
+        status = stream.status
+        stream.close()
+    else:
+        answer = served.http.request(route.verb, path, data=body, params=query or None, headers=headers)
+        status = answer.status
+        if status >= 400:
+            assert set(answer.json()) == {"code", "status", "message"}, answer.body
+    assert status < 500, (route.rpc, path, body, query, headers, status)
+    if status >= 400:
+        assert fingerprint(world) == before, (route.rpc, path, body, query)
+
+
+def _encoded(query) -> str:
+    return "?" + "&".join(f"{quote(k)}={quote(v)}" for k, v in query) if query else ""
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.verb} {r.template}")
+def test_any_request_answers_a_client_error_and_changes_nothing(world, route):
+    @FUZZ
+    @given(data=st.data())
+    def run(data):
+        path = route.template
+        for name in route.path_fields:
+            path = path.replace("{" + name + "}", data.draw(_path_value(world)))
+        body = data.draw(_body(route, world)) if route.body else None
+        query = [] if route.body else data.draw(_query(route, world))
+        check(world, route, path, body, query, data.draw(_headers(world)))
+
+    run()

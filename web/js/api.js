@@ -1,0 +1,93 @@
+// The browser-facing HTTP/JSON API (docs/http-api.md): protobuf JSON mapping, so
+// field names are lowerCamelCase, 64-bit integers are strings, and default values
+// may be missing (read them with `?? default`).
+
+export class ApiError extends Error {
+  constructor(httpStatus, body) {
+    super(body.message || `HTTP ${httpStatus}`);
+    this.httpStatus = httpStatus;
+    this.status = body.status || "UNKNOWN";
+    this.code = body.code;
+  }
+}
+
+async function call(method, path, { body, token, query } = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [key, value] of Object.entries(query || {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
+  }
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, { status: "UNAVAILABLE", message: `server unreachable: ${err.message}` });
+  }
+  const text = await response.text();
+  let json = {};
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    json = { message: text.slice(0, 200) };
+  }
+  if (!response.ok) throw new ApiError(response.status, json);
+  return json;
+}
+
+const enc = encodeURIComponent;
+
+/** An EventSource for one of the API's SSE feeds. The server ends a complete stream
+ * with `event: end` and a failed one with `event: rpc-error` (an error body): both
+ * close it, or the browser would reconnect forever. Dropped connections reconnect by
+ * themselves (EventSource's own `error`), resuming after the last event id. */
+function stream(url, name, onEvent, onError) {
+  const source = new EventSource(url);
+  source.addEventListener(name, (message) => onEvent(JSON.parse(message.data)));
+  source.addEventListener("end", () => source.close());
+  source.addEventListener("rpc-error", (message) => {
+    source.close();
+    if (onError) onError(new ApiError(0, JSON.parse(message.data)));
+  });
+  return source;
+}
+
+export const api = {
+  gameTypes: () => call("GET", "/v1/game-types"),
+  listGames: (limit = 50) => call("GET", "/v1/games", { query: { limit } }),
+  createGame: (request) => call("POST", "/v1/games", { body: request }),
+  join: (gameId, seat, name, inviteCode = "") =>
+    call("POST", `/v1/games/${enc(gameId)}:join`, {
+      body: { ...(seat === undefined || seat === null ? {} : { seat }), name, ...(inviteCode ? { inviteCode } : {}) },
+    }),
+  state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
+  submit: (gameId, token, request) =>
+    call("POST", `/v1/games/${enc(gameId)}:submit`, { token, body: { token, ...request } }),
+  record: (gameId, token) =>
+    call("GET", `/v1/games/${enc(gameId)}/record`, { token, query: { includeViews: "true" } }),
+  listTournaments: () => call("GET", "/v1/tournaments"),
+  tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
+
+  /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
+  watchGame(gameId, token, afterEventId, onEvent, onError) {
+    const url = new URL(`/v1/games/${enc(gameId)}/events`, window.location.origin);
+    if (afterEventId) url.searchParams.set("afterEventId", afterEventId);
+    if (token) url.searchParams.set("token", token);
+    return stream(url, "game-event", onEvent, onError);
+  },
+
+  watchTournament(name, onEvent) {
+    const url = new URL(`/v1/tournaments/${enc(name)}/events`, window.location.origin);
+    return stream(url, "tournament-event", onEvent);
+  },
+};
+
+/** A request id for SubmitAction: a retry with the same id is never applied twice. */
+export function requestId() {
+  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+}

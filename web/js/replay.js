@@ -1,0 +1,98 @@
+// A finished (or running) game step by step: GetRecord with includeViews gives the
+// viewer's view after every entry, so the board is redrawn from the record alone.
+import { api } from "./api.js";
+import { clickable, h, mount } from "./dom.js";
+import { GAMES, viewOf } from "./games/index.js";
+import { seatLabel, seatsHeld } from "./seats.js";
+
+export function replayPage(root, [gameId], query) {
+  const token = query.get("token") || seatsHeld(gameId)[query.get("seat")] || "";
+  let timer = null;
+  mount(root, h("p", { class: "muted" }, "Loading the record…"));
+  Promise.all([api.record(gameId, token), api.state(gameId, token)])
+    .then(([record, state]) => show(root, gameId, record, state, query, (t) => (timer = t)))
+    .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the record: ${err.message}`)));
+  return () => clearInterval(timer);
+}
+
+function describe(entry) {
+  const actor = entry.actor || {};
+  const who = actor.kind === "SEAT" ? `seat ${actor.seat ?? 0}` : "chance";
+  return entry.hidden ? `${who}: (hidden)` : `${who}: ${entry.notation || ""}`;
+}
+
+function show(root, gameId, record, state, query, setTimer) {
+  const entries = record.entries || [];
+  const game = GAMES[record.gameType];
+  const slider = h("input", { type: "range", min: 0, max: entries.length, value: entries.length, id: "replay-step", "aria-label": "replay step" });
+  const caption = h("div", { class: "status-line", id: "replay-caption", "aria-live": "polite" });
+  const board = h("div", { class: "board" });
+  const panels = h("div", { class: "panels" });
+  let playing = null;
+  const playButton = h("button", { type: "button", id: "replay-play", onclick: () => togglePlay() }, "▶ Play");
+
+  function go(step) {
+    const clamped = Math.max(0, Math.min(entries.length, step));
+    slider.value = String(clamped);
+    const holder = clamped === 0 ? record.initialView : entries[clamped - 1].view;
+    const view = viewOf(holder, record.gameType);
+    mount(caption, h("strong", {}, `Step ${clamped} / ${entries.length}`), clamped ? ` · ${describe(entries[clamped - 1])}` : " · the start");
+    page.dataset.step = String(clamped);
+    mount(board);
+    mount(panels);
+    if (game && view) {
+      game.draw({ board, panels }, view, {
+        state,
+        viewer: state.viewerSeat === undefined ? null : Number(state.viewerSeat),
+        toMove: null,
+        legal: [],
+        selection: {},
+        act: () => {},
+        select: () => {},
+        seatLabel: (seat) => seatLabel(state, seat),
+        clickable,
+      });
+    }
+  }
+
+  function togglePlay() {
+    if (playing) {
+      clearInterval(playing);
+      playing = null;
+      playButton.textContent = "▶ Play";
+      return;
+    }
+    if (Number(slider.value) >= entries.length) go(0);
+    playButton.textContent = "❚❚ Pause";
+    playing = setInterval(() => {
+      if (Number(slider.value) >= entries.length) togglePlay();
+      else go(Number(slider.value) + 1);
+    }, 450);
+    setTimer(playing);
+  }
+
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  const returns = (record.returns || []).map((r, seat) => `${seatLabel(state, seat)}: ${r}`).join(", ");
+  const page = h(
+    "div",
+    { class: "game-page replay", id: "replay", "data-game-type": record.gameType },
+    h("div", { class: "game-head" }, h("h1", { class: "game-title" }, h("span", { class: `badge game-${record.gameType}` }, record.gameType), ` Replay of ${gameId.slice(0, 8)}`), h("a", { href: `#/game/${gameId}` }, "game page")),
+    h(
+      "div",
+      { class: "card replay-controls" },
+      h("button", { type: "button", onclick: () => go(0), "aria-label": "first step" }, "|◀"),
+      h("button", { type: "button", onclick: () => go(Number(slider.value) - 1), "aria-label": "previous step" }, "◀"),
+      slider,
+      h("button", { type: "button", onclick: () => go(Number(slider.value) + 1), "aria-label": "next step" }, "▶"),
+      h("button", { type: "button", onclick: () => go(entries.length), "aria-label": "last step" }, "▶|"),
+      playButton,
+    ),
+    caption,
+    record.status === "FINISHED" ? h("p", { class: "muted small" }, `Final returns: ${returns}`) : h("p", { class: "muted small" }, "The game is still running: this record stops at its current move."),
+    h("div", { class: "game-main" }, board, panels),
+  );
+  mount(root, page);
+  const start = query.has("step") ? Number(query.get("step")) : entries.length;
+  go(Number.isFinite(start) ? start : entries.length);
+  slider.focus();
+}
