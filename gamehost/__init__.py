@@ -19,6 +19,16 @@ from gamehost.client import (
     describe_actor,
     replay_record,
     seat_of,
+    turn_timer,
 )
 
-__all__ = ["Client", "GameError", "Position", "Seat", "describe_actor", "replay_record", "seat_of"]
+__all__ = [
+    "Client",
+    "GameError",
+    "Position",
+    "Seat",
+    "describe_actor",
+    "replay_record",
+    "seat_of",
+    "turn_timer",
+]

@@ -45,6 +45,24 @@ def seat_spec(spec: str | pb.SeatSpec) -> pb.SeatSpec:
     raise ValueError(f"seat spec {spec!r}: use 'human[:name]' or 'bot[:level]'")
 
 
+def turn_timer(
+    move_seconds: float,
+    *,
+    bank_seconds: float = 0.0,
+    fallback_level: str = "",
+    max_timeouts: int | None = None,
+) -> pb.TurnTimer:
+    """Turn timers for ``create_game``: seconds per move, a bank per seat, the level that
+    plays a timed-out move (random when empty), and the timeouts in a row that hand
+    the seat to it for good (None: the server's default, 3; 0: never)."""
+    return pb.TurnTimer(
+        move_seconds=move_seconds,
+        bank_seconds=bank_seconds,
+        fallback_level=fallback_level,
+        max_timeouts=max_timeouts,
+    )
+
+
 def seat_of(actor: pb.Actor) -> int | None:
     """The seat an ``Actor`` names, or None for chance and nobody."""
     return actor.seat if actor.kind == pb.Actor.SEAT else None
@@ -162,9 +180,16 @@ class Client:
         *,
         private: bool = False,
         spectators: bool | None = None,
+        bots_by_anyone: bool = False,
+        rejoin_handed_seats: bool = False,
+        timer: pb.TurnTimer | None = None,
     ) -> pb.CreateGameResponse:
         """A private game answers with ``invite_codes`` (one per human seat) that
-        ``join`` needs; ``spectators=False`` refuses calls without a seat token."""
+        ``join`` needs; ``spectators=False`` refuses calls without a seat token. The
+        answer's ``creator_token`` lets you ``add_bot`` (anyone may, with
+        ``bots_by_anyone``); ``rejoin_handed_seats`` lets people join seats handed to a
+        bot for good; ``timer`` (e.g. ``turn_timer(30, bank_seconds=120)``) gives human
+        seats a time per move."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             seats=[seat_spec(s) for s in seats],
@@ -172,6 +197,9 @@ class Client:
             seed=seed,
             private=private,
             spectators=spectators,
+            bots_by_anyone=bots_by_anyone,
+            rejoin_handed_seats=rejoin_handed_seats,
+            timer=timer,
         )
         # Not retried: a lost reply would make a retry create a second game.
         return self._call(self._stub.CreateGame, request)
@@ -239,6 +267,58 @@ class Client:
         ``replay_record`` needs)."""
         request = pb.GetRecordRequest(game_id=game_id, token=token, include_views=include_views)
         return self._call(self._stub.GetRecord, request, retry=True)
+
+    # ------------------------------------------------------------------ seats on demand
+    def add_bot(
+        self,
+        game_id: str,
+        seat: int,
+        level: str = "random",
+        *,
+        creator_token: str = "",
+        name: str = "",
+        request_id: str | None = None,
+    ) -> pb.SeatChangeResponse:
+        """Put a bot of ``level`` on free human seat ``seat``; it plays when the seat is
+        to move. Needs the game's ``creator_token`` unless it allows anyone."""
+        request = pb.AddBotRequest(
+            game_id=game_id,
+            seat=seat,
+            bot_level=level,
+            name=name,
+            creator_token=creator_token,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        return self._call(self._stub.AddBot, request, retry=True)
+
+    def hand_over(
+        self,
+        game_id: str,
+        token: str,
+        level: str = "random",
+        *,
+        for_good: bool = False,
+        request_id: str | None = None,
+    ) -> pb.SeatChangeResponse:
+        """Hand your seat to a bot of ``level``: away (``take_back`` returns it; your
+        token stays valid), or ``for_good`` (your token is revoked)."""
+        request = pb.HandOverSeatRequest(
+            game_id=game_id,
+            token=token,
+            bot_level=level,
+            for_good=for_good,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        return self._call(self._stub.HandOverSeat, request, retry=True)
+
+    def take_back(
+        self, game_id: str, token: str, *, request_id: str | None = None
+    ) -> pb.SeatChangeResponse:
+        """Come back from away mode: your seat is yours to play again."""
+        request = pb.TakeBackSeatRequest(
+            game_id=game_id, token=token, request_id=request_id or uuid.uuid4().hex
+        )
+        return self._call(self._stub.TakeBackSeat, request, retry=True)
 
     # ------------------------------------------------------------------ tournaments
     def create_tournament(

@@ -36,7 +36,9 @@ _COMMANDS = """\
 At the prompt: a move in notation (see above), or
   hint [LEVEL]  the search's move for you (mcts-fast unless LEVEL) and its top moves
   help     this text          board    the screen again     moves    every legal move
+  away [LEVEL]  a bot (random unless LEVEL) plays your seat until you type back
   quit     leave (the game stays on the server)"""
+AWAY_PROMPT = "away: a bot plays your seat (back, or quit): "
 
 
 @dataclass(frozen=True)
@@ -144,16 +146,22 @@ class _Game:
         self.feed = _EventFeed(client, me)
         self.shown_version = 0
         self.previous: pb.GameState | None = None
+        self.away = False
 
     # ---------------------------------------------------------------- events
     def _show_event(self, event: pb.GameEvent, waited: float = 0.0) -> None:
         self.shown_version = max(self.shown_version, event.version)
         if event.kind == pb.GAME_FINISHED:
             self.screen.line("  game over")
+        if event.kind == pb.SEAT_CHANGED:
+            change = event.seat_change
+            self.screen.line(f"  [seat {change.seat}] {_seat_change(change, self.me.seat)}")
         if event.kind != pb.ACTION:
             return
         seat = _event_actor(event)
         who = "chance" if seat is None else "you" if seat == self.me.seat else f"seat {seat}"
+        if event.timeout:
+            who += ", out of time"
         note = f"   (thought {waited:.1f} s)" if waited >= THINKING_AFTER else ""
         self.screen.line(f"  [{who}] {event.notation}{note}")
 
@@ -207,6 +215,10 @@ class _Game:
                 self.screen.line(render(state))
                 self.screen.line(_outcome(state, self.me.seat))
                 return 0
+            if self.away:
+                if not self._away_prompt():
+                    return 0
+                continue
             if not state.legal_actions:
                 self.wait_for_others(state)
                 continue
@@ -260,6 +272,10 @@ class _Game:
             if command in ("quit", "exit"):
                 self.screen.line(f"left game {self.me.game_id}")
                 return False
+            if command == "away" or command.startswith("away "):
+                if self._go_away(text[len("away") :].strip()):
+                    return True
+                continue
             choice = choose(text, legal)
             if choice.message:
                 self.screen.line(f"  {choice.message}")
@@ -275,6 +291,52 @@ class _Game:
                     return True  # the game moved on: show it again
                 continue
             return True
+
+
+    # ---------------------------------------------------------------- away mode
+    def _go_away(self, level: str) -> bool:
+        """Hand the seat to a bot of ``level`` (random when empty); True if done."""
+        try:
+            reply = self.client.hand_over(self.me.game_id, self.me.token, level or "random")
+        except GameError as exc:
+            self.screen.line(f"  not away: {exc.details}")
+            return False
+        self.away = True
+        self.screen.line(f"  you are away: {reply.now.bot_level} plays seat {self.me.seat}")
+        return True
+
+    def _away_prompt(self) -> bool:
+        """While away: wait for ``back`` (True: playing again) or ``quit`` (False; the
+        bot plays on). The bot's moves are shown when the player comes back."""
+        while True:
+            command = self.read(AWAY_PROMPT).strip().lower()
+            if command in ("quit", "exit"):
+                self.screen.line(f"left game {self.me.game_id} (the bot plays your seat)")
+                return False
+            if command != "back":
+                self.screen.line("  you are away: type back to play again, or quit")
+                continue
+            try:
+                self.client.take_back(self.me.game_id, self.me.token)
+            except GameError as exc:
+                self.screen.line(f"  not back: {exc.details}")
+                if exc.code != grpc.StatusCode.FAILED_PRECONDITION:
+                    continue
+            else:
+                self.screen.line("  you are back")
+            self.away = False
+            return True
+
+
+def _seat_change(change: pb.SeatChange, mine: int) -> str:
+    """One line for a seat change: why, and who plays the seat now."""
+    now = change.now
+    reason = pb.SeatChange.Reason.Name(change.reason).lower().replace("_", " ")
+    if now.kind == pb.BOT:
+        return f"{reason}: bot {now.bot_level} plays it"
+    if change.seat == mine:
+        return f"{reason}: you play it"
+    return f"{reason}: {now.name or 'a person'} plays it"
 
 
 def _outcome(state: pb.GameState, seat: int) -> str:

@@ -49,6 +49,11 @@ def client_id(api_key: str, peer: str) -> str:
     return f"peer:{peer}"
 
 
+def hash_token(token: str) -> str:
+    """What the store keeps of a seat's or a creator's token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def new_invite_code() -> str:
     return secrets.token_urlsafe(18)
 

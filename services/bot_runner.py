@@ -1,5 +1,6 @@
 """Plays bot seats, unattended: every replica sweeps the store's durable schedule
-of due bot turns, claims some with a lease, and plays them; a running turn renews
+of due bot turns (and of human seats' turn clocks: a seat out of time gets one
+fallback move, ``services.clock``), claims some with a lease, and plays them; a running turn renews
 its lease, so a turn whose replica (or worker) died is due again within seconds
 and another replica takes it. ``kick`` only wakes the sweeper early (latency);
 progress never depends on a client calling in.
@@ -268,7 +269,11 @@ class BotRunner:
                 return
             turn = bot_turns.prepare(snapshot)
             if turn is None:
-                return  # the commit that got here took the game out of the schedule
+                wait = bot_turns.clock_wait(snapshot)
+                if wait is not None:
+                    # A human seat's clock, looked at early: due again when it runs out.
+                    await self._store.renew_bot_turn(game_id, snapshot.version, max(wait, 0.0))
+                return  # otherwise the commit that got here took the game out of the schedule
             current["version"] = snapshot.version
             if not await self._play_turn(turn):
                 return

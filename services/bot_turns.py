@@ -5,18 +5,23 @@ local process pool and the Celery workers.
 The choice is committed through the same compare-and-set path as any client's
 action, against the version the bot searched from, under a request key made of
 that version: a duplicate or late delivery changes nothing.
+
+A human seat whose turn clock ran out (``services.clock``) is a turn too: its
+fallback level plays one move for it, marked as a timeout, under the request key
+``timeout:<version>``, through the same executors and the same commit.
 """
 
 from __future__ import annotations
 
 import base64
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import bots
 from bots import Level
 from games import State, get_game
-from services import play
+from services import clock, play
 from services.kinds import SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
@@ -32,6 +37,7 @@ class BotJob:
     level: str
     seed: int  # the bot's own seed for this decision (derived from the game's secret seed)
     state: bytes  # determinize(seat, rng) of the true state
+    timeout: bool = False  # a fallback move for a human seat out of time
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -62,10 +68,11 @@ class BotTurn:
     level: str
     seed: int
     view: State  # determinize(seat, rng): all the bot may see
+    timeout: bool = False  # a fallback move for a human seat out of time
 
     @property
     def request_key(self) -> str:
-        return bot_request_key(self.snapshot.version)
+        return turn_request_key(self.snapshot.version, self.timeout)
 
     def job(self) -> BotJob:
         return BotJob(
@@ -76,6 +83,7 @@ class BotTurn:
             level=self.level,
             seed=self.seed,
             state=self.view.to_bytes(),
+            timeout=self.timeout,
         )
 
 
@@ -83,6 +91,15 @@ def bot_request_key(version: int) -> str:
     """The request key of the bot move made at ``version``: a redelivered decision
     for the same version is a duplicate request."""
     return f"bot:{version}"
+
+
+def timeout_request_key(version: int) -> str:
+    """The request key of the fallback move for a human seat out of time at ``version``."""
+    return f"timeout:{version}"
+
+
+def turn_request_key(version: int, timeout: bool) -> str:
+    return timeout_request_key(version) if timeout else bot_request_key(version)
 
 
 def bot_seed(seed: int, version: int, seat: int) -> int:
@@ -113,21 +130,39 @@ def bot_view(state: State, seed: int, version: int, seat: int) -> State:
     return state.determinize(seat, play.bot_rng(seed, version, seat))
 
 
-def prepare(snapshot: Snapshot) -> BotTurn | None:
-    """The turn of the bot to move in ``snapshot``, or None when no bot is to move."""
+def prepare(snapshot: Snapshot, now: float | None = None) -> BotTurn | None:
+    """The turn of the bot to move in ``snapshot`` or of the fallback level of a human
+    seat out of time; None when neither is due."""
     state = play.load_state(snapshot)
     seat = state.current_player()
-    if seat < 0 or snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT:
+    if seat < 0:
         return None
+    timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
+    if timeout:
+        left = clock.seconds_left(
+            snapshot.meta, snapshot.version, time.time() if now is None else now
+        )
+        timer = clock.timer_of(snapshot.meta)
+        if left is None or left > 0 or timer is None:
+            return None
+        level = timer.fallback
+    else:
+        level = snapshot.meta["seats"][seat]["level"]
     seed = snapshot.meta["seed"]
     return BotTurn(
         snapshot=snapshot,
         state=state,
         seat=seat,
-        level=snapshot.meta["seats"][seat]["level"],
+        level=level,
         seed=bot_seed(seed, snapshot.version, seat),
         view=bot_view(state, seed, snapshot.version, seat),
+        timeout=timeout,
     )
+
+
+def clock_wait(snapshot: Snapshot) -> float | None:
+    """Seconds until the human seat to move runs out of time (None: no clock runs)."""
+    return clock.seconds_left(snapshot.meta, snapshot.version, time.time())
 
 
 async def commit_turn(
@@ -140,9 +175,11 @@ async def commit_turn(
     step = play.play(
         turn.state, action, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
     )
-    result = {"version": step.version, "action": action}
+    if turn.timeout:
+        step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
+    result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
     return await play.commit_step(
-        store, turn.snapshot, step, turn.request_key, result, keep_bot_lease
+        store, turn.snapshot, step, turn.request_key, result, keep_bot_lease, turn.timeout
     )
 
 
@@ -150,7 +187,7 @@ async def commit(
     store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
 ) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
-    snapshot = await store.load(job.game_id, bot_request_key(job.version))
+    snapshot = await store.load(job.game_id, turn_request_key(job.version, job.timeout))
     if snapshot is None:
         return CommitResult(CommitOutcome.NOT_FOUND)
     if snapshot.request_result is not None:
@@ -158,6 +195,6 @@ async def commit(
     if snapshot.version != job.version:
         return CommitResult(CommitOutcome.STALE, snapshot.version)
     turn = prepare(snapshot)
-    if turn is None or turn.seat != job.seat:
+    if turn is None or turn.seat != job.seat or turn.timeout != job.timeout:
         return CommitResult(CommitOutcome.STALE, snapshot.version)
     return await commit_turn(store, turn, action, keep_bot_lease)

@@ -2,7 +2,9 @@
 
 Every change to a game appends events: ``created`` (carries the public initial
 state, so the log alone replays the game), ``joined``, one ``action`` per applied
-action (chance outcomes included) and ``finished``. Every event records who is to
+action (chance outcomes included; ``timeout`` when a fallback level played it for a
+seat out of time), ``seat_changed`` (who plays a seat now) and ``finished``. In a
+timed game the last event of a write carries the running ``clock``. Every event records who is to
 move after it (``to_move``: a seat, or ``games.CHANCE`` / ``games.TERMINAL``), so a
 watcher never needs another call to know whose turn it is. An action event stores
 its full text plus the audience allowed to see it and a redacted text for everyone
@@ -32,6 +34,20 @@ def joined_event(seat: int, name: str, version: int, to_move: int) -> dict[str, 
         "kind": EventKind.JOINED,
         "seat": seat,
         "name": name,
+        "version": version,
+        "to_move": to_move,
+    }
+
+
+def seat_changed_event(
+    seat: int, now: dict[str, Any], reason: str, version: int, to_move: int
+) -> dict[str, Any]:
+    """Seat ``seat`` is played as ``now`` (a ``meta["seats"]`` entry) from ``version``."""
+    return {
+        "kind": EventKind.SEAT_CHANGED,
+        "seat": seat,
+        "now": dict(now),
+        "reason": reason,
         "version": version,
         "to_move": to_move,
     }

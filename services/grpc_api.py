@@ -14,7 +14,7 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import metrics
+from services import clock, metrics, seating
 from services.access import api_key_of, client_id
 from services.errors import (
     FailedPrecondition,
@@ -24,8 +24,16 @@ from services.errors import (
 )
 from services.hints import Hint, HintService
 from services.host import GameHost, GameView, Record, SeatSpec
-from services.kinds import BotStatus, EventKind, GameStatus, SeatKind
+from services.kinds import (
+    BotStatus,
+    EventKind,
+    GameStatus,
+    SeatChangeReason,
+    SeatControl,
+    SeatKind,
+)
 from services.request_limits import check_request
+from services.seat_control import control_of
 from services.stores import Snapshot
 from services.tournament import wire
 from services.tournament.service import TournamentService
@@ -39,6 +47,21 @@ _EVENT_KIND = {
     EventKind.JOINED: pb.SEAT_JOINED,
     EventKind.ACTION: pb.ACTION,
     EventKind.FINISHED: pb.GAME_FINISHED,
+    EventKind.SEAT_CHANGED: pb.SEAT_CHANGED,
+}
+_CONTROL = {
+    SeatControl.AS_CREATED: pb.Seat.CONTROL_UNSPECIFIED,
+    SeatControl.AWAY: pb.Seat.AWAY,
+    SeatControl.HANDED_OVER: pb.Seat.HANDED_OVER,
+    SeatControl.ADDED: pb.Seat.ADDED,
+}
+_REASON = {
+    SeatChangeReason.BOT_ADDED: pb.SeatChange.BOT_ADDED,
+    SeatChangeReason.AWAY: pb.SeatChange.AWAY,
+    SeatChangeReason.TAKEN_BACK: pb.SeatChange.TAKEN_BACK,
+    SeatChangeReason.HANDED_OVER: pb.SeatChange.HANDED_OVER,
+    SeatChangeReason.TIMED_OUT: pb.SeatChange.TIMED_OUT,
+    SeatChangeReason.JOINED: pb.SeatChange.JOINED,
 }
 _STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
 
@@ -157,17 +180,69 @@ def _streaming(method: Callable) -> Callable:
     return wrapper
 
 
+def seat_message(index: int, seat: dict[str, Any], taken: bool) -> pb.Seat:
+    """One ``meta["seats"]`` entry on the wire."""
+    return pb.Seat(
+        index=index,
+        kind=_SEAT_KIND[seat["kind"]],
+        bot_level=seat["level"],
+        name=seat["name"],
+        taken=seat["kind"] == SeatKind.BOT or taken,
+        control=_CONTROL[control_of(seat)],
+    )
+
+
 def _seats(snapshot: Snapshot) -> list[pb.Seat]:
-    return [
-        pb.Seat(
-            index=i,
-            kind=_SEAT_KIND[s["kind"]],
-            bot_level=s["level"],
-            name=s["name"],
-            taken=s["kind"] == SeatKind.BOT or i in snapshot.tokens,
-        )
-        for i, s in enumerate(snapshot.meta["seats"])
-    ]
+    seats = [seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(snapshot.meta["seats"])]
+    running = snapshot.meta.get("clock")
+    if running is not None:
+        for seat in seats:
+            seat.timeouts = running["strikes"][seat.index]
+            seat.bank_seconds = running["banks"][seat.index]
+    return seats
+
+
+def _timer(meta: dict[str, Any]) -> pb.TurnTimer | None:
+    timer = clock.timer_of(meta)
+    if timer is None:
+        return None
+    return pb.TurnTimer(
+        move_seconds=timer.move,
+        bank_seconds=timer.bank,
+        fallback_level=timer.fallback,
+        max_timeouts=timer.max_timeouts,
+    )
+
+
+def _clock(running: dict[str, Any] | None) -> pb.TurnClock | None:
+    if running is None:
+        return None
+    return pb.TurnClock(
+        seat=running["seat"], deadline=running["deadline"], bank_seconds=running["bank"]
+    )
+
+
+def timer_from(message: pb.TurnTimer) -> clock.Timer:
+    """A CreateGame's timer (its bounds are checked by GameHost.create_game)."""
+    return clock.Timer(
+        move=message.move_seconds,
+        bank=message.bank_seconds,
+        fallback=message.fallback_level or "random",
+        max_timeouts=message.max_timeouts
+        if message.HasField("max_timeouts")
+        else clock.DEFAULT_MAX_TIMEOUTS,
+    )
+
+
+def seat_change_message(data: dict[str, Any], event_id: int) -> pb.SeatChange:
+    """A ``seat_changed`` event's data as a SeatChange (the seat is taken by then)."""
+    return pb.SeatChange(
+        seat=data["seat"],
+        now=seat_message(data["seat"], data["now"], True),
+        reason=_REASON[SeatChangeReason(data["reason"])],
+        version=data["version"],
+        event_id=event_id,
+    )
 
 
 def actor_message(actor: int) -> pb.Actor:
@@ -207,6 +282,10 @@ def game_state(view: GameView) -> pb.GameState:
         private=snapshot.meta.get("private", False),
         spectators=snapshot.meta.get("spectators", True),
         bot_status=_bot_status(snapshot, actor),
+        bots_by_anyone=snapshot.meta.get("bots_by_anyone", False),
+        rejoin_handed_seats=snapshot.meta.get("rejoin_handed_seats", False),
+        timer=_timer(snapshot.meta),
+        clock=_clock(clock.running(snapshot.meta, snapshot.version)),
     )
     game_type = snapshot.meta["game_type"]
     getattr(message, game_type).CopyFrom(view_of(game_type, state, view.viewer))
@@ -228,12 +307,19 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
         message.action_id = data["action"]
         message.notation = data["text"]
         message.status = pb.IN_PROGRESS
+        message.timeout = data.get("timeout", False)
+    elif kind == EventKind.SEAT_CHANGED:
+        message.actor.CopyFrom(actor_message(data["seat"]))
+        message.seat_change.CopyFrom(seat_change_message(data, event_id))
+        message.notation = f"seat {data['seat']}: {data['reason'].replace('_', ' ')}"
     elif kind == EventKind.JOINED:
         message.actor.CopyFrom(actor_message(data["seat"]))
         message.notation = f"seat {data['seat']} joined"
     elif kind == EventKind.FINISHED:
         message.status = pb.FINISHED
         message.returns.extend(data["returns"])
+    if "clock" in data:
+        message.clock.CopyFrom(_clock(data["clock"]))
     # Set by GameHost.watch on the newest event when it leaves the caller to move.
     message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
     return message
@@ -265,9 +351,11 @@ def game_record(record: Record) -> pb.GameRecord:
                 notation=e["text"],
                 to_move=actor_message(e["to_move"]),
                 view=_game_view(game_type, e["view"]) if "view" in e else None,
+                timeout=e.get("timeout", False),
             )
             for e in record.entries
         ],
+        seat_changes=[seat_change_message(c, c["event_id"]) for c in record.seat_changes],
         status=_STATUS[snapshot.status],
         returns=record.returns,
         version=snapshot.version,
@@ -342,8 +430,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             owner=client_id(
                 api_key_of(dict(context.invocation_metadata() or ())), context.peer() or ""
             ),
+            bots_by_anyone=request.bots_by_anyone,
+            rejoin_handed_seats=request.rejoin_handed_seats,
+            timer=timer_from(request.timer) if request.HasField("timer") else None,
         )
         return pb.CreateGameResponse(
+            creator_token=view.creator_token,
             game_id=view.snapshot.game_id,
             state=game_state(view),
             invite_codes=[
@@ -373,11 +465,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                     players=s.meta["players"],
                     status=_STATUS[s.status],
                     version=s.version,
-                    free_seats=sum(
-                        1
-                        for i, seat in enumerate(s.meta["seats"])
-                        if seat["kind"] == SeatKind.HUMAN and i not in s.tokens
-                    ),
+                    free_seats=len(seating.free_seats(s)),
                 )
                 for s in snapshots
             ]
@@ -436,6 +524,33 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             await self.host.record(request.game_id, request.token, request.include_views)
         )
 
+    # ------------------------------------------------------------------ seats on demand
+    @_unary
+    async def AddBot(self, request, context):
+        changed = await self.host.seating.add_bot(
+            request.game_id,
+            request.seat,
+            request.bot_level,
+            request.name,
+            request.creator_token,
+            request.request_id,
+        )
+        return _seat_changed(changed)
+
+    @_unary
+    async def HandOverSeat(self, request, context):
+        changed = await self.host.seating.hand_over(
+            request.game_id, request.token, request.bot_level, request.for_good, request.request_id
+        )
+        return _seat_changed(changed)
+
+    @_unary
+    async def TakeBackSeat(self, request, context):
+        changed = await self.host.seating.take_back(
+            request.game_id, request.token, request.request_id
+        )
+        return _seat_changed(changed)
+
     # ------------------------------------------------------------------ tournaments
     def _tournaments(self) -> TournamentService:
         if self.tournaments is None:
@@ -480,3 +595,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @_unary
     async def CancelTournament(self, request, context):
         return wire.tournament_message(await self._tournaments().cancel(request.name))
+
+
+def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:
+    return pb.SeatChangeResponse(
+        game_id=changed.snapshot.game_id,
+        now=_seats(changed.snapshot)[changed.seat],
+        version=changed.version,
+        duplicate=changed.duplicate,
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import hmac
 import re
 import secrets
@@ -33,8 +32,9 @@ from games import (
     get_game,
 )
 from games.base import quote_input
-from services import access, metrics, play
+from services import access, clock, metrics, play, seating
 from services import events as ev
+from services.access import hash_token
 from services.bot_runner import BotRunner
 from services.errors import (
     Aborted,
@@ -47,7 +47,8 @@ from services.errors import (
     ServiceError,
     Unauthenticated,
 )
-from services.kinds import EventKind, GameStatus, SeatKind
+from services.kinds import EventKind, GameStatus, SeatControl, SeatKind
+from services.seat_control import control_of
 from services.stores import (
     CommitOutcome,
     GameExists,
@@ -80,12 +81,15 @@ class GameView:
     state: State
     viewer: int | None
     invite_codes: dict[int, str] = field(default_factory=dict)  # private games' creator only
+    creator_token: str = ""  # CreateGame's answer only
 
     @property
     def legal_actions(self) -> list[tuple[int, str]]:
         state = self.state
         if self.viewer is None or state.current_player() != self.viewer:
             return []
+        if self.snapshot.meta["seats"][self.viewer]["kind"] != SeatKind.HUMAN:
+            return []  # away: a bot plays the seat until the player takes it back
         return [(a, state.action_to_string(a)) for a in state.legal_actions()]
 
 
@@ -108,6 +112,7 @@ class Record:
     returns: list[float]
     initial_to_move: int
     initial_view: Any = None
+    seat_changes: list[dict[str, Any]] = field(default_factory=list)  # with "event_id"
 
 
 @dataclass(frozen=True)
@@ -127,10 +132,6 @@ class _Stale(Exception):
         self.version = version
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class GameHost:
     def __init__(self, store: GameStore, runner: BotRunner, live_games_per_client: int = 0) -> None:
         self.store = store
@@ -139,6 +140,8 @@ class GameHost:
         self.live_games_per_client = live_games_per_client  # 0: no cap
         # game id -> (snapshot, state) this replica committed last (LRU).
         self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
+        # AddBot, HandOverSeat, TakeBackSeat and rejoining a seat handed over for good.
+        self.seating = seating.Seating(store, runner, self.load, self.viewer)
 
     # ------------------------------------------------------------------ catalogue
     @staticmethod
@@ -164,8 +167,16 @@ class GameHost:
         deal_key: str = "",
         deal_stream: bool = False,
         game_id: str | None = None,
+        bots_by_anyone: bool = False,
+        rejoin_handed_seats: bool = False,
+        timer: clock.Timer | None = None,
     ) -> GameView:
-        """``tournament`` (name, round, table) is recorded in the game's meta;
+        """``bots_by_anyone``: anyone may add a bot to a free seat (else only the
+        creator, with the answer's ``creator_token``); ``rejoin_handed_seats``: a seat
+        handed over for good may be joined again; ``timer``: turn timers of human seats
+        (``services.clock``).
+
+        ``tournament`` (name, round, table) is recorded in the game's meta;
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
         people, so tables of one tournament deal get one board (duplicate deals);
         ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
@@ -178,6 +189,11 @@ class GameHost:
                 f"choose one of: {', '.join(game_names())}"
             )
         game = get_game(game_type)
+        if timer is not None:
+            problem = clock.timer_problem(timer)
+            if problem is not None:
+                raise InvalidArgument(problem)
+            timer = dataclasses.replace(timer, fallback=seating.level_or_random(timer.fallback))
         if not seats:
             raise InvalidArgument("a game needs seats: list one SeatSpec per player")
         meta_seats = []
@@ -222,6 +238,7 @@ class GameHost:
                 f"you have {self.live_games_per_client} unfinished games, the most "
                 "allowed per client; finish one or wait until one expires"
             )
+        creator_token = secrets.token_urlsafe(24)
         log = [ev.created_event(state)]
         luck = play.Luck() if deal_stream else None
         version = play.resolve_chance(state, seed, 0, log, luck)
@@ -235,7 +252,15 @@ class GameHost:
             "private": private,
             "spectators": spectators,
             "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
+            "creator": hash_token(creator_token),
+            "bots_by_anyone": bots_by_anyone,
+            "rejoin_handed_seats": rejoin_handed_seats,
         }
+        meta = clock.start(meta, timer)
+        meta = clock.restart(meta, state, version, time.time(), moved=True)
+        running = clock.running(meta, version)
+        if running is not None:
+            log[-1]["clock"] = running
         if tournament is not None:
             meta["tournament"] = dict(tournament)
         if deal_stream:
@@ -247,7 +272,7 @@ class GameHost:
             version,
             play.status_of(state),
             log,
-            bot_due_in=0.0 if play.bot_to_move(meta, state) else None,
+            bot_due_in=clock.due_in(meta, state, version, time.time()),
             luck=luck.dumps() if luck is not None else "",
         )
         try:
@@ -257,7 +282,7 @@ class GameHost:
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self.load(game_id)
         self._kick_bots(snapshot, state)
-        return GameView(snapshot, state, SPECTATOR, invite_codes)
+        return GameView(snapshot, state, SPECTATOR, invite_codes, creator_token)
 
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
@@ -273,11 +298,7 @@ class GameHost:
                 )
             seat = invited
         if seat is None:
-            free = [
-                i
-                for i, s in enumerate(seats)
-                if s["kind"] == SeatKind.HUMAN and i not in snapshot.tokens
-            ]
+            free = seating.free_seats(snapshot)
             if not free:
                 raise FailedPrecondition(f"game {game_id} has no free human seat")
             seat = free[0]
@@ -285,6 +306,8 @@ class GameHost:
             raise InvalidArgument(
                 f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}"
             )
+        if control_of(seats[seat]) == SeatControl.HANDED_OVER:
+            return await self.seating.rejoin(game_id, seat, name)
         if seats[seat]["kind"] != SeatKind.HUMAN:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
@@ -401,6 +424,10 @@ class GameHost:
                 f"stale version: you sent {expected} but the game is at "
                 f"{snapshot.version}; fetch the state and decide again"
             )
+        if snapshot.meta["seats"][viewer]["kind"] == SeatKind.BOT:
+            raise FailedPrecondition(
+                f"seat {viewer} is away: a bot plays it until you call TakeBackSeat"
+            )
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
         step = play.play(
@@ -422,6 +449,8 @@ class GameHost:
 
     def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: int) -> None:
         """Keep what this replica just wrote, for the next submission's fast path."""
+        if clock.timer_of(snapshot.meta) is not None:
+            return  # the write moved the clock on: the metadata here is not what was written
         written = dataclasses.replace(
             snapshot,
             state=b"",  # the State object below is the state; bytes are not needed
@@ -532,6 +561,7 @@ class GameHost:
         initial = b""
         initial_to_move = TERMINAL
         returns: list[float] = []
+        seat_changes: list[dict[str, Any]] = []
         async for event in self._logged(game_id):
             data = event.data
             if data["kind"] == EventKind.CREATED:
@@ -540,6 +570,8 @@ class GameHost:
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
                 entries.append(ev.visible(data, viewer, reveal_all=reveal))
                 actions.append(data["action"])
+            elif data["kind"] == EventKind.SEAT_CHANGED and data["version"] <= snapshot.version:
+                seat_changes.append({**data, "event_id": event.event_id})
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
         initial_view = None
@@ -551,7 +583,9 @@ class GameHost:
             initial_view = views[0]
             for entry, view in zip(entries, views[1:], strict=True):
                 entry["view"] = view
-        return Record(snapshot, initial, entries, returns, initial_to_move, initial_view)
+        return Record(
+            snapshot, initial, entries, returns, initial_to_move, initial_view, seat_changes
+        )
 
 
 def _replayed_views(

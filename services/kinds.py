@@ -30,3 +30,22 @@ class EventKind(StrEnum):
     JOINED = "joined"
     ACTION = "action"
     FINISHED = "finished"
+    SEAT_CHANGED = "seat_changed"  # who plays a seat changed (services.seating)
+
+
+class SeatControl(StrEnum):
+    """How a seat came to be played as it is now (``meta["seats"][i]["control"]``)."""
+
+    AS_CREATED = ""  # as created, or joined
+    AWAY = "away"  # a bot plays while its player is away; the player's token holds
+    HANDED_OVER = "handed_over"  # a bot plays it for good; the player's token is revoked
+    ADDED = "added"  # a bot added to a free seat
+
+
+class SeatChangeReason(StrEnum):
+    BOT_ADDED = "bot_added"
+    AWAY = "away"
+    TAKEN_BACK = "taken_back"
+    HANDED_OVER = "handed_over"
+    TIMED_OUT = "timed_out"  # out of time max_timeouts times in a row
+    JOINED = "joined"  # a person took a handed-over seat

@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from games import State, get_game
+from services import clock, metrics, seat_control
 from services import events as ev
-from services import metrics
 from services.kinds import GameStatus, SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
@@ -122,10 +123,19 @@ async def commit_step(
     request_key: str | None = None,
     request_result: dict[str, Any] | None = None,
     keep_bot_lease: float = 0.0,
+    timed_out: bool = False,
 ) -> CommitResult:
     """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
-    with ``keep_bot_lease``, leased that long to the caller, who goes on to play it."""
-    due_in = keep_bot_lease if bot_to_move(snapshot.meta, step.state) else None
+    with ``keep_bot_lease``, leased that long to the caller, who goes on to play it.
+
+    In a timed game the same write moves the clock on (``services.clock``) and puts a
+    human seat's deadline in the schedule; ``timed_out``: the step is a fallback move
+    for a seat out of time, which after too many in a row hands the seat to the
+    fallback bot for good (its token revoked) in this write too."""
+    meta, tokens = snapshot.meta, None
+    if clock.timer_of(meta) is not None:
+        meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
+    due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
     result = await store.commit(
         snapshot.game_id,
         snapshot.version,
@@ -137,7 +147,33 @@ async def commit_step(
         request_result,
         due_in,
         step.luck,
+        meta if meta is not snapshot.meta else None,
+        tokens,
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()
     return result
+
+
+def _move_clock(
+    snapshot: Snapshot, step: Step, now: float, timed_out: bool
+) -> tuple[dict[str, Any], dict[int, tuple[str, str]] | None]:
+    """The metadata after ``step`` in a timed game (and a token change when a seat out
+    of time is handed over); marks the step's last event with the running clock."""
+    seat = step.events[0]["seat"]
+    meta = clock.charge(snapshot.meta, seat, now, timed_out)
+    tokens = None
+    if timed_out and not step.state.is_terminal() and clock.out_of_chances(meta, seat):
+        timer = clock.timer_of(meta)
+        assert timer is not None
+        to_move = step.state.current_player()
+        meta, event = seat_control.hand_to_fallback(
+            meta, seat, timer.fallback, step.version, to_move
+        )
+        step.events.append(event)
+        tokens = {seat: (snapshot.tokens.get(seat, ""), seat_control.BOT_TOKEN)}
+    meta = clock.restart(meta, step.state, step.version, now, moved=True)
+    running = clock.running(meta, step.version)
+    if running is not None:
+        step.events[-1]["clock"] = running
+    return meta, tokens

@@ -19,6 +19,8 @@ _CAPS = {
     "game_type": 64,
     "notation": 256,
     "request_id": 128,
+    "creator_token": 128,
+    "fallback_level": 200,
 }
 _DEFAULT = 1024
 MAX_OPTIONS = 32

@@ -35,6 +35,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_JOINED: _ClassVar[EventKind]
     ACTION: _ClassVar[EventKind]
     GAME_FINISHED: _ClassVar[EventKind]
+    SEAT_CHANGED: _ClassVar[EventKind]
 
 class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -56,6 +57,7 @@ GAME_CREATED: EventKind
 SEAT_JOINED: EventKind
 ACTION: EventKind
 GAME_FINISHED: EventKind
+SEAT_CHANGED: EventKind
 TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_RUNNING: TournamentStatus
 TOURNAMENT_FINISHED: TournamentStatus
@@ -135,7 +137,7 @@ class SeatSpec(_message.Message):
     def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators")
+    __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators", "bots_by_anyone", "rejoin_handed_seats", "timer")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -149,13 +151,41 @@ class CreateGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_BY_ANYONE_FIELD_NUMBER: _ClassVar[int]
+    REJOIN_HANDED_SEATS_FIELD_NUMBER: _ClassVar[int]
+    TIMER_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     options: _containers.ScalarMap[str, str]
     seed: int
     private: bool
     spectators: bool
-    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    bots_by_anyone: bool
+    rejoin_handed_seats: bool
+    timer: TurnTimer
+    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ...) -> None: ...
+
+class TurnTimer(_message.Message):
+    __slots__ = ("move_seconds", "bank_seconds", "fallback_level", "max_timeouts")
+    MOVE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    MAX_TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    move_seconds: float
+    bank_seconds: float
+    fallback_level: str
+    max_timeouts: int
+    def __init__(self, move_seconds: _Optional[float] = ..., bank_seconds: _Optional[float] = ..., fallback_level: _Optional[str] = ..., max_timeouts: _Optional[int] = ...) -> None: ...
+
+class TurnClock(_message.Message):
+    __slots__ = ("seat", "deadline", "bank_seconds")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    deadline: float
+    bank_seconds: float
+    def __init__(self, seat: _Optional[int] = ..., deadline: _Optional[float] = ..., bank_seconds: _Optional[float] = ...) -> None: ...
 
 class AccessInviteCode(_message.Message):
     __slots__ = ("seat", "code")
@@ -166,14 +196,16 @@ class AccessInviteCode(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., code: _Optional[str] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
-    __slots__ = ("game_id", "state", "invite_codes")
+    __slots__ = ("game_id", "state", "invite_codes", "creator_token")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     INVITE_CODES_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     state: GameState
     invite_codes: _containers.RepeatedCompositeFieldContainer[AccessInviteCode]
-    def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., invite_codes: _Optional[_Iterable[_Union[AccessInviteCode, _Mapping]]] = ...) -> None: ...
+    creator_token: str
+    def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., invite_codes: _Optional[_Iterable[_Union[AccessInviteCode, _Mapping]]] = ..., creator_token: _Optional[str] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
     __slots__ = ("game_id", "seat", "name", "invite_code")
@@ -226,18 +258,34 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_level", "name", "taken")
+    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds")
+    class Control(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        CONTROL_UNSPECIFIED: _ClassVar[Seat.Control]
+        AWAY: _ClassVar[Seat.Control]
+        HANDED_OVER: _ClassVar[Seat.Control]
+        ADDED: _ClassVar[Seat.Control]
+    CONTROL_UNSPECIFIED: Seat.Control
+    AWAY: Seat.Control
+    HANDED_OVER: Seat.Control
+    ADDED: Seat.Control
     INDEX_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TAKEN_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
+    BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_level: str
     name: str
     taken: bool
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ...) -> None: ...
+    control: Seat.Control
+    timeouts: int
+    bank_seconds: float
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("game_id", "token")
@@ -256,7 +304,7 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators", "bot_status")
+    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators", "bot_status", "bots_by_anyone", "rejoin_handed_seats", "timer", "clock")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -281,6 +329,10 @@ class GameState(_message.Message):
     PRIVATE_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     BOT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_BY_ANYONE_FIELD_NUMBER: _ClassVar[int]
+    REJOIN_HANDED_SEATS_FIELD_NUMBER: _ClassVar[int]
+    TIMER_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     version: int
@@ -298,7 +350,11 @@ class GameState(_message.Message):
     private: bool
     spectators: bool
     bot_status: BotStatus
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ...) -> None: ...
+    bots_by_anyone: bool
+    rejoin_handed_seats: bool
+    timer: TurnTimer
+    clock: TurnClock
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")
@@ -340,8 +396,38 @@ class WatchGameRequest(_message.Message):
     after_event_id: int
     def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., after_event_id: _Optional[int] = ...) -> None: ...
 
+class SeatChange(_message.Message):
+    __slots__ = ("seat", "now", "reason", "version", "event_id")
+    class Reason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        REASON_UNSPECIFIED: _ClassVar[SeatChange.Reason]
+        BOT_ADDED: _ClassVar[SeatChange.Reason]
+        AWAY: _ClassVar[SeatChange.Reason]
+        TAKEN_BACK: _ClassVar[SeatChange.Reason]
+        HANDED_OVER: _ClassVar[SeatChange.Reason]
+        TIMED_OUT: _ClassVar[SeatChange.Reason]
+        JOINED: _ClassVar[SeatChange.Reason]
+    REASON_UNSPECIFIED: SeatChange.Reason
+    BOT_ADDED: SeatChange.Reason
+    AWAY: SeatChange.Reason
+    TAKEN_BACK: SeatChange.Reason
+    HANDED_OVER: SeatChange.Reason
+    TIMED_OUT: SeatChange.Reason
+    JOINED: SeatChange.Reason
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    now: Seat
+    reason: SeatChange.Reason
+    version: int
+    event_id: int
+    def __init__(self, seat: _Optional[int] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., reason: _Optional[_Union[SeatChange.Reason, str]] = ..., version: _Optional[int] = ..., event_id: _Optional[int] = ...) -> None: ...
+
 class GameEvent(_message.Message):
-    __slots__ = ("event_id", "kind", "version", "actor", "to_move", "audience", "hidden", "action_id", "notation", "status", "returns", "legal_actions")
+    __slots__ = ("event_id", "kind", "version", "actor", "to_move", "audience", "hidden", "action_id", "notation", "status", "returns", "legal_actions", "seat_change", "timeout", "clock")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -354,6 +440,9 @@ class GameEvent(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     event_id: int
     kind: EventKind
     version: int
@@ -366,7 +455,10 @@ class GameEvent(_message.Message):
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
-    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
+    seat_change: SeatChange
+    timeout: bool
+    clock: TurnClock
+    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., seat_change: _Optional[_Union[SeatChange, _Mapping]] = ..., timeout: _Optional[bool] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ...) -> None: ...
 
 class GetRecordRequest(_message.Message):
     __slots__ = ("game_id", "token", "include_views")
@@ -379,7 +471,7 @@ class GetRecordRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., include_views: _Optional[bool] = ...) -> None: ...
 
 class RecordEntry(_message.Message):
-    __slots__ = ("ply", "actor", "audience", "hidden", "action_id", "notation", "to_move", "view")
+    __slots__ = ("ply", "actor", "audience", "hidden", "action_id", "notation", "to_move", "view", "timeout")
     PLY_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
     AUDIENCE_FIELD_NUMBER: _ClassVar[int]
@@ -388,6 +480,7 @@ class RecordEntry(_message.Message):
     NOTATION_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     ply: int
     actor: Actor
     audience: _containers.RepeatedScalarFieldContainer[int]
@@ -396,10 +489,11 @@ class RecordEntry(_message.Message):
     notation: str
     to_move: Actor
     view: GameView
-    def __init__(self, ply: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., view: _Optional[_Union[GameView, _Mapping]] = ...) -> None: ...
+    timeout: bool
+    def __init__(self, ply: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., view: _Optional[_Union[GameView, _Mapping]] = ..., timeout: _Optional[bool] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version")
+    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version", "seat_changes")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -418,6 +512,7 @@ class GameRecord(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_CHANGES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -429,7 +524,8 @@ class GameRecord(_message.Message):
     status: GameStatus
     returns: _containers.RepeatedScalarFieldContainer[float]
     version: int
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ...) -> None: ...
+    seat_changes: _containers.RepeatedCompositeFieldContainer[SeatChange]
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("game_id", "token", "bot_level", "version", "seat")
@@ -758,3 +854,55 @@ class CancelTournamentRequest(_message.Message):
     NAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class AddBotRequest(_message.Message):
+    __slots__ = ("game_id", "seat", "bot_level", "name", "creator_token", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    bot_level: str
+    name: str
+    creator_token: str
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., creator_token: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class HandOverSeatRequest(_message.Message):
+    __slots__ = ("game_id", "token", "bot_level", "for_good", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    FOR_GOOD_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    bot_level: str
+    for_good: bool
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., bot_level: _Optional[str] = ..., for_good: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class TakeBackSeatRequest(_message.Message):
+    __slots__ = ("game_id", "token", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SeatChangeResponse(_message.Message):
+    __slots__ = ("game_id", "now", "version", "duplicate")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    now: Seat
+    version: int
+    duplicate: bool
+    def __init__(self, game_id: _Optional[str] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...

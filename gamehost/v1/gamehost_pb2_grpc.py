@@ -114,6 +114,21 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
                 _registered_method=True)
+        self.AddBot = channel.unary_unary(
+                '/gamehost.v1.GameHost/AddBot',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.AddBotRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+                _registered_method=True)
+        self.HandOverSeat = channel.unary_unary(
+                '/gamehost.v1.GameHost/HandOverSeat',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.HandOverSeatRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+                _registered_method=True)
+        self.TakeBackSeat = channel.unary_unary(
+                '/gamehost.v1.GameHost/TakeBackSeat',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -244,6 +259,31 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddBot(self, request, context):
+        """Seats on demand. Put a bot on a free (not yet taken) human seat, while the game
+        runs: the game's creator (creator_token), or anyone when the game was created
+        with bots_by_anyone. The bot plays when that seat is to move.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HandOverSeat(self, request, context):
+        """A seated player hands its seat to a bot: away (the token stays valid, and
+        TakeBackSeat returns the seat) or for good (the token is revoked; another
+        person may join the seat when the game was created with rejoin_handed_seats).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TakeBackSeat(self, request, context):
+        """Come back from away mode: the seat is the token holder's again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -326,6 +366,21 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.CancelTournament,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Tournament.SerializeToString,
+            ),
+            'AddBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddBot,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.AddBotRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
+            ),
+            'HandOverSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandOverSeat,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.HandOverSeatRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
+            ),
+            'TakeBackSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeBackSeat,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -760,6 +815,87 @@ class GameHost:
             '/gamehost.v1.GameHost/CancelTournament',
             gamehost_dot_v1_dot_gamehost__pb2.CancelTournamentRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.Tournament.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/AddBot',
+            gamehost_dot_v1_dot_gamehost__pb2.AddBotRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandOverSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/HandOverSeat',
+            gamehost_dot_v1_dot_gamehost__pb2.HandOverSeatRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeBackSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/TakeBackSeat',
+            gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,7 +1,7 @@
 """The store interface every implementation passes the same contract tests against.
 
-A game is: immutable metadata (type, seats, options, secret seed, initial
-state), the current state blob with a version, seat token hashes, the results
+A game is: metadata (type, seats, options, secret seed, initial state; who plays
+each seat and the turn clocks change with commits), the current state blob with a version, seat token hashes, the results
 of applied client requests (for idempotent retries) and an append-only event
 log. Every change to the state is one atomic compare-and-set on the version
 that also appends its events and records its request id.
@@ -65,8 +65,8 @@ class StoredEvent:
 class TournamentSnapshot:
     """A tournament as stored: its record (definition, creation time), its status,
     the tables started (index -> table JSON with its game id), their results
-    (index -> result JSON, each written once), external entrants' token hashes and
-    the deadlines of external seats (game id -> deadline JSON)."""
+    (index -> result JSON, each written once) and external entrants' token hashes.
+    (External seats' move clocks are the tables' own turn timers: ``services.clock``.)"""
 
     name: str
     record: dict[str, Any]
@@ -74,7 +74,6 @@ class TournamentSnapshot:
     tables: dict[int, dict[str, Any]]
     results: dict[int, dict[str, Any]]
     entrants: dict[str, str]
-    deadlines: dict[str, dict[str, Any]]
     last_event_id: int = 0
 
 
@@ -82,6 +81,7 @@ class CommitOutcome(enum.Enum):
     APPLIED = "applied"
     DUPLICATE = "duplicate"  # the request id was applied before; nothing changed
     STALE = "stale"  # the version moved on; nothing changed
+    SEAT_TAKEN = "seat_taken"  # a seat's token was not the expected one; nothing changed
     NOT_FOUND = "not_found"
 
 
@@ -151,15 +151,21 @@ class GameStore(ABC):
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
         luck: str | None = None,
+        meta: dict[str, Any] | None = None,
+        tokens: Mapping[int, tuple[str, str]] | None = None,
     ) -> CommitResult:
         """If the stored version equals ``expected_version`` (and ``request_key`` was
         never applied): write the state, set the version, append the events, record
         the request result and schedule the next bot turn, all at once.
 
-        ``bot_due_in``: None when no bot is to move after this commit (the game leaves
-        the bot-turn schedule), else the seconds until its turn is due (0: now; more:
-        the committer keeps it leased because it goes on to play it). ``luck``: the
-        game's new chance-draw counts (deal-stream games), None to leave them."""
+        ``bot_due_in``: None when nothing is due after this commit (the game leaves
+        the bot-turn schedule), else the seconds until a turn is due (0: now; more:
+        the committer keeps it leased because it goes on to play it, or a human seat's
+        turn clock runs out then). ``luck``: the game's new chance-draw counts
+        (deal-stream games), None to leave them. ``meta``: the game's new metadata
+        (who plays each seat, turn clocks), None to leave it. ``tokens``: seat ->
+        (the token hash it must have now, "" for none; its new one, "" to remove it):
+        if any seat's token is not the expected one, nothing is written (SEAT_TAKEN)."""
 
     @abstractmethod
     async def claim_seat(
@@ -290,10 +296,6 @@ class GameStore(ABC):
     @abstractmethod
     async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
         """Give an external entrant its token hash (set-if-absent)."""
-
-    @abstractmethod
-    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
-        """Record when the external seat to move in ``game_id`` runs out of time."""
 
     @abstractmethod
     async def tournament_events(

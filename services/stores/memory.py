@@ -56,7 +56,6 @@ class _Tournament:
     tables: dict[int, dict[str, Any]] = field(default_factory=dict)
     results: dict[int, dict[str, Any]] = field(default_factory=dict)
     entrants: dict[str, str] = field(default_factory=dict)
-    deadlines: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
     touched: float = field(default_factory=time.time)  # the last event or status change
 
@@ -142,6 +141,8 @@ class MemoryStore(GameStore):
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
         luck: str | None = None,
+        meta: dict[str, Any] | None = None,
+        tokens: Mapping[int, tuple[str, str]] | None = None,
     ) -> CommitResult:
         game = self._games.get(game_id)
         if game is None:
@@ -151,9 +152,19 @@ class MemoryStore(GameStore):
             return CommitResult(CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(previous))
         if game.version != expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
+        for seat, (expected, _) in (tokens or {}).items():
+            if game.tokens.get(seat, "") != expected:
+                return CommitResult(CommitOutcome.SEAT_TAKEN, game.version)
         game.state, game.version, game.status = state, new_version, status
         if luck is not None:
             game.luck = luck
+        if meta is not None:
+            game.meta = copy.deepcopy(meta)  # snapshots hand out the old dict: never mutate it
+        for seat, (_, new) in (tokens or {}).items():
+            if new:
+                game.tokens[seat] = new
+            else:
+                game.tokens.pop(seat, None)
         if request_key:
             game.requests[request_key] = copy.deepcopy(request_result or {})
             game.request_times[request_key] = time.time()
@@ -313,7 +324,6 @@ class MemoryStore(GameStore):
             tables=copy.deepcopy(t.tables),
             results=copy.deepcopy(t.results),
             entrants=dict(t.entrants),
-            deadlines=copy.deepcopy(t.deadlines),
             last_event_id=len(t.events),
         )
 
@@ -358,11 +368,6 @@ class MemoryStore(GameStore):
             return False
         t.entrants[entrant] = token_hash
         return True
-
-    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
-        t = self._tournaments.get(name)
-        if t is not None:
-            t.deadlines[game_id] = copy.deepcopy(deadline)
 
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000

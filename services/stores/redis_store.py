@@ -25,7 +25,6 @@ Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
     <prefix>:tournament:{t:name}:tables     hash: table index -> JSON (set once: started)
     <prefix>:tournament:{t:name}:results    hash: table index -> JSON (set once: finished)
     <prefix>:tournament:{t:name}:entrants   hash: external entrant -> sha256(token)
-    <prefix>:tournament:{t:name}:deadlines  hash: game id -> JSON (an external seat's clock)
     <prefix>:tournament:{t:name}:events     stream: "<event id>-0", field "e" = JSON
     <prefix>:tournaments      sorted set: tournament names by creation time (the index)
     <prefix>:tournamentsweep  sorted set: running tournaments by the Redis time (ms) of
@@ -73,6 +72,14 @@ if ARGV[5] ~= '' then
   if previous then return {'duplicate', version, previous} end
 end
 if version ~= ARGV[1] then return {'stale', version} end
+local tokens = cjson.decode(ARGV[11])
+for _, t in ipairs(tokens) do
+  if (redis.call('HGET', KEYS[5], t[1]) or '') ~= t[2] then return {'seat_taken', version} end
+end
+for _, t in ipairs(tokens) do
+  if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
+end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
 if ARGV[7] == '' then
@@ -83,7 +90,7 @@ else
 end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)) end
 local result = {'applied', ARGV[2]}
-for i = 10, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
+for i = 12, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
 """
 
@@ -376,13 +383,17 @@ class RedisStore(GameStore):
         request_result: dict[str, Any] | None = None,
         bot_due_in: float | None = None,
         luck: str | None = None,
+        meta: dict[str, Any] | None = None,
+        tokens: Mapping[int, tuple[str, str]] | None = None,
     ) -> CommitResult:
+        token_changes = [[str(seat), old, new] for seat, (old, new) in (tokens or {}).items()]
         reply = await self._commit(
             keys=[
                 self._key(game_id, "game"),
                 self._key(game_id, f"request:{request_key or ''}"),
                 self._key(game_id, "events"),
                 self._bot_turns_key,
+                self._key(game_id, "tokens"),
             ],
             args=[
                 str(expected_version),
@@ -394,6 +405,9 @@ class RedisStore(GameStore):
                 _ms(bot_due_in),
                 game_id,
                 "" if luck is None else "=" + luck,  # '=': set (even to empty)
+                b"" if meta is None else _dumps(meta),
+                # cjson decodes [] as an empty table; {} would not be a list
+                _dumps(token_changes) if token_changes else b"[]",
                 *(_dumps(e) for e in events),
             ],
         )
@@ -403,7 +417,7 @@ class RedisStore(GameStore):
         version = int(reply[1])
         if outcome is CommitOutcome.DUPLICATE:
             return CommitResult(outcome, version, [], json.loads(reply[2]))
-        if outcome is CommitOutcome.STALE:
+        if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         return CommitResult(outcome, version, [int(r) for r in reply[2:]])
 
@@ -561,9 +575,9 @@ class RedisStore(GameStore):
     async def load_tournament(self, name: str) -> TournamentSnapshot | None:
         pipe = self._redis.pipeline(transaction=True)  # one slot: an atomic read
         pipe.hmget(self._tkey(name, "meta"), "record", "status", "seq")
-        for part in ("tables", "results", "entrants", "deadlines"):
+        for part in ("tables", "results", "entrants"):
             pipe.hgetall(self._tkey(name, part))
-        (record, status, seq), tables, results, entrants, deadlines = await pipe.execute()
+        (record, status, seq), tables, results, entrants = await pipe.execute()
         if record is None:
             return None
         return TournamentSnapshot(
@@ -573,7 +587,6 @@ class RedisStore(GameStore):
             tables={int(k): json.loads(v) for k, v in tables.items()},
             results={int(k): json.loads(v) for k, v in results.items()},
             entrants={k.decode(): v.decode() for k, v in entrants.items()},
-            deadlines={k.decode(): json.loads(v) for k, v in deadlines.items()},
             last_event_id=int(seq or 0),
         )
 
@@ -616,9 +629,6 @@ class RedisStore(GameStore):
             return False
         return bool(await self._redis.hsetnx(self._tkey(name, "entrants"), entrant, token_hash))
 
-    async def set_deadline(self, name: str, game_id: str, deadline: dict[str, Any]) -> None:
-        await self._redis.hset(self._tkey(name, "deadlines"), game_id, _dumps(deadline))
-
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:
@@ -650,7 +660,7 @@ class RedisStore(GameStore):
                     gone.append(name)
             if cursor == 0:
                 break
-        parts = ("meta", "tables", "results", "entrants", "deadlines", "events")
+        parts = ("meta", "tables", "results", "entrants", "events")
         for name in gone:
             await self._redis.delete(*(self._tkey(name, part) for part in parts))
             await self._redis.zrem(index, name)

@@ -4,14 +4,16 @@ replica dies), and each sweep of one tournament
 
 1. records the result of every table whose game has finished (set-if-absent per
    table, so a result is counted once whoever notices it first),
-2. plays the fallback move for an external seat past its move time limit,
-3. starts tables in schedule order up to ``parallel`` at a time (a swiss round only
+2. starts tables in schedule order up to ``parallel`` at a time (a swiss round only
    once the rounds before it are complete), and
-4. finishes the tournament when every table has its result.
+3. finishes the tournament when every table has its result.
 
 Tables are ordinary games created through ``GameHost.create_game``: bot seats are
 played by the bot runner (local pool or Celery) like any game's, and a table of
-bots keeps its deal as its seed, so an all-bot tournament replays exactly.
+bots keeps its deal as its seed, so an all-bot tournament replays exactly. An
+external seat's move time limit is the table's own turn timer (``services.clock``:
+the fallback level plays a move for a seat out of time, marked as a timeout, and
+never takes the seat over), swept by every replica's bot runner like any game's.
 """
 
 from __future__ import annotations
@@ -22,15 +24,14 @@ import logging
 import time
 from typing import Any
 
-import bots
+from services import clock, play
 from services import events as ev
-from services import play
+from services.access import hash_token
 from services.bot_runner import cancel_all
-from services.bot_turns import bot_seed
 from services.errors import AlreadyExists
-from services.host import GameHost, SeatSpec, hash_token
+from services.host import GameHost, SeatSpec
 from services.kinds import EventKind, GameStatus, SeatKind
-from services.stores import CommitOutcome, GameStore, Snapshot, TournamentSnapshot
+from services.stores import GameStore, Snapshot, TournamentSnapshot
 from services.tournament import records
 from services.tournament.model import Definition, Table, TableResult
 from services.tournament.records import TournamentEventKind, TournamentStatus
@@ -118,6 +119,14 @@ def _timeouts_of(events: list[dict[str, Any]], players: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
+def _timer(defn: Definition) -> clock.Timer | None:
+    """An external seat's move time limit as its table's turn timer (the seat is never
+    handed over: every timeout is one fallback move, counted)."""
+    if defn.move_time_limit <= 0:
+        return None
+    return clock.Timer(defn.move_time_limit, 0.0, defn.fallback_level or "random", 0)
+
+
 class TournamentRunner:
     LEASE = 3.0  # a claimed tournament is swept again by anyone this long after
     SWEEP = 0.25  # how often a running tournament is looked at
@@ -202,8 +211,6 @@ class TournamentRunner:
                 result = await self._result(defn, table, game)
                 if await self._record(snapshot, defn, result):
                     results[index] = result
-            elif defn.move_time_limit > 0:
-                await self._clock(snapshot, defn, game)
         if len(results) > len(snapshot.results):
             snapshot = await self._store.load_tournament(name) or snapshot
         running = sum(1 for i in snapshot.tables if i not in results)
@@ -221,7 +228,7 @@ class TournamentRunner:
     async def _result(self, defn: Definition, table: Table, game: Snapshot) -> TableResult:
         returns = tuple(play.load_state(game).returns())
         timeouts: tuple[int, ...] = (0,) * defn.players
-        if any(s["kind"] == SeatKind.HUMAN for s in game.meta["seats"]):
+        if defn.move_time_limit > 0:  # only timed tables have timeouts (marked in the log)
             timeouts = _timeouts_of(await self._log(game.game_id), defn.players)
         return TableResult(table, returns, game.game_id, timeouts)
 
@@ -294,6 +301,7 @@ class TournamentRunner:
                 deal_key=f"tournament:{defn.name}:deal:{table.deal}",
                 deal_stream=defn.duplicate,
                 game_id=game_id,
+                timer=_timer(defn),
             )
             snapshot_version, to_move = view.snapshot.version, view.state.current_player()
         except AlreadyExists:
@@ -329,43 +337,6 @@ class TournamentRunner:
             "progress": progress(snapshot, defn),
         }
         await self._store.set_tournament_status(name, TournamentStatus.FINISHED, [event])
-
-    # ------------------------------------------------------------------ external seats
-    async def _clock(self, snapshot: TournamentSnapshot, defn: Definition, game: Snapshot) -> None:
-        """Start the clock of an external seat to move, or play its fallback move once
-        the clock has run out (the deadline is in the store: any replica may do it)."""
-        state = play.load_state(game)
-        seat = state.current_player()
-        if seat < 0 or game.meta["seats"][seat]["kind"] != SeatKind.HUMAN:
-            return
-        deadline = snapshot.deadlines.get(game.game_id)
-        if deadline is None or deadline["version"] != game.version:
-            at = time.time() + defn.move_time_limit
-            await self._store.set_deadline(
-                snapshot.name, game.game_id, {"version": game.version, "at": at}
-            )
-            return
-        if time.time() < deadline["at"]:
-            return
-        await self._fallback_move(defn, game, state, seat)
-
-    async def _fallback_move(self, defn: Definition, game: Snapshot, state: Any, seat: int) -> None:
-        seed = game.meta["seed"]
-        view = state.determinize(seat, play.bot_rng(seed, game.version, seat))
-        level = defn.fallback_level or "random"
-        action = await asyncio.to_thread(
-            bots.choose_action, view, seat, level, bot_seed(seed, game.version, seat)
-        )
-        step = play.play(state, action, seed, game.version, play.luck_of(game))
-        step.events[0]["timeout"] = True  # counted in the table's result at its end
-        result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
-        committed = await play.commit_step(
-            self._store, game, step, f"timeout:{game.version}", result
-        )
-        if committed.outcome is CommitOutcome.APPLIED:
-            log.info("tournament %s: seat %d of %s timed out", defn.name, seat, game.game_id)
-            if play.bot_to_move(game.meta, step.state):
-                self._host.runner.kick(game.game_id)
 
     async def close(self) -> None:
         self._closing = True

@@ -19,6 +19,7 @@ from typing import Any
 from bots.levels import get_level
 from games import GameError, game_names, get_game
 from games.base import quote_input
+from services import clock
 from services.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -84,8 +85,10 @@ def check_definition(defn: Definition) -> None:
         get_level(defn.fallback_level or "random")
     except ValueError as exc:
         raise InvalidArgument(f"fallback level: {exc}") from None
-    if defn.move_time_limit < 0:
-        raise InvalidArgument("move_time_limit must be 0 (none) or more seconds")
+    if not (defn.move_time_limit == 0 or 0 < defn.move_time_limit <= clock.MAX_MOVE_SECONDS):
+        raise InvalidArgument(
+            f"move_time_limit must be 0 (none) or more seconds, at most {clock.MAX_MOVE_SECONDS:g}"
+        )
     try:
         validate(defn)
     except ValueError as exc:

@@ -141,3 +141,100 @@ def test_a_finished_game_takes_no_actions(client):
     )
     assert "over" in details
     assert client.state(created.game_id).version == state.version
+
+
+# ---------------------------------------------------------------------- seats on demand
+def test_seat_calls_refuse_bad_requests_and_change_nothing(client):
+    created = client.create_game("cite", ["human", "human", "human"], seed=31)
+    game_id, creator = created.game_id, created.creator_token
+    me = client.join(game_id, 0)
+    before = client.state(game_id)
+    missing = "0" * 32
+    refused(grpc.StatusCode.NOT_FOUND, client.add_bot, missing, 1, creator_token=creator)
+    refused(grpc.StatusCode.NOT_FOUND, client.hand_over, missing, me.token)
+    refused(grpc.StatusCode.NOT_FOUND, client.take_back, missing, me.token)
+    refused(grpc.StatusCode.INVALID_ARGUMENT, client.add_bot, "nope", 1, creator_token=creator)
+    details = refused(
+        grpc.StatusCode.UNAUTHENTICATED, client.add_bot, game_id, 1, creator_token="x"
+    )
+    assert "creator token is not valid" in details
+    details = refused(grpc.StatusCode.PERMISSION_DENIED, client.add_bot, game_id, 1)
+    assert "creator_token" in details and "bots_by_anyone" in details
+    details = refused(
+        grpc.StatusCode.INVALID_ARGUMENT, client.add_bot, game_id, 7, creator_token=creator
+    )
+    assert "seats 0-2" in details
+    refused(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        client.add_bot,
+        game_id,
+        1,
+        "genius",
+        creator_token=creator,
+    )
+    details = refused(
+        grpc.StatusCode.ALREADY_EXISTS, client.add_bot, game_id, 0, creator_token=creator
+    )
+    assert "taken by a player" in details and "free seats: 1, 2" in details
+    refused(grpc.StatusCode.UNAUTHENTICATED, client.hand_over, game_id, "forged")
+    refused(grpc.StatusCode.UNAUTHENTICATED, client.hand_over, game_id, "")
+    refused(grpc.StatusCode.UNAUTHENTICATED, client.take_back, game_id, "forged")
+    refused(grpc.StatusCode.INVALID_ARGUMENT, client.hand_over, game_id, me.token, "genius")
+    details = refused(grpc.StatusCode.FAILED_PRECONDITION, client.take_back, game_id, me.token)
+    assert "not away" in details
+    unchanged(client, game_id, before)
+    assert client.state(game_id).seats == before.seats
+
+
+def test_away_twice_is_a_failed_precondition(client):
+    created = client.create_game("cite", ["human", "human"], seed=32)
+    me = client.join(created.game_id, 1)
+    client.hand_over(created.game_id, me.token, "random")
+    before = client.state(created.game_id)
+    details = refused(
+        grpc.StatusCode.FAILED_PRECONDITION, client.hand_over, created.game_id, me.token
+    )
+    assert "already away" in details and "TakeBackSeat" in details
+    assert client.state(created.game_id).last_event_id == before.last_event_id
+
+
+def test_bad_timer_settings_are_invalid_arguments(client):
+    from gamehost import turn_timer
+
+    for timer in (
+        turn_timer(-1),
+        turn_timer(float("inf")),
+        turn_timer(1, bank_seconds=-5),
+        turn_timer(1, fallback_level="genius"),
+        turn_timer(1, max_timeouts=5000),
+    ):
+        refused(
+            grpc.StatusCode.INVALID_ARGUMENT, client.create_game, "cite", ["human"] * 2, timer=timer
+        )
+
+
+def test_seats_of_a_finished_game_no_longer_change(client):
+    created = client.create_game(
+        "cite", ["human", "bot:random"], seed=5, options={"round_limit": 1}
+    )
+    me = client.join(created.game_id)
+    state = client.state(created.game_id, me.token)
+    while state.status != pb.FINISHED:
+        if state.legal_actions:
+            client.submit(created.game_id, me.token, state.legal_actions[0].id)
+        else:
+            next(client.watch(created.game_id, me.token, after=state.last_event_id))
+        state = client.state(created.game_id, me.token)
+    for call, args in (
+        (client.hand_over, (created.game_id, me.token)),
+        (client.take_back, (created.game_id, me.token)),
+    ):
+        assert "over" in refused(grpc.StatusCode.FAILED_PRECONDITION, call, *args)
+    refused(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        client.add_bot,
+        created.game_id,
+        0,
+        creator_token=created.creator_token,
+    )
+    assert client.state(created.game_id).version == state.version

@@ -409,3 +409,51 @@ async def test_bot_status_is_read_back(store):
     assert (await store.load("g1")).bot_status == "0:waiting"
     await store.set_bot_status("nope", 0, "waiting")
     assert await store.load("nope") is None
+
+
+async def test_commit_writes_new_meta_and_token_changes_with_the_state(store):
+    await store.create(new_game())
+    assert await store.claim_seat("g1", 0, "hash-a", {"kind": "joined"})
+    meta = {"game_type": "cite", "players": 2, "seed": 42, "seats": ["changed"]}
+    result = await store.commit(
+        "g1",
+        0,
+        1,
+        b"state-0",
+        "in_progress",
+        [{"kind": "seat_changed"}],
+        meta=meta,
+        tokens={0: ("hash-a", "bot"), 1: ("", "hash-b")},
+    )
+    assert result.outcome is CommitOutcome.APPLIED
+    snap = await store.load("g1")
+    assert snap.meta == meta and snap.tokens == {0: "bot", 1: "hash-b"}
+    assert snap.version == 1
+    # "" as the new hash removes the seat's token.
+    await store.commit("g1", 1, 2, b"s", "in_progress", [], tokens={1: ("hash-b", "")})
+    assert (await store.load("g1")).tokens == {0: "bot"}
+
+
+async def test_a_token_not_as_expected_refuses_the_whole_commit(store):
+    await store.create(new_game())
+    assert await store.claim_seat("g1", 1, "someone", {"kind": "joined"})
+    before = await store.load("g1")
+    result = await store.commit(
+        "g1",
+        0,
+        1,
+        b"state-1",
+        "in_progress",
+        [{"kind": "seat_changed"}],
+        request_key="r1",
+        request_result={"version": 1},
+        bot_due_in=0.0,
+        meta={"changed": True},
+        tokens={0: ("", "bot"), 1: ("", "bot")},  # seat 1 is taken: not ""
+    )
+    assert result.outcome is CommitOutcome.SEAT_TAKEN and result.version == 0
+    after = await store.load("g1", "r1")
+    assert after.meta == before.meta and after.tokens == {1: "someone"}
+    assert (after.state, after.version, after.last_event_id) == (b"state-0", 0, 2)
+    assert after.request_result is None
+    assert await store.bot_turn_due_in("g1") is None

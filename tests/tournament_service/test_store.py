@@ -21,11 +21,10 @@ async def test_tournament_writes_happen_once_with_their_events(store):
     assert await store.claim_entrant("t", "me", "hash")
     assert not await store.claim_entrant("t", "me", "other")
     assert not await store.start_table("missing", 0, {}, [])
-    await store.set_deadline("t", "g0", {"version": 3, "at": 9.5})
     snap = await store.load_tournament("t")
     assert snap.record == record and snap.status == "running"
     assert snap.tables == {0: {"game_id": "g0"}} and snap.results == {0: {"returns": [1, 0]}}
-    assert snap.entrants == {"me": "hash"} and snap.deadlines == {"g0": {"version": 3, "at": 9.5}}
+    assert snap.entrants == {"me": "hash"}
     events = await store.tournament_events("t")
     assert [(e.event_id, e.data["kind"]) for e in events] == [
         (1, "a"),
@@ -68,7 +67,6 @@ async def test_ended_tournaments_expire_after_their_retention(store):
     await store.start_table("done", 0, {"game_id": "g"}, [{"kind": "started"}])
     await store.finish_table("done", 0, {"returns": [1, 0]}, [{"kind": "finished"}])
     await store.claim_entrant("done", "me", "hash")
-    await store.set_deadline("done", "g", {"version": 1, "at": 2.0})
     assert await store.set_tournament_status("done", "finished", [{"kind": "end"}])
     assert await store.set_tournament_status("cancelled", "cancelled", [])
     assert await store.expire_tournaments(finished_retention=3600, idle_expiry=3600) == []

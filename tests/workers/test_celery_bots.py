@@ -40,3 +40,33 @@ def test_catan_with_four_mcts_bots_on_celery(celery_client):
     decisions = [e for e in record.entries if e.actor.kind == pb.Actor.SEAT]
     assert {e.actor.seat for e in decisions} == {0, 1, 2, 3}
     assert any(e.notation.startswith("city") or e.notation.startswith("settle") for e in decisions)
+
+
+def test_timeouts_and_added_bots_are_played_on_celery(celery_client):
+    """A seat out of time gets its fallback move from a worker (marked, once per
+    version); a bot added to a free seat plays there too."""
+    from gamehost import turn_timer
+    from tests.procs import wait_until
+
+    timer = turn_timer(0.3, fallback_level="greedy", max_timeouts=0)
+    created = celery_client.create_game("cite", ["human", "human"], seed=12, timer=timer)
+    game_id = created.game_id
+
+    def timed_out() -> list[pb.RecordEntry]:
+        return [e for e in celery_client.record(game_id).entries if e.timeout]
+
+    wait_until(lambda: len(timed_out()) >= 2, 60, "two timeouts played by the worker")
+    added = celery_client.add_bot(game_id, 1, "random", creator_token=created.creator_token)
+    record = wait_until(
+        lambda: (r := celery_client.record(game_id))
+        and any(
+            e.actor.kind == pb.Actor.SEAT and e.actor.seat == 1 and e.ply > added.version
+            and not e.timeout
+            for e in r.entries
+        )
+        and r,
+        60,
+        "the added bot's move on the worker",
+    )
+    plies = [e.ply for e in record.entries]
+    assert len(plies) == len(set(plies))

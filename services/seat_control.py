@@ -1,0 +1,48 @@
+"""Who plays each seat (``meta["seats"]``): the pure part of seat changes, shared by
+the seat RPCs (``services.seating``) and the write path (``services.play``), which
+hands a seat out of time to its fallback bot for good.
+
+A seat entry is ``{"kind", "level", "name"}`` plus, once it changed hands,
+``"control"`` (``services.kinds.SeatControl``). A seat a bot plays for good (added
+to a free seat, or handed over) holds ``BOT_TOKEN`` in the store's token hashes:
+nobody's token hashes to it, and a person can no longer claim the seat with
+JoinGame's set-if-absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services import events as ev
+from services.kinds import SeatChangeReason, SeatControl, SeatKind
+
+BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
+
+
+def bot_seat(level: str, name: str, control: SeatControl) -> dict[str, Any]:
+    return {"kind": SeatKind.BOT, "level": level, "name": name, "control": control}
+
+
+def human_seat(name: str) -> dict[str, Any]:
+    return {"kind": SeatKind.HUMAN, "level": "", "name": name, "control": SeatControl.AS_CREATED}
+
+
+def control_of(seat: dict[str, Any]) -> SeatControl:
+    return SeatControl(seat.get("control", ""))
+
+
+def with_seat(meta: dict[str, Any], index: int, seat: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` with seat ``index`` played as ``seat`` (a new dict: snapshots share theirs)."""
+    seats = [dict(s) for s in meta["seats"]]
+    seats[index] = dict(seat)
+    return {**meta, "seats": seats}
+
+
+def hand_to_fallback(
+    meta: dict[str, Any], seat: int, level: str, version: int, to_move: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A seat out of time too often, handed to the fallback bot for good: the new meta
+    and the event that says so."""
+    now = bot_seat(level, meta["seats"][seat]["name"], SeatControl.HANDED_OVER)
+    changed = with_seat(meta, seat, now)
+    return changed, ev.seat_changed_event(seat, now, SeatChangeReason.TIMED_OUT, version, to_move)
