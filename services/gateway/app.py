@@ -73,8 +73,10 @@ class HttpGateway:
         self.app = web.Application(client_max_size=MAX_BODY)
         self.app.router.add_get("/v1/openapi.json", self._openapi_json)
         self.app.router.add_route("*", "/v1", self._api)
-        self.app.router.add_route("*", "/v1/{tail:.*}", self._api)
-        self.app.router.add_route("*", "/{tail:.*}", StaticFiles(self.config.web_dir).handle)
+        # [\s\S]: a decoded path may hold a newline ("%0A"), which "." does not match;
+        # every path must reach our handlers, so even those get the JSON error body.
+        self.app.router.add_route("*", "/v1/{tail:[\\s\\S]*}", self._api)
+        self.app.router.add_route("*", "/{tail:[\\s\\S]*}", StaticFiles(self.config.web_dir).handle)
         self.app.on_response_prepare.append(self._cors)
 
     # ------------------------------------------------------------------ serving

@@ -229,6 +229,10 @@ def test_unknown_routes_are_404_and_wrong_verbs_405(served):
     error_of(http.get("/v1"), 404, "NOT_FOUND")
     error_of(http.post(f"/v1/games/{ZERO_GAME}:explode"), 404, "NOT_FOUND")
     error_of(http.get("/v1/games/a/b/c"), 404, "NOT_FOUND")
+    # A decoded newline in the path still reaches the gateway's route table (a JSON
+    # error from the service, not aiohttp's plain-text 404).
+    error_of(http.post("/v1/games/%0A:addBot", {}), 400, "INVALID_ARGUMENT")
+    error_of(http.get("/v1/nothing%0Ahere"), 404, "NOT_FOUND")
     wrong = http.request("DELETE", "/v1/games")
     assert wrong.status == 405 and set(wrong.headers["Allow"].split(", ")) == {"GET", "POST"}
     assert wrong.json()["status"] == "UNIMPLEMENTED"
