@@ -69,8 +69,10 @@ def test_a_killed_pool_child_is_replaced_and_games_play_on(replicas):
 def test_a_huge_search_budget_does_not_stop_other_games_bots(replicas):
     # A per-server cap keeps one decision's search bounded, and the pool's slots go
     # round-robin across games, so the small game's bots keep moving.
-    # (16 x 20,000 is the largest custom level; the server caps it at 20,000 here.)
-    (replica,) = replicas(1, "--bot-workers", "1", "--max-search-iterations", "20000")
+    # (16 x 20,000 is the largest custom level; the server caps it at 8,000 here: 16
+    # trees of 500 iterations, so without round-robin slots the small game would wait
+    # for all 16 trees at every move and could not finish in time.)
+    (replica,) = replicas(1, "--bot-workers", "1", "--max-search-iterations", "8000")
     with Client(replica.target, timeout=10) as client:
         huge = client.create_game(
             "cite",
@@ -78,6 +80,9 @@ def test_a_huge_search_budget_does_not_stop_other_games_bots(replicas):
             seed=6,  # the largest level allowed
         ).game_id
         wait_until(lambda: version(replica.target, huge) >= 0, 5, "the huge game")
-        small = client.create_game("cite", [BOT] * 2, SHORT, seed=7).game_id
+        # One tree a decision: the small game waits behind at most one huge tree per
+        # move with round-robin slots, and behind all 16 (seconds each) without them.
+        small_bot = "bot:mcts:trees=1,iterations=300,depth=10"
+        small = client.create_game("cite", [small_bot] * 2, SHORT, seed=7).game_id
     state = finish(replica.target, small, timeout=90)
     assert state.status == pb.FINISHED
