@@ -88,16 +88,22 @@ def main(argv: list[str] | None = None) -> int:
         results["redis_prefix"] = p.prefix
         one, both = [p.replicas[0].target], [r.target for r in p.replicas]
         print(f"loadtest: parts up (logs in {p.logs}); stepping users {steps}", flush=True)
+        redis_cpu = lambda: parts.redis_cpu_seconds(p.redis_url)  # noqa: E731
+        meters = [
+            measure.CpuMeter([p.echo_pid], redis_cpu),
+            measure.CpuMeter([p.replicas[0].pid], redis_cpu),
+            measure.CpuMeter([r.pid for r in p.replicas], redis_cpu),
+        ]
         curves = {
             "echo (1 process)": measure.ramp(
                 user_class(scenarios.EchoUser, [p.echo_target]), steps, args.warmup,
-                args.step_seconds, "Echo"),
+                args.step_seconds, "Echo", meters[0]),
             "SubmitAction, 1 serving process": measure.ramp(
                 user_class(scenarios.SubmitterUser, one), steps, args.warmup,
-                args.step_seconds, "SubmitAction"),
+                args.step_seconds, "SubmitAction", meters[1]),
             "SubmitAction, 2 serving processes": measure.ramp(
                 user_class(scenarios.SubmitterUser, both), steps, args.warmup,
-                args.step_seconds, "SubmitAction"),
+                args.step_seconds, "SubmitAction", meters[2]),
         }  # fmt: skip
         print("loadtest: bot-heavy scenario alone", flush=True)
         results["bots_alone"] = run_bots_alone(args, p, both)
@@ -277,8 +283,9 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         "play both seats of 2-player Cité games from scripts computed from each game's seed, "
         "so every timed call is a SubmitAction (CreateGame and JoinGame between games are "
         "not counted). Two serving processes: the users spread over both (client-side "
-        "balancing). Harness CPU: the Locust process's CPU time over the window (100 % is "
-        "one core).",
+        "balancing). CPU columns: CPU time over the window (100 % is one core) of the "
+        "Locust process (harness), of the loaded server processes (the echo server, or the "
+        "serving processes of the curve) and of Redis: the part near 100 % is the limit.",
         "",
     ]
     for label, steps in results["curves"].items():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gevent
+import psutil
 from locust.env import Environment
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -68,6 +69,8 @@ class Step:
     p50_ms: float
     p99_ms: float
     harness_cpu: float = math.nan  # the harness process's CPU time / wall time (1.0: one core)
+    server_cpu: float = math.nan  # the loaded server processes' CPU time / wall time
+    redis_cpu: float = math.nan  # Redis's CPU time / wall time
 
     @property
     def per_second(self) -> float:
@@ -82,11 +85,32 @@ def summary(users: int, seconds: float, name: str, window: Window | None) -> Ste
     )
 
 
+class CpuMeter:
+    """CPU time (seconds, every thread) of the loaded server processes and of Redis,
+    so a step shows which part ran out of CPU first."""
+
+    def __init__(self, pids: Iterable[int], redis_cpu: Callable[[], float]) -> None:
+        self._procs = [psutil.Process(pid) for pid in pids]
+        self._redis_cpu = redis_cpu
+
+    def read(self) -> tuple[float, float]:
+        servers = 0.0
+        for proc in self._procs:
+            times = proc.cpu_times()
+            servers += times.user + times.system
+        return servers, self._redis_cpu()
+
+
 def ramp(
-    user_class: type, steps: Iterable[int], warmup: float, seconds: float, name: str
+    user_class: type,
+    steps: Iterable[int],
+    warmup: float,
+    seconds: float,
+    name: str,
+    meter: CpuMeter | None = None,
 ) -> list[Step]:
     """Step the users of ``user_class`` up through ``steps``; after each step's warm-up,
-    measure ``name``'s calls for ``seconds``."""
+    measure ``name``'s calls for ``seconds`` (and, with ``meter``, the servers' CPU)."""
     environment = Environment(user_classes=[user_class])
     collector = Collector(environment)
     runner = environment.create_local_runner()
@@ -97,9 +121,14 @@ def ramp(
             gevent.sleep(warmup)  # users starting and the servers' caches filling
             collector.reset()
             cpu = time.process_time()
+            servers = meter.read() if meter is not None else None
             gevent.sleep(seconds)  # the measuring window itself
             step = summary(users, seconds, name, collector.take().get(name))
             step.harness_cpu = (time.process_time() - cpu) / seconds
+            if meter is not None and servers is not None:
+                after = meter.read()
+                step.server_cpu = (after[0] - servers[0]) / seconds
+                step.redis_cpu = (after[1] - servers[1]) / seconds
             out.append(step)
     finally:
         runner.quit()

@@ -34,6 +34,7 @@ def free_port() -> int:
 class Replica:
     target: str
     metrics_url: str
+    pid: int
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Parts:
     redis_url: str
     prefix: str  # every key of the run (games, Celery queue and results) starts with it
     echo_target: str
+    echo_pid: int
     replicas: list[Replica]
     worker_metrics_url: str
     worker_concurrency: int
@@ -82,6 +84,12 @@ def _answers(url: str) -> bool:
     except redis.exceptions.RedisError:
         return False
     return True
+
+
+def redis_cpu_seconds(url: str) -> float:
+    """Redis's own CPU time so far (INFO cpu: the main thread and its helpers)."""
+    cpu = redis.Redis.from_url(url, socket_connect_timeout=1).info("cpu")
+    return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
 
 
 @contextlib.contextmanager
@@ -139,6 +147,7 @@ def started(
         log = os.path.join(logs, "echo.log")
         procs.append(_spawn([py, "-m", "loadtest.echo", str(echo_port)], log, env))
         _wait("the echo server", lambda: _port_open(echo_port), procs[-1], log)
+        echo_pid = procs[-1].pid
         found = []
         for i in range(replicas):
             port, metrics = free_port(), free_port()
@@ -154,7 +163,9 @@ def started(
                 )  # fmt: skip
             )
             _wait(f"replica {i}", lambda p=port: _port_open(p), procs[-1], log)
-            found.append(Replica(f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics"))
+            found.append(
+                Replica(f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics}/metrics", procs[-1].pid)
+            )
         worker_metrics = free_port()
         log = os.path.join(logs, "worker.log")
         procs.append(
@@ -171,7 +182,7 @@ def started(
         worker_url = f"http://127.0.0.1:{worker_metrics}/metrics"
         _wait("the Celery worker", lambda: _metrics_answer(worker_url), procs[-1], log)
         yield Parts(
-            url, prefix, f"127.0.0.1:{echo_port}", found, worker_url, worker_concurrency,
+            url, prefix, f"127.0.0.1:{echo_port}", echo_pid, found, worker_url, worker_concurrency,
             logs, procs,
         )  # fmt: skip
     shutil.rmtree(logs, ignore_errors=True)

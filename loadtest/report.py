@@ -16,7 +16,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from loadtest.measure import Step  # noqa: E402
 
-STEP_COLUMNS = "| users | calls/s | p50 ms | p99 ms | failures | harness CPU |"
+STEP_COLUMNS = (
+    "| users | calls/s | p50 ms | p99 ms | failures | harness CPU | server CPU | Redis CPU |"
+)
 
 
 def knee(steps: list[Step], bound_ms: float) -> Step | None:
@@ -25,18 +27,22 @@ def knee(steps: list[Step], bound_ms: float) -> Step | None:
     return max(within, key=lambda s: s.per_second, default=None)
 
 
+def _pct(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0%}"
+
+
 def _ms(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1f}"
 
 
 def step_table(steps: list[Step], bound_ms: float) -> str:
     best = knee(steps, bound_ms)
-    rows = [STEP_COLUMNS, "|---:|---:|---:|---:|---:|---:|"]
+    rows = [STEP_COLUMNS, "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in steps:
         mark = " **(knee)**" if s is best else ""
         rows.append(
             f"| {s.users}{mark} | {s.per_second:,.0f} | {_ms(s.p50_ms)} | {_ms(s.p99_ms)} "
-            f"| {s.failures} | {s.harness_cpu:.0%} |"
+            f"| {s.failures} | {_pct(s.harness_cpu)} | {_pct(s.server_cpu)} | {_pct(s.redis_cpu)} |"
         )
     return "\n".join(rows)
 

@@ -1,5 +1,7 @@
-"""Celery tasks: a bot turn fans out K root-parallel search trees as a chord whose
-callback merges their root statistics and commits the chosen action.
+"""Celery tasks: a bot turn fans out K root-parallel search trees, one task each.
+Each tree puts its root statistics in the store (``RedisStore.gather_tree``); the task
+that brings the last one merges them, commits the chosen action and dispatches the
+next turn, all in the same task: no chord callback to wait for, no result backend.
 
 Every task marks the turn started and renews its lease in the store's bot-turn
 schedule while it runs (a heartbeat), so a turn whose worker dies is due again
@@ -12,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
-from celery import chord, group
+from celery import group
 
 import bots
 from services import bot_turns
@@ -25,7 +29,8 @@ from services.bot_turns import BotJob
 from services.kinds import BotStatus
 from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
-from workers.app import app
+from workers import task_metrics
+from workers.app import MAX_SEARCH_SECONDS, app
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,10 @@ WORKER_LEASE_SECONDS = 10.0
 # A next turn this worker dispatched itself is left to the workers this long: as long as
 # a replica holds a turn it dispatched and no worker started (BotRunner).
 NEXT_TURN_HOLD_SECONDS = 15.0
+# A turn's gathered trees are forgotten this long after the last one came (a turn some
+# of whose trees never finish: the game moved on, or a worker died and its task was
+# never redelivered).
+TREES_KEPT_SECONDS = 10 * MAX_SEARCH_SECONDS
 
 
 def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
@@ -47,10 +56,13 @@ def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | Non
         "max_iterations": max_iterations,
     }
     trees = job.plan(max_iterations).trees
-    if trees:
-        chord(search.s(payload, tree) for tree in range(trees))(commit_search.s(payload))
-    else:
+    if not trees:
         decide_and_commit.delay(payload)
+        return
+    # One connection for the K publishes.
+    with app.producer_or_acquire() as producer:
+        for tree in range(trees):
+            search.apply_async((payload, tree), producer=producer)
 
 
 def _store(payload: dict[str, Any]) -> RedisStore:
@@ -127,30 +139,47 @@ def _moved_on(payload: dict[str, Any]) -> bool:
     return _run(check())
 
 
-@app.task(name="gamehost.search")
-def search(payload: dict[str, Any], tree: int) -> dict:
+@app.task(name="gamehost.search", ignore_result=True)
+def search(payload: dict[str, Any], tree: int) -> str:
+    """One tree of a turn; the task that completes the turn's trees commits it."""
     if _moved_on(payload):
-        return {"visits": {}, "values": {}, "iterations": 0, "seconds": 0.0}
+        return "stale"  # the game moved on: the other trees' commit would be stale too
     job = BotJob.from_json(payload["job"])
     level = job.plan(payload.get("max_iterations"))
     with heartbeat(payload):
-        return bots.search_tree(job.view(), job.seat, level, job.seed, tree)
-
-
-@app.task(name="gamehost.commit_search")
-def commit_search(results: list[dict], payload: dict[str, Any]) -> str:
-    if not any(result["visits"] for result in results):
-        return "stale"  # every tree was skipped: the game had moved on
+        started = time.perf_counter()
+        stats = bots.search_tree(job.view(), job.seat, level, job.seed, tree)
+        searched = time.perf_counter()  # from here on, overhead: the heartbeat's end too
+    task_metrics.observe("search", job, searched - started)
+    gathered = _run(
+        _kept_store(payload).gather_tree(
+            job.game_id,
+            bot_turns.turn_request_key(job.version, job.timeout),
+            tree,
+            json.dumps(stats, separators=(",", ":")).encode(),
+            level.trees,
+            TREES_KEPT_SECONDS,
+        )
+    )
+    if gathered is None:
+        return "searched"  # another tree's task commits the turn
+    results = [json.loads(raw) for raw in gathered]
     action = bots.best_action(bots.merge_root_stats(results))
-    return commit_after_search(payload, action)
+    outcome = commit_after_search(payload, action)
+    task_metrics.observe("commit", job, time.perf_counter() - searched, outcome)
+    return outcome
 
 
-@app.task(name="gamehost.decide_and_commit")
+@app.task(name="gamehost.decide_and_commit", ignore_result=True)
 def decide_and_commit(payload: dict[str, Any]) -> str:
+    """A level that decides without search: choose, commit, dispatch the next turn."""
     job = BotJob.from_json(payload["job"])
+    started = time.perf_counter()
     with heartbeat(payload):
         action = bots.choose_action(job.view(), job.seat, job.level, job.seed)
-    return commit_after_search(payload, action)
+    outcome = commit_after_search(payload, action)
+    task_metrics.observe("commit", job, time.perf_counter() - started, outcome)
+    return outcome
 
 
 # ------------------------------------------------------------------ analysis (hints)

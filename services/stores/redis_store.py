@@ -9,6 +9,10 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
     <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
                             expiring after ``request_ttl`` (set atomically by the commit)
+    <prefix>:{id}:trees:<turn>  hash: tree index -> root statistics (JSON) of a bot turn
+                            searched on Celery workers, until the last tree arrives
+                            (``gather_tree``); expiring, so a turn abandoned midway leaves
+                            nothing behind
     <prefix>:{id}:events    stream: one entry per event, field "e" = JSON, with the
                             explicit stream id "<event id>-0" (event ids are the
                             game's own sequence 1, 2, 3..., not Redis times)
@@ -92,6 +96,20 @@ if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)
 local result = {'applied', ARGV[2]}
 for i = 12, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
+"""
+
+# One tree's root statistics of a bot turn: the task that brings the last one gets them
+# all (and the set is gone), every other gets nothing. A repeated tree (a redelivered
+# task) overwrites its own entry; a set never completed expires.
+_GATHER_TREE = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('HLEN', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return false
+end
+local all = redis.call('HVALS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return all
 """
 
 _CLAIM = """
@@ -278,6 +296,7 @@ class RedisStore(GameStore):
         self._secret: bytes | None = None
         self._commit = client.register_script(_APPEND + _COMMIT)
         self._claim = client.register_script(_APPEND + _CLAIM)
+        self._gather_tree = client.register_script(_GATHER_TREE)
         self._create = client.register_script(_APPEND + _CREATE)
         self._load = client.register_script(_LOAD)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
@@ -420,6 +439,18 @@ class RedisStore(GameStore):
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         return CommitResult(outcome, version, [int(r) for r in reply[2:]])
+
+    async def gather_tree(
+        self, game_id: str, turn: str, tree: int, stats: bytes, trees: int, ttl: float
+    ) -> list[bytes] | None:
+        """Keep tree ``tree`` of the bot turn ``turn`` (its request key) of a game; when
+        this completes the turn's ``trees`` trees, return all of them (once, to one
+        caller) and forget them. Celery workers gather a turn's trees here."""
+        reply = await self._gather_tree(
+            keys=[self._key(game_id, f"trees:{turn}")],
+            args=[str(tree), stats, str(trees), str(max(1, int(ttl * 1000)))],
+        )
+        return list(reply) if reply else None
 
     async def claim_seat(
         self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 # The steps tables' columns (loadtest/report.py). Not imported: importing the harness
 # would load Locust, which monkey-patches the test process with gevent.
-STEP_COLUMNS = "| users | calls/s | p50 ms | p99 ms | failures | harness CPU |"
+STEP_COLUMNS = (
+    "| users | calls/s | p50 ms | p99 ms | failures | harness CPU | server CPU | Redis CPU |"
+)
 
 
 def test_quick_run_writes_a_report(redis_url, tmp_path):
@@ -44,6 +46,8 @@ def test_quick_run_writes_a_report(redis_url, tmp_path):
     for steps in curves.values():
         assert [s["users"] for s in steps] == [1, 2]
         assert all(s["calls"] > 0 and s["failures"] == 0 for s in steps)
+        # The loaded servers did the work: their CPU time over the window is measured.
+        assert all(s["server_cpu"] > 0 and s["redis_cpu"] >= 0 for s in steps)
     assert results["mixed"]["live_games_held_peak"] >= 1  # the players' games
     assert len(results["mixed"]["open_streams_peak_per_replica"]) == 2
     # The run's keys (games, Celery queue and results) are removed afterwards.
