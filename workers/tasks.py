@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -65,11 +66,6 @@ def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | Non
             search.apply_async((payload, tree), producer=producer)
 
 
-def _store(payload: dict[str, Any]) -> RedisStore:
-    """The game store the dispatching replica named (close it after use)."""
-    return RedisStore.from_url(payload["store_url"], payload["prefix"])
-
-
 # One event loop and one store (its connection pool) per worker process, kept between
 # tasks: a new loop and a new Redis connection for every task cost several
 # milliseconds of each bot turn (the load test's bot-turn overhead). Made lazily, so in
@@ -96,36 +92,69 @@ def _kept_store(payload: dict[str, Any]) -> RedisStore:
     return store
 
 
-async def _beat(payload: dict[str, Any], stop: threading.Event) -> None:
-    job = BotJob.from_json(payload["job"])
-    store = _store(payload)
-    try:
-        await store.set_bot_status(job.game_id, job.version, BotStatus.STARTED)
+class _LeaseKeeper:
+    """One thread per worker process marks the bot turns its tasks run as started and
+    renews their leases every ``WORKER_HEARTBEAT_SECONDS`` (a thread, an event loop and
+    a Redis connection per task cost each turn milliseconds to start and to join)."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, dict[str, Any]] = {}  # hold id -> payload
+        self._new: list[dict[str, Any]] = []  # held, not yet marked started
+        self._ids = iter(range(1, 1 << 62))
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._owner: int | None = None  # the process whose thread runs (prefork children)
+
+    def hold(self, payload: dict[str, Any]) -> int:
+        with self._lock:
+            if self._owner != os.getpid():  # first use in this process: start its thread
+                self._owner = os.getpid()
+                self._held.clear()
+                self._new.clear()
+                threading.Thread(target=self._run, daemon=True, name="bot-turn-leases").start()
+            hold = next(self._ids)
+            self._held[hold] = payload
+            self._new.append(payload)
+        self._wake.set()
+        return hold
+
+    def release(self, hold: int) -> None:
+        with self._lock:
+            self._held.pop(hold, None)
+
+    def _run(self) -> None:
+        asyncio.run(self._keep())
+
+    async def _keep(self) -> None:
+        stores: dict[tuple[str, str], RedisStore] = {}
         while True:
-            with contextlib.suppress(Exception):  # the store is down: the lease runs out
-                await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
-            if await asyncio.to_thread(stop.wait, WORKER_HEARTBEAT_SECONDS):
-                return
-    finally:
-        await store.close()
+            self._wake.clear()  # before taking the new turns: a later hold wakes us again
+            with self._lock:
+                new, self._new = self._new, []
+                held = list(self._held.values())
+            for payload in held:
+                # The store is down: the lease runs out and a replica dispatches again.
+                with contextlib.suppress(Exception):
+                    key = (payload["store_url"], payload["prefix"])
+                    store = stores.get(key) or stores.setdefault(key, RedisStore.from_url(*key))
+                    job = BotJob.from_json(payload["job"])
+                    if any(payload is fresh for fresh in new):
+                        await store.set_bot_status(job.game_id, job.version, BotStatus.STARTED)
+                    await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
+            await asyncio.to_thread(self._wake.wait, WORKER_HEARTBEAT_SECONDS)
+
+
+_leases = _LeaseKeeper()
 
 
 @contextlib.contextmanager
 def heartbeat(payload: dict[str, Any]) -> Iterator[None]:
-    """Keep the turn's lease while the body runs (a thread with its own event loop)."""
-    stop = threading.Event()
-
-    def run() -> None:
-        with contextlib.suppress(Exception):
-            asyncio.run(_beat(payload, stop))
-
-    thread = threading.Thread(target=run, daemon=True, name="bot-turn-heartbeat")
-    thread.start()
+    """Keep the turn's lease while the body runs (this process's lease keeper)."""
+    hold = _leases.hold(payload)
     try:
         yield
     finally:
-        stop.set()
-        thread.join(timeout=5)
+        _leases.release(hold)
 
 
 def _moved_on(payload: dict[str, Any]) -> bool:
