@@ -130,24 +130,33 @@ def bot_view(state: State, seed: int, version: int, seat: int) -> State:
     return state.determinize(seat, play.bot_rng(seed, version, seat))
 
 
-def prepare(snapshot: Snapshot, now: float | None = None) -> BotTurn | None:
-    """The turn of the bot to move in ``snapshot`` or of the fallback level of a human
-    seat out of time; None when neither is due."""
-    state = play.load_state(snapshot)
+def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str, bool] | None:
+    """(seat, level, timeout) of the turn due in ``state``: a bot seat's, or the fallback
+    level's for a human seat out of time; None when neither is due."""
     seat = state.current_player()
     if seat < 0:
         return None
     timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
-    if timeout:
-        left = clock.seconds_left(
-            snapshot.meta, snapshot.version, time.time() if now is None else now
-        )
-        timer = clock.timer_of(snapshot.meta)
-        if left is None or left > 0 or timer is None:
-            return None
-        level = timer.fallback
-    else:
-        level = snapshot.meta["seats"][seat]["level"]
+    if not timeout:
+        return seat, snapshot.meta["seats"][seat]["level"], False
+    left = clock.seconds_left(snapshot.meta, snapshot.version, time.time() if now is None else now)
+    timer = clock.timer_of(snapshot.meta)
+    if left is None or left > 0 or timer is None:
+        return None
+    return seat, timer.fallback, True
+
+
+def prepare(
+    snapshot: Snapshot, now: float | None = None, state: State | None = None
+) -> BotTurn | None:
+    """The turn of the bot to move in ``snapshot`` or of the fallback level of a human
+    seat out of time; None when neither is due. ``state``: the snapshot's state when
+    the caller holds it already (it is not decoded again)."""
+    state = play.load_state(snapshot) if state is None else state
+    due = _due(snapshot, state, now)
+    if due is None:
+        return None
+    seat, level, timeout = due
     seed = snapshot.meta["seed"]
     return BotTurn(
         snapshot=snapshot,
@@ -171,30 +180,68 @@ async def commit_turn(
     """Commit ``action`` for a turn prepared in this process (compare-and-set); a bot
     to move next is scheduled in the same write (leased to the caller for
     ``keep_bot_lease`` s when it goes on to play it)."""
-    snapshot = turn.snapshot
-    step = play.play(
-        turn.state, action, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+    result, _ = await _commit(
+        store, turn.snapshot, turn.state, action, turn.timeout, keep_bot_lease
     )
-    if turn.timeout:
+    return result
+
+
+async def _commit(
+    store: GameStore,
+    snapshot: Snapshot,
+    state: State,
+    action: int,
+    timeout: bool,
+    keep_bot_lease: float,
+) -> tuple[CommitResult, play.Step]:
+    step = play.play(state, action, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot))
+    if timeout:
         step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
-    return await play.commit_step(
-        store, turn.snapshot, step, turn.request_key, result, keep_bot_lease, turn.timeout
+    key = turn_request_key(snapshot.version, timeout)
+    committed = await play.commit_step(
+        store, snapshot, step, key, result, keep_bot_lease, timeout
     )
+    return committed, step
 
 
 async def commit(
     store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
 ) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
+    result, _ = await commit_and_follow(store, job, action, keep_bot_lease, follow=False)
+    return result
+
+
+async def commit_and_follow(
+    store: GameStore,
+    job: BotJob,
+    action: int,
+    keep_bot_lease: float = 0.0,
+    follow: bool = True,
+) -> tuple[CommitResult, BotTurn | None]:
+    """``commit``, and (``follow``) the turn due next when the commit applied: prepared
+    from the state just written, without reading the game again, except in a timed game
+    (the write moved its clock on, so the stored metadata is read back)."""
     snapshot = await store.load(job.game_id, turn_request_key(job.version, job.timeout))
     if snapshot is None:
-        return CommitResult(CommitOutcome.NOT_FOUND)
+        return CommitResult(CommitOutcome.NOT_FOUND), None
     if snapshot.request_result is not None:
-        return CommitResult(CommitOutcome.DUPLICATE, snapshot.version, [], snapshot.request_result)
+        duplicate = CommitResult(
+            CommitOutcome.DUPLICATE, snapshot.version, [], snapshot.request_result
+        )
+        return duplicate, None
     if snapshot.version != job.version:
-        return CommitResult(CommitOutcome.STALE, snapshot.version)
-    turn = prepare(snapshot)
-    if turn is None or turn.seat != job.seat or turn.timeout != job.timeout:
-        return CommitResult(CommitOutcome.STALE, snapshot.version)
-    return await commit_turn(store, turn, action, keep_bot_lease)
+        return CommitResult(CommitOutcome.STALE, snapshot.version), None
+    state = play.load_state(snapshot)
+    due = _due(snapshot, state, None)
+    if due is None or due[0] != job.seat or due[2] != job.timeout:
+        return CommitResult(CommitOutcome.STALE, snapshot.version), None
+    result, step = await _commit(store, snapshot, state, action, job.timeout, keep_bot_lease)
+    if not follow or result.outcome is not CommitOutcome.APPLIED:
+        return result, None
+    written = play.written_snapshot(snapshot, step, result.event_ids[-1])
+    if written is None:
+        written = await store.load(job.game_id)
+        return result, prepare(written) if written is not None else None
+    return result, prepare(written, state=step.state)

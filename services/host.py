@@ -449,17 +449,9 @@ class GameHost:
 
     def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: int) -> None:
         """Keep what this replica just wrote, for the next submission's fast path."""
-        if clock.timer_of(snapshot.meta) is not None:
+        written = play.written_snapshot(snapshot, step, last_event_id)
+        if written is None:
             return  # the write moved the clock on: the metadata here is not what was written
-        written = dataclasses.replace(
-            snapshot,
-            state=b"",  # the State object below is the state; bytes are not needed
-            version=step.version,
-            status=play.status_of(step.state),
-            request_result=None,
-            last_event_id=last_event_id,
-            luck=snapshot.luck if step.luck is None else step.luck,
-        )
         self._recent[snapshot.game_id] = (written, step.state)
         while len(self._recent) > _RECENT_GAMES:
             self._recent.popitem(last=False)

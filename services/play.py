@@ -16,6 +16,7 @@ the counts with the state).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -114,6 +115,23 @@ def play(state: State, action: int, seed: int, version: int, luck: Luck | None =
     log = [ev.followed_by(event, state)]
     new_version = resolve_chance(state, seed, version + 1, log, luck)
     return Step(log, new_version, state, None if luck is None else luck.dumps())
+
+
+def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snapshot | None:
+    """The game as a commit of ``step`` onto ``snapshot`` wrote it, known without reading
+    it back (``state`` left empty: the caller holds ``step.state``); None for a timed
+    game, whose metadata the write changed (``services.clock``)."""
+    if clock.timer_of(snapshot.meta) is not None:
+        return None
+    return dataclasses.replace(
+        snapshot,
+        state=b"",
+        version=step.version,
+        status=status_of(step.state),
+        request_result=None,
+        last_event_id=last_event_id,
+        luck=snapshot.luck if step.luck is None else step.luck,
+    )
 
 
 async def commit_step(

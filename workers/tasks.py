@@ -28,7 +28,6 @@ import bots
 from services import bot_turns
 from services.bot_turns import BotJob
 from services.kinds import BotStatus
-from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
 from workers import task_metrics
 from workers.app import MAX_SEARCH_SECONDS, app
@@ -244,15 +243,12 @@ def commit_after_search(payload: dict[str, Any], action: int) -> str:
 
 async def _commit_async(payload: dict[str, Any], action: int) -> str:
     job = BotJob.from_json(payload["job"])
-    store = _kept_store(payload)
     # The next bot turn is scheduled with the commit, leased to this worker, which
     # dispatches it at once (no sweep to wait for); if it dies first, or no worker
     # starts it, the lease runs out and a replica dispatches it.
-    result = await bot_turns.commit(store, job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS)
-    following = None
-    if result.outcome is CommitOutcome.APPLIED:
-        snapshot = await store.load(job.game_id)
-        following = bot_turns.prepare(snapshot) if snapshot is not None else None
+    result, following = await bot_turns.commit_and_follow(
+        _kept_store(payload), job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS
+    )
     if following is not None:
         dispatch(
             following.job(), payload["store_url"], payload["prefix"], payload.get("max_iterations")
