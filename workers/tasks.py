@@ -103,14 +103,19 @@ class _LeaseKeeper:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._owner: int | None = None  # the process whose thread runs (prefork children)
+        self._thread: threading.Thread | None = None
 
     def hold(self, payload: dict[str, Any]) -> int:
         with self._lock:
-            if self._owner != os.getpid():  # first use in this process: start its thread
-                self._owner = os.getpid()
+            if self._owner != os.getpid():  # first use in this process (a forked child)
+                self._owner, self._thread = os.getpid(), None
                 self._held.clear()
                 self._new.clear()
-                threading.Thread(target=self._run, daemon=True, name="bot-turn-leases").start()
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, daemon=True, name="bot-turn-leases"
+                )
+                self._thread.start()
             hold = next(self._ids)
             self._held[hold] = payload
             self._new.append(payload)
