@@ -30,9 +30,14 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_SEARCH_ITERATIONS = 100_000
 
 
-def search_job_tree(job: BotJob, tree: int, max_iterations: int | None) -> dict:
-    """Pool process: tree ``tree`` of the job's (capped) search."""
-    return bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
+def search_job_tree(
+    job: BotJob, tree: int, max_iterations: int | None
+) -> tuple[dict, float, float]:
+    """Pool process: tree ``tree`` of the job's (capped) search, with the wall-clock time
+    it started (the queue wait ends there) and the seconds it searched."""
+    started, clock = time.time(), time.perf_counter()
+    stats = bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
+    return stats, started, time.perf_counter() - clock
 
 
 def _exit_with(replica_pid: int) -> None:
@@ -60,6 +65,8 @@ class _Tree:
     job: BotJob
     tree: int
     future: asyncio.Future
+    queued_at: float  # wall clock, comparable with the pool child's start
+    bot_turn: bool  # a bot turn's tree (timed in the bot-turn metrics), not a hint's
 
 
 class FairPool:
@@ -86,15 +93,16 @@ class FairPool:
         """True while none of the game's trees could start for want of a free slot."""
         return game_id in self._queues and not self._running.get(game_id)
 
-    async def search(self, job: BotJob, trees: int) -> list[dict]:
+    async def search(self, job: BotJob, trees: int, bot_turn: bool = True) -> list[dict]:
         """Run the job's ``trees`` root-parallel trees, fairly among games; their root
-        statistics in tree order."""
+        statistics in tree order. A bot turn's trees observe the queue and search phases
+        of ``gamehost_bot_turn_phase_seconds`` (a hint's do not)."""
         loop = asyncio.get_running_loop()
         game_id = job.game_id
         queue = self._queues.setdefault(game_id, deque())
         futures = []
         for tree in range(trees):
-            item = _Tree(job, tree, loop.create_future())
+            item = _Tree(job, tree, loop.create_future(), time.time(), bot_turn)
             queue.append(item)
             futures.append(item.future)
         self._pump()
@@ -147,7 +155,13 @@ class FairPool:
             elif done.exception() is not None:
                 item.future.set_exception(done.exception())
             else:
-                item.future.set_result(done.result())
+                stats, started, searched = done.result()
+                if item.bot_turn:
+                    labels = (item.job.game_type, item.job.level)
+                    phases = metrics.BOT_TURN_PHASE_SECONDS
+                    phases.labels("queue", *labels).observe(max(0.0, started - item.queued_at))
+                    phases.labels("search", *labels).observe(searched)
+                item.future.set_result(stats)
         self._pump()
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:

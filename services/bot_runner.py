@@ -122,10 +122,10 @@ class LocalPoolExecutor(BotExecutor):
             return Analysis(bots.choose_action(job.view(), job.seat, job.level, job.seed), None)
         # Queued with the game's own bot turns: a game's hints share its fair slot.
         try:
-            results = await self.pool.search(job, trees)
+            results = await self.pool.search(job, trees, bot_turn=False)
         except bot_pool.PoolRestarted:
             try:  # the pool was replaced under this search (a child died): once more
-                results = await self.pool.search(job, trees)
+                results = await self.pool.search(job, trees, bot_turn=False)
             except bot_pool.PoolRestarted:
                 raise Unavailable(
                     "the search pool keeps restarting (its processes die); retry shortly"
@@ -313,10 +313,15 @@ class BotRunner:
         self._failures.succeeded(game_id)
         if action is None:
             return False  # handed off: whoever commits it schedules the next turn
-        metrics.BOT_SECONDS.labels(turn.level).observe(time.perf_counter() - started)
+        decided = time.perf_counter()
+        metrics.BOT_SECONDS.labels(turn.level).observe(decided - started)
         result = await bot_turns.commit_turn(self._store, turn, action, keep_bot_lease=self.LEASE)
+        labels = (turn.snapshot.meta["game_type"], turn.level)
+        metrics.BOT_TURN_PHASE_SECONDS.labels("commit", *labels).observe(
+            time.perf_counter() - decided
+        )
         if result.outcome is CommitOutcome.APPLIED:
-            metrics.BOT_DECISIONS.labels(turn.snapshot.meta["game_type"], turn.level).inc()
+            metrics.BOT_DECISIONS.labels(*labels).inc()
         # Stale or duplicate just means the game moved on: look again.
         return True
 

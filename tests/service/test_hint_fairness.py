@@ -90,11 +90,11 @@ async def test_a_hint_survives_one_pool_restart_and_then_answers_unavailable():
     real_search = executor.pool.search
     failures = {"left": 1}
 
-    async def flaky(job, trees):
+    async def flaky(job, trees, **options):
         if failures["left"]:
             failures["left"] -= 1
             raise bot_pool.PoolRestarted()
-        return await real_search(job, trees)
+        return await real_search(job, trees, **options)
 
     executor.pool.search = flaky
     try:
