@@ -40,9 +40,19 @@ def _scratch_prefix(redis_url: str):
     prefix = f"gamehost-test-{uuid.uuid4().hex[:10]}"
     yield prefix
     client = redis.Redis.from_url(redis_url)
-    for key in client.scan_iter(match=f"{prefix}:*", count=500):
-        client.delete(key)
-    client.close()
+    try:
+        # Game hashes first: every write checks that its game exists, so a bot still
+        # finishing in another process (a Celery worker) adds nothing once they are
+        # gone; then the rest, again until no key is left.
+        for key in client.scan_iter(match=f"{prefix}:*:game", count=500):
+            client.delete(key)
+        for _ in range(5):
+            keys = list(client.scan_iter(match=f"{prefix}:*", count=500))
+            if not keys:
+                break
+            client.delete(*keys)
+    finally:
+        client.close()
 
 
 @pytest.fixture

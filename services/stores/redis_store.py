@@ -100,8 +100,10 @@ return result
 
 # One tree's root statistics of a bot turn: the task that brings the last one gets them
 # all (and the set is gone), every other gets nothing. A repeated tree (a redelivered
-# task) overwrites its own entry; a set never completed expires.
+# task) overwrites its own entry; a set never completed expires; a game that is gone
+# gets no set.
 _GATHER_TREE = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('HLEN', KEYS[1]) < tonumber(ARGV[3]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -447,7 +449,7 @@ class RedisStore(GameStore):
         this completes the turn's ``trees`` trees, return all of them (once, to one
         caller) and forget them. Celery workers gather a turn's trees here."""
         reply = await self._gather_tree(
-            keys=[self._key(game_id, f"trees:{turn}")],
+            keys=[self._key(game_id, f"trees:{turn}"), self._key(game_id, "game")],
             args=[str(tree), stats, str(trees), str(max(1, int(ttl * 1000)))],
         )
         return list(reply) if reply else None

@@ -9,11 +9,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.stores.redis_store import RedisStore
+from tests.stores.test_store_contract import new_game
 
 
 @pytest.fixture
 async def store(redis_url, redis_prefix):
     s = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    for game_id in ("g1", "g2"):
+        await s.create(new_game(game_id))
     yield s
     await s.close()
 
@@ -57,6 +60,12 @@ async def test_racing_trees_complete_the_set_once(store):
     complete = [r for r in replies if r is not None]
     assert len(complete) == 1
     assert sorted(complete[0]) == sorted(str(t).encode() for t in range(8))
+
+
+async def test_a_game_that_is_gone_gets_no_set(store, redis_url, redis_prefix):
+    """A search that finishes after its game was deleted (expired) writes nothing."""
+    assert await store.gather_tree("gone", "bot:4", 0, b"zero", 1, 60) is None
+    assert not await _keys(redis_url, f"{redis_prefix}:*trees*")
 
 
 async def test_an_unfinished_set_expires(store, redis_url, redis_prefix):
