@@ -145,7 +145,8 @@ def run_bots_alone(args: argparse.Namespace, p: parts.Parts, targets: list[str])
     users = user_class(scenarios.BotHeavyUser, targets, fixed_count=max(args.bot_heavy, 1))
     before = parts.scrape(p.worker_metrics_url)
     measure.mixed([users], 1.0, args.bot_seconds, lambda: None)
-    return bot_phases(before, parts.scrape(p.worker_metrics_url))
+    phases = bot_phases(before, parts.scrape(p.worker_metrics_url))
+    return {**phases, "seconds": args.bot_seconds}
 
 
 def run_mixed(args: argparse.Namespace, p: parts.Parts, targets: list[str], think) -> dict:
@@ -205,6 +206,9 @@ def figures(curves: dict, mixed: dict, bots: dict, bound: float) -> dict:
         "bot_commit_p99_ms": bots["commit"]["p99_ms"],
         "bot_search_p50_ms": bots["search"]["p50_ms"],
         "bot_turns_measured": bots["commit"]["count"],
+        "bot_turn_every_ms": 1000 * bots["seconds"] / bots["commit"]["count"]
+        if bots["commit"]["count"]
+        else math.nan,
     }
 
 
@@ -269,8 +273,11 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         f"{args.bot_seconds:g} s with nothing else running ({_f(f['bot_turns_measured'])} "
         "turns), read from the worker's `gamehost_bot_turn_phase_seconds` histogram (the "
         "difference of two scrapes, quantiles interpolated within buckets as Prometheus "
-        "does). Queue: a task's wait from publish to start; commit: the chord callback "
-        "(merge, compare-and-set, next dispatch); search: one tree.",
+        "does). Queue: a search task's wait from publish to start; search: one tree; "
+        "commit: from the end of the last tree's search to the end of its task (gathering "
+        "the trees, merge, compare-and-set, dispatch of the next turn). All phases together, "
+        f"wall clock: a turn every {_f(f['bot_turn_every_ms'], '.0f')} ms on average "
+        "(games started between turns included).",
         "",
         f"![throughput]({images[0]})",
         "",

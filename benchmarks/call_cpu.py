@@ -1,0 +1,147 @@
+"""Server CPU per call: a bare gRPC echo against gamehost's RPCs on Redis.
+
+    python benchmarks/call_cpu.py [--redis URL] [--seconds S] [--threads N]
+                                  [--without-layers] [--plain-pool]
+
+Starts the echo server and one serving process (as the load test does), drives each
+RPC from N closed-loop threads for S seconds, and prints each one's calls a second
+and the serving process's CPU time per call (read from /proc: all its threads).
+CPU per call is what bounds one process's throughput, whatever the client.
+
+Experiments (they change the server started here, never gamehost itself):
+``--without-layers`` serves without the metrics and access interceptors and the
+request checks; ``--plain-pool`` gives the store redis-py's non-blocking pool and
+hiredis's command packer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+import grpc
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from benchmarks.service_bench import (  # noqa: E402
+    ScriptedGames,
+    free_port,
+    start_process,
+    stop,
+    store_secret,
+)
+from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
+from loadtest.echo import FULL_METHOD  # noqa: E402
+
+WITHOUT_LAYERS = """
+import grpc.aio, services.grpc_api as api
+_server = grpc.aio.server
+grpc.aio.server = lambda *a, **k: _server(*a, **{**k, "interceptors": None})
+api._admit = lambda request: None
+"""
+PLAIN_POOL = """
+import redis.asyncio as aioredis, redis.asyncio.connection as rac
+from redis.connection import HiredisRespSerializer
+from services.stores.redis_store import RedisStore
+_packer = HiredisRespSerializer()
+rac.AbstractConnection.pack_command = lambda self, *args: _packer.pack(*args)
+def _from_url(cls, url, prefix="gamehost", request_ttl=86400.0):
+    pool = aioredis.ConnectionPool.from_url(url, max_connections=100)
+    return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
+RedisStore.from_url = classmethod(_from_url)
+"""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of every thread of ``pid`` (Linux /proc)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measure(
+    name: str, pid: int, make: Callable[[int], Callable[[], object]], threads: int, seconds: float
+) -> None:
+    calls = [make(i) for i in range(threads)]
+    counts = [0] * threads
+    deadline = time.monotonic() + seconds
+
+    def run(i: int) -> None:
+        while time.monotonic() < deadline:
+            calls[i]()
+            counts[i] += 1
+
+    before, started = cpu_seconds(pid), time.monotonic()
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    n, wall = sum(counts), time.monotonic() - started
+    used = cpu_seconds(pid) - before
+    print(f"{name:14} {n / wall:8,.0f}/s   server CPU per call {used / n * 1e6:6.0f} us")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--without-layers", action="store_true")
+    parser.add_argument("--plain-pool", action="store_true")
+    args = parser.parse_args()
+
+    prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
+    patch = (WITHOUT_LAYERS if args.without_layers else "") + (
+        PLAIN_POOL if args.plain_pool else ""
+    )
+    port, echo_port = free_port(), free_port()
+    serve = [
+        sys.executable, "-c",
+        patch + "import sys; from gamehost.cli import main; sys.exit(main(sys.argv[1:]))",
+        "serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix,
+        "--bot-workers", "1", "--rate-limit", "0", "--live-games-per-client", "0",
+    ]  # fmt: skip
+    procs = [
+        start_process(serve, port),
+        start_process([sys.executable, "-m", "loadtest.echo", str(echo_port)], echo_port),
+    ]
+    try:
+        server, echo = procs
+        secret = store_secret(args.redis, prefix)
+        echo_call = grpc.insecure_channel(f"127.0.0.1:{echo_port}").unary_unary(FULL_METHOD)
+        stub = pb_grpc.GameHostStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+        game_id = ScriptedGames(f"127.0.0.1:{port}", seed=1, games=1, secret=secret).games[0][0]
+        seeds = iter(range(1000, 10**9, 1000))
+        t, s = args.threads, args.seconds
+        print(f"{t} closed-loop threads per RPC, {s:g} s each")
+        measure("echo", echo.pid, lambda i: lambda: echo_call(b"x" * 600), t, s)
+        measure("ListGameTypes", server.pid,
+                lambda i: lambda: stub.ListGameTypes(pb.ListGameTypesRequest()), t, s)  # fmt: skip
+        measure("GetState", server.pid,
+                lambda i: lambda: stub.GetState(pb.GetStateRequest(game_id=game_id)), t, s)  # fmt: skip
+        measure("SubmitAction", server.pid,
+                lambda i: ScriptedGames(f"127.0.0.1:{port}", next(seeds), 15, secret).step, t, s)  # fmt: skip
+    finally:
+        stop(procs)
+        client = redis.Redis.from_url(args.redis)
+        for key in client.scan_iter(match=f"{prefix}:*", count=500):
+            client.delete(key)
+        client.close()
+
+
+if __name__ == "__main__":
+    main()
