@@ -5,7 +5,7 @@
 
 Starts the echo server and one serving process (as the load test does), drives each
 RPC from N closed-loop threads for S seconds, and prints each one's calls a second
-and the serving process's CPU time per call (read from /proc: all its threads).
+and the serving process's CPU time per call (all its threads).
 CPU per call is what bounds one process's throughput, whatever the client.
 
 Experiments (they change the server started here, never gamehost itself):
@@ -40,6 +40,7 @@ from benchmarks.service_bench import (  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
 from loadtest.echo import FULL_METHOD  # noqa: E402
+from loadtest.parts import process_cpu_seconds  # noqa: E402
 
 WITHOUT_LAYERS = """
 import grpc.aio, services.grpc_api as api
@@ -60,16 +61,6 @@ RedisStore.from_url = classmethod(_from_url)
 """
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of every thread of ``pid`` (Linux /proc)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def measure(
     name: str, pid: int, make: Callable[[int], Callable[[], object]], threads: int, seconds: float
 ) -> None:
@@ -82,14 +73,14 @@ def measure(
             calls[i]()
             counts[i] += 1
 
-    before, started = cpu_seconds(pid), time.monotonic()
+    before, started = process_cpu_seconds(pid), time.monotonic()
     workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
     n, wall = sum(counts), time.monotonic() - started
-    used = cpu_seconds(pid) - before
+    used = process_cpu_seconds(pid) - before
     print(f"{name:14} {n / wall:8,.0f}/s   server CPU per call {used / n * 1e6:6.0f} us")
 
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gevent
-import psutil
 from locust.env import Environment
 from prometheus_client.parser import text_string_to_metric_families
 
 from loadtest.grpc_user import GrpcUser
+from loadtest.parts import process_cpu_seconds
 
 
 @dataclass
@@ -90,15 +90,11 @@ class CpuMeter:
     so a step shows which part ran out of CPU first."""
 
     def __init__(self, pids: Iterable[int], redis_cpu: Callable[[], float]) -> None:
-        self._procs = [psutil.Process(pid) for pid in pids]
+        self._pids = list(pids)
         self._redis_cpu = redis_cpu
 
     def read(self) -> tuple[float, float]:
-        servers = 0.0
-        for proc in self._procs:
-            times = proc.cpu_times()
-            servers += times.user + times.system
-        return servers, self._redis_cpu()
+        return sum(process_cpu_seconds(pid) for pid in self._pids), self._redis_cpu()
 
 
 def ramp(

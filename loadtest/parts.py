@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import psutil
 import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -88,8 +89,15 @@ def _answers(url: str) -> bool:
 
 def redis_cpu_seconds(url: str) -> float:
     """Redis's own CPU time so far (INFO cpu: the main thread and its helpers)."""
-    cpu = redis.Redis.from_url(url, socket_connect_timeout=1).info("cpu")
+    with redis.Redis.from_url(url, socket_connect_timeout=1) as client:
+        cpu = client.info("cpu")
     return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of process ``pid``, every thread of it."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 @contextlib.contextmanager

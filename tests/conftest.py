@@ -79,11 +79,18 @@ async def store(request):
     await s.close()
 
 
-@pytest.fixture(scope="module")
-def server(redis_url, module_prefix):
-    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=module_prefix, bot_workers=2)
+def serve_module(redis_url: str, prefix: str, **settings):
+    """The suite's module-wide server on Redis (``settings``: ServerConfig fields)."""
+    config = ServerConfig(
+        port=0, redis_url=redis_url, redis_prefix=prefix, bot_workers=2, **settings
+    )
     with ServerThread(config) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def server(redis_url, module_prefix):
+    yield from serve_module(redis_url, module_prefix)
 
 
 @pytest.fixture(scope="module")

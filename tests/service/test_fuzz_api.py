@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gamehost.v1 import gamehost_pb2 as pb
-from services.server import SERVICE_NAME, ServerConfig, ServerThread
+from services.server import SERVICE_NAME
+from tests.conftest import serve_module
 from tests.procs import wait_until
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
@@ -60,17 +61,9 @@ _WORDS = [
 def server(redis_url, module_prefix):
     """A server without per-client limits: the fuzzed requests must reach the service,
     not the limiter (on a fast machine they outrun 200 requests a second)."""
-    config = ServerConfig(
-        port=0,
-        redis_url=redis_url,
-        redis_prefix=module_prefix,
-        bot_workers=2,
-        rate_limit=0,
-        failed_auth_rate=0,
-        live_games_per_client=0,
+    yield from serve_module(
+        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
     )
-    with ServerThread(config) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
