@@ -13,7 +13,10 @@ SETTLE = re.compile(r"\[(seat \d|you)\] settle (\d+)")
 def test_catan_map_pieces_board_ids_and_folded_trades(play):
     game = play("catan", "--players", "3", "--seed", "7")
     screen = game.screen
-    assert "H18" in screen and "[65]" in screen and "harbors: 0: path" in screen
+    assert "H18" in screen and "harbors: 0: path" in screen
+    # Path 65's label, or the road a bot built there before our first turn.
+    road = re.search(r"\[seat (\d)\] road 65\b", screen)
+    assert (f"[r{road.group(1)}]" if road else "[65]") in screen
     assert not re.search(r"^\s*\d+\. ", screen, re.M), "a numbered menu"
     assert_no_raw_protobuf(screen)
     settled: dict[str, str] = {}  # intersection -> seat mark, from the events
