@@ -2,6 +2,7 @@
 
     python benchmarks/call_cpu.py [--redis URL] [--seconds S] [--threads N]
                                   [--without-layers] [--plain-pool]
+                                  [--stub-submit {empty,ping,raw-ping}]
 
 Starts the echo server and one serving process (as the load test does), drives each
 RPC from N closed-loop threads for S seconds, and prints each one's calls a second
@@ -11,7 +12,11 @@ CPU per call is what bounds one process's throughput, whatever the client.
 Experiments (they change the server started here, never gamehost itself):
 ``--without-layers`` serves without the metrics and access interceptors and the
 request checks; ``--plain-pool`` gives the store redis-py's non-blocking pool and
-hiredis's command packer.
+hiredis's command packer. ``--stub-submit`` replaces the SubmitAction handler's work
+(token check, game step, commit) to find the floor under it: ``empty`` answers at
+once; ``ping`` sends one Redis PING through the store's redis-py client first;
+``raw-ping`` sends it over one connection of a few lines of asyncio instead, with
+concurrent calls' pings pipelined on it (what redis-py's own per-command work costs).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable
 
@@ -59,6 +65,40 @@ def _from_url(cls, url, prefix="gamehost", request_ttl=86400.0):
     return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
 RedisStore.from_url = classmethod(_from_url)
 """
+STUB_SUBMIT = {
+    "empty": "",
+    "ping": "    await self.store._redis.ping()\n",
+    "raw-ping": "    await _raw_ping()\n",
+}
+STUB = """
+import asyncio, collections, services.host as host
+
+class _Pings(asyncio.Protocol):
+    # Replies come in the order the pings went out: one FIFO of waiters.
+    def __init__(self):
+        self.waiting, self.buffer = collections.deque(), b""
+    def data_received(self, data):
+        *replies, self.buffer = (self.buffer + data).split(b"\\r\\n")
+        for _ in replies:
+            self.waiting.popleft().set_result(None)
+
+_connection = []
+
+async def _raw_ping():
+    loop = asyncio.get_running_loop()
+    if not _connection:
+        _connection.append(await loop.create_connection(_Pings, {host!r}, {port}))
+    transport, pings = _connection[0]
+    waiter = loop.create_future()
+    pings.waiting.append(waiter)
+    transport.write(b"*1\\r\\n$4\\r\\nPING\\r\\n")
+    await waiter
+
+async def _stub(self, game_id, token, **_):
+{work}    return host.Submitted(version=1, action=0, notation="", duplicate=False)
+
+host.GameHost.submit_action = _stub
+"""
 
 
 def measure(
@@ -93,12 +133,20 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--without-layers", action="store_true")
     parser.add_argument("--plain-pool", action="store_true")
+    parser.add_argument("--stub-submit", choices=sorted(STUB_SUBMIT))
     args = parser.parse_args()
 
     prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
     patch = (WITHOUT_LAYERS if args.without_layers else "") + (
         PLAIN_POOL if args.plain_pool else ""
     )
+    if args.stub_submit:
+        where = urllib.parse.urlsplit(args.redis)
+        patch += STUB.format(
+            host=where.hostname or "127.0.0.1",
+            port=where.port or 6379,
+            work=STUB_SUBMIT[args.stub_submit],
+        )
     port, echo_port = free_port(), free_port()
     serve = [
         sys.executable, "-c",
