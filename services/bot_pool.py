@@ -157,10 +157,10 @@ class FairPool:
             else:
                 stats, started, searched = done.result()
                 if item.bot_turn:
-                    labels = (item.job.game_type, item.job.level)
-                    phases = metrics.BOT_TURN_PHASE_SECONDS
-                    phases.labels("queue", *labels).observe(max(0.0, started - item.queued_at))
-                    phases.labels("search", *labels).observe(searched)
+                    game, level = item.job.game_type, item.job.level
+                    waited = max(0.0, started - item.queued_at)
+                    metrics.observe_bot_turn_phase("queue", game, level, waited)
+                    metrics.observe_bot_turn_phase("search", game, level, searched)
                 item.future.set_result(stats)
         self._pump()
 

@@ -316,12 +316,13 @@ class BotRunner:
         decided = time.perf_counter()
         metrics.BOT_SECONDS.labels(turn.level).observe(decided - started)
         result = await bot_turns.commit_turn(self._store, turn, action, keep_bot_lease=self.LEASE)
-        labels = (turn.snapshot.meta["game_type"], turn.level)
-        metrics.BOT_TURN_PHASE_SECONDS.labels("commit", *labels).observe(
-            time.perf_counter() - decided
+        metrics.observe_bot_turn_phase(
+            "commit",
+            turn.snapshot.meta["game_type"],
+            turn.level,
+            time.perf_counter() - decided,
+            applied=result.outcome is CommitOutcome.APPLIED,
         )
-        if result.outcome is CommitOutcome.APPLIED:
-            metrics.BOT_DECISIONS.labels(*labels).inc()
         # Stale or duplicate just means the game moved on: look again.
         return True
 

@@ -58,6 +58,18 @@ BOT_TURN_PHASE_SECONDS = Histogram(
     ["phase", "game", "level"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
+
+
+def observe_bot_turn_phase(
+    phase: str, game: str, level: str, seconds: float, applied: bool = False
+) -> None:
+    """One phase of a bot turn, wherever it ran (a replica's pool or a Celery worker);
+    ``applied``: a commit that applied, which also counts as a bot decision."""
+    BOT_TURN_PHASE_SECONDS.labels(phase, game, level).observe(seconds)
+    if applied:
+        BOT_DECISIONS.labels(game, level).inc()
+
+
 REDIS_CALL_SECONDS = Histogram(
     "gamehost_redis_call_seconds",
     "Latency of one game-store call on Redis (blocking reads excluded)",

@@ -41,16 +41,13 @@ def _started_task(task_id: str, task: Any, args: tuple = (), **_: Any) -> None:
     labels = _job_labels(args)
     if sent_at is not None and labels is not None:
         waited = max(0.0, time.time() - float(sent_at))
-        metrics.BOT_TURN_PHASE_SECONDS.labels("queue", *labels).observe(waited)
+        metrics.observe_bot_turn_phase("queue", *labels, waited)
 
 
 def observe(phase: str, job: BotJob, seconds: float, outcome: str | None = None) -> None:
-    """One phase of a bot turn, timed by the task that ran it; a commit that applied
-    counts as a bot decision."""
-    labels = (job.game_type, job.level)
-    metrics.BOT_TURN_PHASE_SECONDS.labels(phase, *labels).observe(seconds)
-    if phase == "commit" and outcome == CommitOutcome.APPLIED.value:
-        metrics.BOT_DECISIONS.labels(*labels).inc()
+    """One phase of a bot turn, timed by the task that ran it (``outcome``: a commit's)."""
+    applied = phase == "commit" and outcome == CommitOutcome.APPLIED.value
+    metrics.observe_bot_turn_phase(phase, job.game_type, job.level, seconds, applied)
 
 
 @signals.worker_process_shutdown.connect
