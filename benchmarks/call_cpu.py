@@ -24,8 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
-import time
 import urllib.parse
 import uuid
 from collections.abc import Callable
@@ -42,6 +40,7 @@ from benchmarks.service_bench import (  # noqa: E402
     start_process,
     stop,
     store_secret,
+    throughput,
 )
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
@@ -102,26 +101,15 @@ host.GameHost.submit_action = _stub
 
 
 def measure(
-    name: str, pid: int, make: Callable[[int], Callable[[], object]], threads: int, seconds: float
+    name: str, pid: int, make: Callable[[], Callable[[], object]], threads: int, seconds: float
 ) -> None:
-    calls = [make(i) for i in range(threads)]
-    counts = [0] * threads
-    deadline = time.monotonic() + seconds
-
-    def run(i: int) -> None:
-        while time.monotonic() < deadline:
-            calls[i]()
-            counts[i] += 1
-
-    before, started = process_cpu_seconds(pid), time.monotonic()
-    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    n, wall = sum(counts), time.monotonic() - started
+    """``threads`` closed-loop callers (``make`` builds one each, before the CPU reading:
+    their set-up is not counted) for ``seconds``; calls a second and server CPU per call."""
+    callers = iter([make() for _ in range(threads)])
+    before = process_cpu_seconds(pid)
+    rate = throughput(callers.__next__, threads, seconds)
     used = process_cpu_seconds(pid) - before
-    print(f"{name:14} {n / wall:8,.0f}/s   server CPU per call {used / n * 1e6:6.0f} us")
+    print(f"{name:14} {rate:8,.0f}/s   server CPU per call {used / (rate * seconds) * 1e6:6.0f} us")
 
 
 def main() -> None:
@@ -167,13 +155,13 @@ def main() -> None:
         seeds = iter(range(1000, 10**9, 1000))
         t, s = args.threads, args.seconds
         print(f"{t} closed-loop threads per RPC, {s:g} s each")
-        measure("echo", echo.pid, lambda i: lambda: echo_call(b"x" * 600), t, s)
+        measure("echo", echo.pid, lambda: lambda: echo_call(b"x" * 600), t, s)
         measure("ListGameTypes", server.pid,
-                lambda i: lambda: stub.ListGameTypes(pb.ListGameTypesRequest()), t, s)  # fmt: skip
+                lambda: lambda: stub.ListGameTypes(pb.ListGameTypesRequest()), t, s)  # fmt: skip
         measure("GetState", server.pid,
-                lambda i: lambda: stub.GetState(pb.GetStateRequest(game_id=game_id)), t, s)  # fmt: skip
+                lambda: lambda: stub.GetState(pb.GetStateRequest(game_id=game_id)), t, s)  # fmt: skip
         measure("SubmitAction", server.pid,
-                lambda i: ScriptedGames(f"127.0.0.1:{port}", next(seeds), 15, secret).step, t, s)  # fmt: skip
+                lambda: ScriptedGames(f"127.0.0.1:{port}", next(seeds), 15, secret).step, t, s)  # fmt: skip
     finally:
         stop(procs)
         client = redis.Redis.from_url(args.redis)

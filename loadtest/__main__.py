@@ -213,7 +213,7 @@ def figures(curves: dict, mixed: dict, bots: dict, bound: float) -> dict:
 
 
 def _f(x: float, fmt: str = ",.0f") -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+    return report.shown(x, fmt)
 
 
 def headline(f: dict) -> list[str]:

@@ -121,7 +121,7 @@ def ramp(
             gevent.sleep(seconds)  # the measuring window itself
             step = summary(users, seconds, name, collector.take().get(name))
             step.harness_cpu = (time.process_time() - cpu) / seconds
-            if meter is not None and servers is not None:
+            if servers is not None:
                 after = meter.read()
                 step.server_cpu = (after[0] - servers[0]) / seconds
                 step.redis_cpu = (after[1] - servers[1]) / seconds

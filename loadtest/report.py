@@ -27,12 +27,9 @@ def knee(steps: list[Step], bound_ms: float) -> Step | None:
     return max(within, key=lambda s: s.per_second, default=None)
 
 
-def _pct(x: float) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0%}"
-
-
-def _ms(x: float) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1f}"
+def shown(x: float | None, spec: str) -> str:
+    """``x`` formatted with ``spec``; a dash for a figure not measured (None or NaN)."""
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
 def step_table(steps: list[Step], bound_ms: float) -> str:
@@ -41,8 +38,9 @@ def step_table(steps: list[Step], bound_ms: float) -> str:
     for s in steps:
         mark = " **(knee)**" if s is best else ""
         rows.append(
-            f"| {s.users}{mark} | {s.per_second:,.0f} | {_ms(s.p50_ms)} | {_ms(s.p99_ms)} "
-            f"| {s.failures} | {_pct(s.harness_cpu)} | {_pct(s.server_cpu)} | {_pct(s.redis_cpu)} |"
+            f"| {s.users}{mark} | {s.per_second:,.0f} | {shown(s.p50_ms, '.1f')} "
+            f"| {shown(s.p99_ms, '.1f')} | {s.failures} | {shown(s.harness_cpu, '.0%')} "
+            f"| {shown(s.server_cpu, '.0%')} | {shown(s.redis_cpu, '.0%')} |"
         )
     return "\n".join(rows)
 
