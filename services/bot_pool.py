@@ -78,6 +78,7 @@ class FairPool:
         self._running: dict[str, int] = {}  # game id -> its trees running now
         self._pool = self._new_pool()
         self.restarts = 0
+        self._closed = False
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # forkserver: safe to start from a process that already runs threads (gRPC).
@@ -119,7 +120,7 @@ class FairPool:
                     del self._queues[game_id]
 
     def _pump(self) -> None:
-        while self._busy < self.slots and self._queues:
+        while not self._closed and self._busy < self.slots and self._queues:
             game_id, queue = self._queues.popitem(last=False)
             item = queue.popleft()
             if queue:
@@ -166,7 +167,7 @@ class FairPool:
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
         """Replace a broken pool once (every tree it ran fails with it)."""
-        if broken is not self._pool:
+        if broken is not self._pool or self._closed:
             return
         self.restarts += 1
         metrics.BOT_POOL_RESTARTS.inc()
@@ -179,4 +180,22 @@ class FairPool:
         self._pool = self._new_pool()
 
     def close(self) -> None:
+        """Stop at once: queued trees are dropped and the children are killed, searching
+        or not (a stopped turn stays scheduled in the store and is searched again by
+        whichever replica runs next). Left running, a search would hold up the
+        interpreter's exit, which joins the pool, for as long as it takes: minutes for
+        a big custom level."""
+        self._closed = True
+        for queue in self._queues.values():
+            for item in queue:
+                item.future.cancel()
+        self._queues.clear()
+        if self._busy:
+            log.info("shutdown: stopping %d bot search tree(s) in progress", self._busy)
+        # A private attribute, but the only handle on the children before Python 3.14's
+        # ProcessPoolExecutor.kill_workers.
+        children = list((self._pool._processes or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for child in children:
+            if child.is_alive():
+                child.kill()

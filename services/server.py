@@ -9,6 +9,7 @@ import logging
 import signal
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +90,12 @@ class ServerConfig:
     hint_burst: float = HintLimits.burst
 
 
+# After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
+# STOP_SECONDS more at most (each part that overruns is logged and left behind).
+DRAIN_SECONDS = 1.0
+STOP_SECONDS = 5.0
+
+
 @dataclass
 class RunningServer:
     server: grpc.aio.Server
@@ -115,37 +122,40 @@ class RunningServer:
             return None
         return f"{'https' if self.http.tls else 'http'}://127.0.0.1:{self.http_port}"
 
-    async def stop(self, grace: float = 1.0) -> None:
-        # Each step is bounded: a shutdown that waits forever on one stuck part (seen
-        # rarely in the test suite, cause not yet found) must still finish and say which.
+    async def stop(self, grace: float = DRAIN_SECONDS) -> None:
+        """Drain, then stop (docs/operations.md, "Stopping"): new calls are refused at
+        once, calls in flight get ``grace`` seconds (watch streams then end: clients
+        resume with after_event_id), bot searches are stopped (their turns stay
+        scheduled in the store), and the remaining steps share STOP_SECONDS. A step
+        still running past its share is logged by name and left behind."""
+        started = time.monotonic()
+        deadline = started + grace + STOP_SECONDS
         if self.monitor is not None:
-            await _bounded("the store monitor", self.monitor.stop())
-        await _bounded("health", self.health.enter_graceful_shutdown())
+            await _bounded("the store monitor", self.monitor.stop(), deadline)
+        await _bounded("health", self.health.enter_graceful_shutdown(), deadline)
         if self.http is not None:
-            await _bounded("the HTTP gateway", self.http.stop())
-        await _bounded("the gRPC server", self.server.stop(grace), grace + STOP_STEP_SECONDS)
-        await _bounded("the store prober", stop_prober(self.store_probe))
-        await _bounded("the watch hub", self.host.hub.close())
+            await _bounded("the HTTP gateway", self.http.stop(), deadline)
+        await _bounded("the gRPC server", self.server.stop(grace), deadline)
+        await _bounded("the store prober", stop_prober(self.store_probe), deadline)
+        await _bounded("the watch hub", self.host.hub.close(), deadline)
         for task in self.background:
             task.cancel()
         if self.tournaments is not None:
-            await _bounded("the tournament runner", self.tournaments.close())
-        await _bounded("the bot runner", self.runner.close())
-        await _bounded("the store", self.store.close())
+            await _bounded("the tournament runner", self.tournaments.close(), deadline)
+        await _bounded("the bot runner", self.runner.close(), deadline)
+        await _bounded("the store", self.store.close(), deadline)
+        log.info("shutdown: drained and stopped in %.2f s", time.monotonic() - started)
 
 
-STOP_STEP_SECONDS = 10.0
-
-
-async def _bounded(part: str, step, seconds: float = STOP_STEP_SECONDS) -> None:
-    """Run one shutdown step for at most ``seconds``; past that, log which part hung
-    and go on (asyncio.wait, unlike wait_for, never waits on a task that ignores
-    its cancellation)."""
+async def _bounded(part: str, step, deadline: float) -> None:
+    """Run one shutdown step until ``deadline`` (time.monotonic) at most; past that, log
+    which part hung and go on (asyncio.wait, unlike wait_for, never waits on a task
+    that ignores its cancellation)."""
     task = asyncio.ensure_future(step)
-    done, _ = await asyncio.wait({task}, timeout=seconds)
+    done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
     if not done:
         task.cancel()
-        log.warning("shutdown: %s did not stop within %.0f s; going on without it", part, seconds)
+        log.warning("shutdown: %s did not stop in time; going on without it", part)
         return
     task.result()
 

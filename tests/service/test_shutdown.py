@@ -1,0 +1,71 @@
+"""``gamehost serve`` stops on SIGTERM: it drains, says so, exits 0 and leaves no
+process behind, idle or in the middle of bot searches. How long it takes is a
+figure of benchmarks/shutdown.py, not an assertion here (docs/operations.md,
+"Stopping")."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
+from tests.procs import Replica, alive_pids, descendants, free_port, wait_until
+
+pytestmark = pytest.mark.procs
+
+# A search far longer than any wait here: it must be stopped, not waited for.
+LONG_SEARCH = "bot:mcts:trees=2,iterations=20000,depth=200"
+HANG_GUARD = 90  # seconds: only a hung process meets it
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started: list[Replica] = []
+
+    def start() -> Replica:
+        replica = Replica(
+            tmp_path / "serve.log", ["--http-port", str(free_port()), "--bot-workers", "2"]
+        )
+        started.append(replica.start())
+        return replica.wait_serving()
+
+    yield start
+    for replica in started:
+        replica.kill_group()
+
+
+def _sigterm(replica: Replica) -> int:
+    """SIGTERM, then the exit code (a hang fails at HANG_GUARD)."""
+    assert replica.process is not None
+    replica.process.send_signal(signal.SIGTERM)
+    return replica.process.wait(timeout=HANG_GUARD)
+
+
+def test_an_idle_server_drains_and_exits_on_sigterm(serve):
+    replica = serve()
+    assert _sigterm(replica) == 0, replica.output()
+    assert "shutdown: drained and stopped" in replica.output()
+    assert "did not stop in time" not in replica.output()
+
+
+def test_a_busy_server_stops_its_bot_searches_and_exits_on_sigterm(serve):
+    replica = serve()
+    with Client(replica.target) as client:
+        game = client.create_game("cite", [LONG_SEARCH] * 4, seed=5)
+
+        def thinking() -> bool:
+            return client.state(game.game_id).bot_status == pb.BOT_THINKING
+
+        wait_until(thinking, 60, "the first bot to search")
+        watch = client.watch(game.game_id)  # an open stream must not hold the stop up
+        next(watch)  # GAME_CREATED: the stream is open
+        children = descendants(replica.pid)
+        assert children, "the search runs in pool processes"
+        assert _sigterm(replica) == 0, replica.output()
+    output = replica.output()
+    assert "bot search tree(s) in progress" in output, output
+    assert "shutdown: drained and stopped" in output, output
+    assert "did not stop in time" not in output, output
+    wait_until(lambda: not alive_pids(children), 30, "the search processes to end")
