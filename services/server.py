@@ -280,6 +280,12 @@ def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:
 
 async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> None:
     """Run until SIGINT/SIGTERM."""
+    # Handlers first: a SIGTERM sent as soon as the address is printed must drain too.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, executor)
     where = config.redis_url or "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
@@ -288,11 +294,6 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
         host = f"[{host}]" if ":" in host else host
         print(f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await running.stop()
 

@@ -5,7 +5,10 @@ figure of benchmarks/shutdown.py, not an assertion here (docs/operations.md,
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -48,6 +51,30 @@ def test_an_idle_server_drains_and_exits_on_sigterm(serve):
     assert _sigterm(replica) == 0, replica.output()
     assert "shutdown: drained and stopped" in replica.output()
     assert "did not stop in time" not in replica.output()
+
+
+def test_a_sigterm_as_soon_as_the_address_is_printed_drains_too():
+    # What a supervisor (or benchmarks/shutdown.py) does: SIGTERM the moment the address
+    # shows. The signal handlers must already be in place (they once came after it).
+    command = [sys.executable, "-m", "gamehost.cli", "serve", "--port", "0"]
+    command += ["--http-port", "0"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    ) as process:
+        try:
+            assert process.stdout is not None
+            lines = []
+            while not lines or "HTTP API on" not in lines[-1]:
+                line = process.stdout.readline()
+                assert line, "".join(lines)
+                lines.append(line)
+            process.send_signal(signal.SIGTERM)
+            rest = process.stdout.read()
+            assert process.wait(timeout=HANG_GUARD) == 0, "".join(lines) + rest
+            assert "shutdown: drained and stopped" in rest
+        finally:
+            process.kill()
 
 
 def test_a_busy_server_stops_its_bot_searches_and_exits_on_sigterm(serve):
