@@ -1,13 +1,21 @@
 # The two commands a newcomer needs (see README.md).
-.PHONY: run test install loadtest
+.PHONY: run test test-fast install loadtest
 
-install:
-	@test -x .venv/bin/python || python3 -m venv .venv
-	@.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
+PYTHON ?= python3
+# Installed once: pip runs again only when a pyproject.toml is newer than this stamp
+# (or .venv is gone). `rm .venv/.installed` forces a reinstall.
+STAMP := .venv/.installed
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml
+	@test -x .venv/bin/python || $(PYTHON) -m venv .venv
+	.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
+	@touch $@
+
+install: $(STAMP)
 
 # The service on embedded defaults: in-memory store, local bot process pool; gRPC on
 # 50051, the web client and HTTP/JSON API (docs/http-api.md) on 8080.
-run: install
+run: $(STAMP)
 	@echo "gamehost: web client and HTTP API at http://127.0.0.1:8080/ (gRPC on 127.0.0.1:50051)"
 	.venv/bin/gamehost serve --port 50051 --http-port 8080
 
@@ -15,8 +23,13 @@ run: install
 test:
 	scripts/test.sh
 
+# The edit loop: the same, without the tests that start processes of their own or run
+# long (pytest markers procs and slow; docs/operations.md, "Tests"). CI runs `make test`.
+test-fast:
+	scripts/test.sh -m "not procs and not slow"
+
 # The load test (docs/loadtest/README.md): starts Redis or a prefix on the local one, two
 # serving processes, a Celery worker and an echo server; steps users up; writes the
 # report to docs/loadtest/. A few minutes on two cores. LOADTEST_ARGS: more flags.
-loadtest: install
+loadtest: $(STAMP)
 	.venv/bin/python -m loadtest $(LOADTEST_ARGS)

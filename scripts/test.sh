@@ -5,11 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-python=${PYTHON:-python3}
-if [[ ! -x .venv/bin/python ]]; then
-  "$python" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
+# The Makefile's install: pip runs only when .venv is missing or a pyproject.toml changed.
+make --no-print-directory install
 
 # Programs the tests start themselves, installed from Debian's packages when missing:
 # redis-server (fault tests run a Redis of their own), openssl (the TLS test makes a
