@@ -94,6 +94,7 @@ class ServerConfig:
 # STOP_SECONDS more at most (each part that overruns is logged and left behind).
 DRAIN_SECONDS = 1.0
 STOP_SECONDS = 5.0
+STEP_FLOOR_SECONDS = 0.1  # each step's least time, even past the deadline (8 steps)
 
 
 @dataclass
@@ -136,23 +137,26 @@ class RunningServer:
         if self.http is not None:
             await _bounded("the HTTP gateway", self.http.stop(), deadline)
         await _bounded("the gRPC server", self.server.stop(grace), deadline)
+        # Bots next: a search left running would hold up the process's exit.
+        if self.tournaments is not None:
+            await _bounded("the tournament runner", self.tournaments.close(), deadline)
+        await _bounded("the bot runner", self.runner.close(), deadline)
         await _bounded("the store prober", stop_prober(self.store_probe), deadline)
         await _bounded("the watch hub", self.host.hub.close(), deadline)
         for task in self.background:
             task.cancel()
-        if self.tournaments is not None:
-            await _bounded("the tournament runner", self.tournaments.close(), deadline)
-        await _bounded("the bot runner", self.runner.close(), deadline)
         await _bounded("the store", self.store.close(), deadline)
         log.info("shutdown: drained and stopped in %.2f s", time.monotonic() - started)
 
 
 async def _bounded(part: str, step, deadline: float) -> None:
-    """Run one shutdown step until ``deadline`` (time.monotonic) at most; past that, log
-    which part hung and go on (asyncio.wait, unlike wait_for, never waits on a task
-    that ignores its cancellation)."""
+    """Run one shutdown step until ``deadline`` (time.monotonic), or STEP_FLOOR_SECONDS
+    once it has passed (a quick step still gets its turn on a busy loop); then log which
+    part hung and go on (asyncio.wait, unlike wait_for, never waits on a task that
+    ignores its cancellation)."""
     task = asyncio.ensure_future(step)
-    done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
+    timeout = max(STEP_FLOOR_SECONDS, deadline - time.monotonic())
+    done, _ = await asyncio.wait({task}, timeout=timeout)
     if not done:
         task.cancel()
         log.warning("shutdown: %s did not stop in time; going on without it", part)
