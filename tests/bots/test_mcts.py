@@ -108,7 +108,8 @@ def test_iteration_budget_is_exact_and_every_iteration_visits_one_root_child():
 def test_time_budget_stops_the_search():
     result = search(ToyState(WIN_NOW, 3), iterations=None, seconds=0.05)
     assert result.iterations > 0
-    assert result.seconds < 5.0  # generous: only that it stops by itself
+    # It returned with no iteration budget: the clock stopped it, once its time was up.
+    assert result.seconds >= 0.05
 
 
 def test_a_search_needs_a_budget_and_a_decision_root():

@@ -36,7 +36,7 @@ async def test_a_failing_bot_turn_backs_off_then_plays(caplog):
         loop = asyncio.get_running_loop()
         started = loop.time()
         while (await store.load(game_id)).version == created.snapshot.version:
-            assert loop.time() - started < 10, "the bot never moved"
+            assert loop.time() - started < 60, "the bot never moved"  # a hang guard
             await asyncio.sleep(0.05)
         # Three failures: backoffs of 0.5 + 1 + 2 s before the fourth try succeeds.
         assert loop.time() - started >= 3.0

