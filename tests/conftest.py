@@ -97,3 +97,25 @@ def server(redis_url, module_prefix):
 def client(server):
     with Client(server.target) as c:
         yield c
+
+
+# ------------------------------------------------------------------ markers
+# `make test-fast` runs -m "not procs and not slow" (pyproject.toml registers both).
+# A test is marked ``procs`` here when it starts processes of its own: through one of
+# these fixtures (a Celery worker, the deploy stack, a browser, a Redis or replicas to
+# kill, ``gamehost play`` in a terminal), or in a module that uses tests/procs.py's
+# process classes. Anything else long marks itself ``slow``.
+PROCS_FIXTURES = frozenset({"celery_worker", "stack", "browser", "own_redis", "replicas", "play"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    from tests import procs
+
+    starters = (procs.Replica, procs.RedisServer, procs.ServiceProcess, procs.Worker)
+    for item in items:
+        module = getattr(item, "module", None)
+        in_module = module is not None and any(
+            getattr(module, starter.__name__, None) is starter for starter in starters
+        )
+        if in_module or PROCS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.procs)

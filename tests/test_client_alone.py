@@ -14,6 +14,8 @@ import pytest
 
 from tests.procs import Replica
 
+pytestmark = [pytest.mark.procs, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Run in the fresh venv: a person's seat in Cité against two bots, always the first

@@ -90,6 +90,7 @@ def test_twins_differ_only_in_what_the_seat_cannot_see(game):
     assert a.current_player() == seat
 
 
+@pytest.mark.slow  # whole games of searching bots, twice each
 @pytest.mark.parametrize("game", sorted(TWINS))
 def test_the_bot_receives_the_same_input_and_plays_the_same(game):
     a, b, seat = TWINS[game]()

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.procs
+
 SELFPLAY = [
     sys.executable,
     "-m",

@@ -118,6 +118,7 @@ def test_finished_games_expire_and_live_ones_stay(backend, request):
         assert client.state(waiting).game_id == waiting
 
 
+@pytest.mark.slow  # the watcher learns of the expiry at its 20 s existence check
 def test_abandoned_games_expire():
     config = ServerConfig(port=0, bot_workers=1, idle_expiry=0.5)
     with ServerThread(config) as server, Client(server.target) as client:

@@ -90,7 +90,10 @@ def check_invariants(s: CatanState, roads: bool = True) -> None:
             assert s.lr_holder == lengths.index(top)
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
+# `make test-fast` plays the first chunk; the full suite all of them.
+@pytest.mark.parametrize(
+    "chunk", [0, *(pytest.param(c, marks=pytest.mark.slow) for c in range(1, CHUNKS))]
+)
 def test_random_games_keep_every_invariant_and_replay(chunk):
     winners = defaultdict(int)
     for k in range(GAMES_PER_CHUNK):

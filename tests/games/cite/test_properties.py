@@ -76,7 +76,10 @@ def play_game(players: int, seed: int, round_limit: int):
     return initial, log, state
 
 
-@pytest.mark.parametrize("players", range(2, 7))
+# 4-6 players: minutes together on two cores, left to the full suite (`make test`).
+@pytest.mark.parametrize(
+    "players", [2, 3, *(pytest.param(n, marks=pytest.mark.slow) for n in range(4, 7))]
+)
 def test_random_games_keep_the_invariants(players: int) -> None:
     ended_by_limit = 0
     for game in range(GAMES_PER_PLAYER_COUNT):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from games.base import TERMINAL
 from games.endeavor import data as D
 from games.endeavor import rules as R
@@ -137,6 +139,7 @@ def play(players: int, seed: int, eager: bool, *, every_step: bool, stats: Count
     return initial, log, st
 
 
+@pytest.mark.slow
 def test_thousands_of_random_games_conserve_everything_and_score_right() -> None:
     stats: Counter = Counter()
     games = 0
