@@ -80,6 +80,7 @@ def _mid_game(game: str, seed: int):
     raise AssertionError(f"no {game} mid-game decision found")
 
 
+@pytest.mark.slow  # mcts-strong at its real budget
 @pytest.mark.parametrize("game", GAMES)
 def test_each_level_decides_a_legal_action_at_its_real_budget(game):
     state = _mid_game(game, 3)

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.procs  # the CLI in a process, waiting out its 3 s deadline
+
 
 @pytest.mark.parametrize(
     "command", [["play", "cite", "--players", "3"], ["games"]], ids=["play", "games"]

@@ -74,6 +74,7 @@ def test_serve_with_unreachable_redis_fails_at_start_with_one_line():
     assert "serving" not in done.stdout
 
 
+@pytest.mark.procs  # the CLI in a process of its own, waiting out its connect deadline
 @pytest.mark.parametrize(
     "args",
     [
