@@ -57,7 +57,7 @@ from services.stores import (
     Snapshot,
     StoredEvent,
 )
-from services.views import view_of
+from services.views import revealed_actions, view_of
 from services.watch_hub import Subscription, WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -569,7 +569,8 @@ class GameHost:
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
-        entries: list[dict[str, Any]] = []
+        game_type = snapshot.meta["game_type"]
+        logged: list[dict[str, Any]] = []  # the action events as stored
         actions: list[int] = []  # the full actions, for the replay: never sent as such
         initial = b""
         initial_to_move = TERMINAL
@@ -581,17 +582,24 @@ class GameHost:
                 initial = ev.initial_state_bytes(data)
                 initial_to_move = data["to_move"]
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
-                entries.append(ev.visible(data, viewer, reveal_all=reveal))
+                logged.append(data)
                 actions.append(data["action"])
             elif data["kind"] == EventKind.SEAT_CHANGED and data["version"] <= snapshot.version:
                 seat_changes.append({**data, "event_id": event.event_id})
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
+        # Some hidden actions are public later (Catan: a 7's discards, once all are in).
+        opened: set[int] = set()
+        if not reveal:
+            opened = revealed_actions(game_type, logged, lambda: play.load_state(snapshot))
+        entries = [
+            ev.visible(data, viewer, reveal_all=reveal or i in opened)
+            for i, data in enumerate(logged)
+        ]
         initial_view = None
         if include_views:
             # A long game's replay takes a while: off the event loop, which serves
             # every other call of this replica meanwhile.
-            game_type = snapshot.meta["game_type"]
             views = await asyncio.to_thread(_replayed_views, game_type, initial, actions, viewer)
             initial_view = views[0]
             for entry, view in zip(entries, views[1:], strict=True):
