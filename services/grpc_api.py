@@ -14,8 +14,7 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import clock, metrics, seating
-from services.access import api_key_of, client_id
+from services import clock, limits, metrics, seating
 from services.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -427,9 +426,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             request.seed if request.HasField("seed") else None,
             private=request.private,
             spectators=request.spectators if request.HasField("spectators") else True,
-            owner=client_id(
-                api_key_of(dict(context.invocation_metadata() or ())), context.peer() or ""
-            ),
+            owner=limits.caller_of(context),
             bots_by_anyone=request.bots_by_anyone,
             rejoin_handed_seats=request.rejoin_handed_seats,
             timer=timer_from(request.timer) if request.HasField("timer") else None,

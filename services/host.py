@@ -32,7 +32,7 @@ from games import (
     get_game,
 )
 from games.base import quote_input
-from services import access, clock, metrics, play, seating
+from services import access, clock, metrics, play, seat_control, seating
 from services import events as ev
 from services.access import hash_token
 from services.bot_runner import BotRunner
@@ -57,7 +57,7 @@ from services.stores import (
     Snapshot,
     StoredEvent,
 )
-from services.views import view_of
+from services.views import revealed_actions, view_of
 from services.watch_hub import Subscription, WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -485,10 +485,19 @@ class GameHost:
 
         An event that leaves the caller to move and is the newest one also carries the
         caller's legal actions (``"legal"``: (id, notation) pairs), so a client can play
-        from this stream alone."""
+        from this stream alone.
+
+        A seat token's hold on its seat is checked again at every event: once a seat
+        change later than the stream's opening revokes it (handed over for good, out of
+        time for good, rejoined with a new token), that seat change is the last event
+        and the stream ends with PermissionDenied: never another seat's view, nor a
+        spectator's instead."""
         after = check_after_event_id(after)
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
+        # The token held ``viewer`` as of this event: seat changes up to it came before
+        # the token's hold (a rejoined seat's log shows its hand-over); later ones end it.
+        held_at = snapshot.last_event_id
         finished = snapshot.status == GameStatus.FINISHED
         if after > snapshot.last_event_id:
             if finished:
@@ -507,6 +516,18 @@ class GameHost:
                 )
             async for event in events:
                 seen = ev.visible(event.data, viewer, reveal_all=reveal)
+                if (
+                    viewer is not None
+                    and event.event_id > held_at
+                    and seat_control.revokes_token(event.data, viewer)
+                ):
+                    yield event, seen  # public: the seat change says why the stream ends
+                    raise PermissionDenied(
+                        f"your token no longer holds seat {viewer} of game {game_id} "
+                        f"({event.data['reason'].replace('_', ' ')} at event {event.event_id}): "
+                        "this stream ends; watch with the seat's new token, or without a "
+                        "token as a spectator where the game admits them"
+                    )
                 if isinstance(events, Subscription) and self._leaves_to(seen, viewer, events):
                     legal = await self._legal_after(game_id, event.event_id, viewer)
                     if legal is not None:
@@ -548,7 +569,8 @@ class GameHost:
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
-        entries: list[dict[str, Any]] = []
+        game_type = snapshot.meta["game_type"]
+        logged: list[dict[str, Any]] = []  # the action events as stored
         actions: list[int] = []  # the full actions, for the replay: never sent as such
         initial = b""
         initial_to_move = TERMINAL
@@ -560,17 +582,24 @@ class GameHost:
                 initial = ev.initial_state_bytes(data)
                 initial_to_move = data["to_move"]
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
-                entries.append(ev.visible(data, viewer, reveal_all=reveal))
+                logged.append(data)
                 actions.append(data["action"])
             elif data["kind"] == EventKind.SEAT_CHANGED and data["version"] <= snapshot.version:
                 seat_changes.append({**data, "event_id": event.event_id})
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
+        # Some hidden actions are public later (Catan: a 7's discards, once all are in).
+        opened: set[int] = set()
+        if not reveal:
+            opened = revealed_actions(game_type, logged, lambda: play.load_state(snapshot))
+        entries = [
+            ev.visible(data, viewer, reveal_all=reveal or i in opened)
+            for i, data in enumerate(logged)
+        ]
         initial_view = None
         if include_views:
             # A long game's replay takes a while: off the event loop, which serves
             # every other call of this replica meanwhile.
-            game_type = snapshot.meta["game_type"]
             views = await asyncio.to_thread(_replayed_views, game_type, initial, actions, viewer)
             initial_view = views[0]
             for entry, view in zip(entries, views[1:], strict=True):

@@ -3,11 +3,17 @@
 Rate limits are token buckets kept in each replica's memory, so with N replicas a
 client may get up to N times the rate; the live-games cap is counted in the store
 and holds across replicas (see ``GameHost.create_game``).
+
+A client is its API key only when the key is one this server checks (``--api-keys``);
+otherwise the ``x-api-key`` header is ignored and the client is its address, so a
+made-up key per call opens no bucket of its own. With keys configured, an unknown key
+is refused UNAUTHENTICATED before any bucket is touched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -20,6 +26,15 @@ from services.access import api_key_of, client_id
 _SERVICE_PREFIX = "/gamehost.v1.GameHost/"
 _NEEDS_KEY = {_SERVICE_PREFIX + "CreateGame", _SERVICE_PREFIX + "CreateTournament"}
 _MAX_CLIENTS = 100_000  # buckets kept (least recently used dropped)
+# The running unary call's client id, as the interceptor admitted it (CreateGame's
+# live-games cap counts against it): one home for who a caller is.
+_CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
+
+
+def caller_of(context: grpc.aio.ServicerContext) -> str:
+    """Who the running call's client is for quotas: as the AccessInterceptor admitted
+    it, else (a servicer run without it) its address; never an unchecked API key."""
+    return _CALLER.get() or client_id("", context.peer() or "")
 
 
 @dataclass
@@ -92,13 +107,13 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or not details.method.startswith(_SERVICE_PREFIX):
             return handler  # health, reflection: never limited
         api_key = api_key_of(dict(details.invocation_metadata or ()))
+        if not self.api_keys:
+            api_key = ""  # a key this server does not check is no identity: the peer is
         refusal = self._refusal(details.method, api_key)
         if refusal is not None:
             key, make = (details.method, refusal[1]), lambda: _refusing(handler, *refusal)
-        elif not api_key or api_key in self.api_keys:
+        else:  # no key, or a known one
             key, make = (details.method, api_key), lambda: _counted(handler, self, api_key)
-        else:  # a key this server does not check (no keys configured): not kept
-            return _counted(handler, self, api_key)
         cached = self._wrapped.get(key)
         if cached is None or cached[0] is not handler:
             cached = self._wrapped[key] = (handler, make())
@@ -151,9 +166,11 @@ def _refusing(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: st
 def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key: str):
     async def unary(request, context):
         client = await limits.admit(context, api_key)
+        caller = _CALLER.set(client)
         try:
             return await handler.unary_unary(request, context)
         finally:
+            _CALLER.reset(caller)
             limits.settle(context, client)
 
     async def stream(request, context):

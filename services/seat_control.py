@@ -14,9 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from services import events as ev
-from services.kinds import SeatChangeReason, SeatControl, SeatKind
+from services.kinds import EventKind, SeatChangeReason, SeatControl, SeatKind
 
 BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
+# The seat changes after which the seat's token still holds it; every other change
+# (handed over for good, timed out for good, rejoined with a new token, a bot added)
+# leaves no earlier token valid. Listed this way round so a new reason revokes.
+_TOKEN_KEPT = frozenset({SeatChangeReason.AWAY, SeatChangeReason.TAKEN_BACK})
 
 
 def bot_seat(level: str, name: str, control: SeatControl) -> dict[str, Any]:
@@ -29,6 +33,16 @@ def human_seat(name: str) -> dict[str, Any]:
 
 def control_of(seat: dict[str, Any]) -> SeatControl:
     return SeatControl(seat.get("control", ""))
+
+
+def revokes_token(event: dict[str, Any], seat: int) -> bool:
+    """Whether ``event`` (a stored event's data) ends every earlier token's hold on
+    ``seat``: the one test a live feed makes per event (no store read)."""
+    return (
+        event["kind"] == EventKind.SEAT_CHANGED
+        and event["seat"] == seat
+        and event["reason"] not in _TOKEN_KEPT
+    )
 
 
 def with_seat(meta: dict[str, Any], index: int, seat: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ May import ``games`` and ``gamehost.v1``; nothing in ``games`` imports this.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -16,6 +17,15 @@ def build_view(game_type: str, observation: dict[str, Any]) -> Message:
     """The game's view message (``CiteView``, ``CatanView``, ...) for one observation."""
     module = importlib.import_module(f"services.views.{game_type}")
     return module.build_view(observation)
+
+
+def revealed_actions(game_type: str, actions: list[dict[str, Any]], state: Callable[[], Any]) -> set[int]:
+    """Indices of ``actions`` (the game's action events as stored, in log order) whose
+    hidden text the game has made public since (``state``: the game now, read only if
+    needed); none for a game without such a rule. Catan: a 7's discards."""
+    module = importlib.import_module(f"services.views.{game_type}")
+    rule = getattr(module, "revealed_actions", None)
+    return rule(actions, state) if rule is not None else set()
 
 
 def view_of(game_type: str, state: Any, seat: int | None) -> Message:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gamehost.v1 import catan_pb2
@@ -15,6 +16,29 @@ _HEX_PATHS = tuple(
     tuple(B.EDGE_ID[tuple(sorted((nodes[k], nodes[(k + 1) % 6])))] for k in range(len(nodes)))
     for nodes in B.HEX_NODES
 )
+
+
+# A 7's discards: one action per card, each hidden from the other seats only until
+# every seat that must discard has (rules §19a.9): the cards then go back to the bank
+# in front of everyone.
+_DISCARDS = range(R.DISCARD_BASE, R.DISCARD_BASE + len(R.RESOURCE_NAMES))
+
+
+def revealed_actions(actions: list[dict[str, Any]], state: Callable[[], Any]) -> set[int]:
+    """Which of ``actions`` (a game's action events as stored, in log order) are
+    discards made public since: every run of 7-discards followed by another action,
+    and the last run too once the game (``state()``, now) has left the discard phase."""
+    opened: set[int] = set()
+    run: list[int] = []
+    for index, action in enumerate(actions):
+        if action["audience"] is not None and action["action"] in _DISCARDS:
+            run.append(index)
+        elif run:  # the robber moves only after the last discard
+            opened.update(run)
+            run = []
+    if run and state().observation(None)["phase"] != R.PHASE_NAMES[R.DISCARD]:
+        opened.update(run)
+    return opened
 
 
 def _res(counts: list[int]) -> catan_pb2.CatanResources:
