@@ -28,6 +28,7 @@ import logging
 import time
 from typing import Any
 
+from games import State
 from services import clock, play
 from services import events as ev
 from services.access import hash_token
@@ -222,7 +223,10 @@ class TournamentRunner:
                 if await self._record(snapshot, defn, lost):
                     results[index] = lost
             elif game.status == GameStatus.FINISHED:
-                result = await self._result(defn, table, game)
+                state = play.load_state(game)
+                if not state.is_terminal():
+                    continue  # abandoned by a cancel this sweep started before: no result
+                result = await self._result(defn, table, game, state)
                 if await self._record(snapshot, defn, result):
                     results[index] = result
         if len(results) > len(snapshot.results):
@@ -240,8 +244,10 @@ class TournamentRunner:
         if len(results) >= total_tables(defn):
             await self._finish(name, defn)
 
-    async def _result(self, defn: Definition, table: Table, game: Snapshot) -> TableResult:
-        returns = tuple(play.load_state(game).returns())
+    async def _result(
+        self, defn: Definition, table: Table, game: Snapshot, state: State
+    ) -> TableResult:
+        returns = tuple(state.returns())
         timeouts: tuple[int, ...] = (0,) * defn.players
         if defn.move_time_limit > 0:  # only timed tables have timeouts (marked in the log)
             timeouts = _timeouts_of(await self._log(game.game_id), defn.players)

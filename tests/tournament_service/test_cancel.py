@@ -107,9 +107,9 @@ def test_a_cancel_whose_replica_died_is_carried_out_by_the_next_one(redis_url, r
         client.create_tournament(definition("orphaned", entrants=entrants, games=2, parallel=2))
         tables = started_tables(client, "orphaned", 2)
         store = first.running.store
+        first.call(first.running.tournaments.close())  # this replica sweeps no more
         cancel = [{"kind": TournamentEventKind.CANCELLED}]
         assert first.call(store.set_tournament_status("orphaned", "cancelled", cancel, True))
-        first.call(first.running.tournaments.close())  # dies before its sweep runs again
         for table in tables:
             assert first.call(store.load(table.game_id)).status == GameStatus.IN_PROGRESS
     with ServerThread(config) as second, Client(second.target) as client:
