@@ -4,11 +4,14 @@ bound and its flag, over gRPC and over HTTP, and nothing is created."""
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import pytest
 
 from gamehost import Client, GameError
 from services.server import ServerConfig, ServerThread
+from services.tournament.wire import definition_from
 from tests.service.http_fixtures import Served, gateway_config
 from tests.tournament_service.test_api import definition
 
@@ -72,3 +75,19 @@ def test_the_http_api_maps_a_bound_to_400_with_its_message():
         text = refused.body.decode()
         assert "INVALID_ARGUMENT" in text and "--max-tournament-tables" in text, text
         assert served.http.get("/v1/tournaments").json().get("tournaments", []) == []
+
+
+def test_a_sweep_never_plays_more_tables_at_once_than_the_bound():
+    """A tournament stored with a larger ``parallel`` (before the bound was set) is
+    played within the bound. Its tables wait on an external entrant, so none ends."""
+    config = ServerConfig(port=0, bot_workers=1, max_tournament_tables=2)
+    waiting = [("ext", ""), ("bot", "random")]  # every table seats "ext"
+    defn = definition_from(definition("wide", entrants=waiting, games=6, parallel=6))
+    with ServerThread(config) as server, Client(server.target) as client:
+        record = {"definition": defn.to_dict(), "created": time.time()}
+        store, runner = server.running.store, server.running.tournaments
+        assert server.call(store.create_tournament("wide", record, "running", []))
+        for _ in range(3):  # sweeps (the server's own sweeper runs meanwhile too)
+            server.call(runner.advance("wide"))
+        assert len(client.tournament("wide").tables) == 2
+        assert client.tournament("wide").progress.running_tables == 2
