@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
     )
     _limit_options(serve)
+    _tournament_options(serve)
     _http_options(serve)
     serve.add_argument(
         "--celery-broker",
@@ -249,6 +250,31 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--hint-burst", type=float, default=5.0, help="hint bucket size (5)")
     serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
     serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+
+
+def _tournament_options(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
+    serve.add_argument(
+        "--max-tournament-tables",
+        type=int,
+        default=16,
+        metavar="N",
+        help="refuse tournaments playing more tables at once (parallel); 0: no bound (16)",
+    )
+    serve.add_argument(
+        "--max-tournament-games",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="refuse tournaments of more games in all; 0: no bound (1000)",
+    )
+    serve.add_argument(
+        "--max-tournament-entrants",
+        type=int,
+        default=64,
+        metavar="N",
+        help="refuse tournaments of more entrants; 0: no bound (64)",
+    )
 
 
 # The top-level packages of the server distribution (gamehost-server).

@@ -166,6 +166,10 @@ class _Failures:
         self._count.pop(game_id, None)
 
 
+class _Moot(Exception):
+    """The turn being decided was dropped: no decision at its version can apply."""
+
+
 class BotRunner:
     LEASE = 1.5  # a claimed turn is due again this long after its last heartbeat
     HEARTBEAT = 0.3
@@ -183,6 +187,8 @@ class BotRunner:
         self._store_down_since: float | None = None
         self._again: set[str] = set()
         self._closing = False
+        # game id -> (version, task) of the decision being made for it (drop_turn)
+        self._deciding: dict[str, tuple[int, asyncio.Future]] = {}
 
     def start(self) -> None:
         """Start the sweeper (on the running loop); ``kick`` starts it too."""
@@ -282,9 +288,20 @@ class BotRunner:
         while True:
             await asyncio.sleep(self.HEARTBEAT)
             if "version" in current:
+                version = current["version"]
                 # The store is down: the sweeper reports it.
                 with contextlib.suppress(Exception):
-                    await self._store.renew_bot_turn(game_id, current["version"], self.LEASE)
+                    if not await self._store.renew_bot_turn(game_id, version, self.LEASE):
+                        self.drop_turn(game_id, version)
+
+    def drop_turn(self, game_id: str, version: int | None = None) -> None:
+        """Stop deciding the game's turn (at ``version``; None: whichever) when it went
+        moot: the game ended (an abandoned table) or moved on, so no decision at that
+        version can be applied. A local search still queued never runs; the turn's
+        task looks at the game again and finds nothing due."""
+        deciding = self._deciding.get(game_id)
+        if deciding is not None and version in (None, deciding[0]):
+            deciding[1].cancel()
 
     async def _play_turn(self, turn: BotTurn) -> bool:
         """Decide and commit one turn; True when the next turn is this runner's to play,
@@ -293,7 +310,9 @@ class BotRunner:
         lease = TurnLease(self._store, game_id, version, self.LEASE)
         started = time.perf_counter()
         try:
-            action = await self._executor.decide(turn, lease)
+            action = await self._decide(turn, lease)
+        except _Moot:
+            return True  # dropped (the game ended or moved on): look at it again
         except bot_pool.PoolRestarted as exc:
             if not self._failures.count(game_id):
                 # The pool was replaced (and said so once): retry at once, quietly.
@@ -325,6 +344,24 @@ class BotRunner:
         )
         # Stale or duplicate just means the game moved on: look again.
         return True
+
+    async def _decide(self, turn: BotTurn, lease: TurnLease) -> int | None:
+        """``executor.decide`` as a task of its own, which ``drop_turn`` may cancel
+        (``_Moot`` then); cancelling this call cancels the decision too."""
+        game_id, version = turn.snapshot.game_id, turn.snapshot.version
+        decision = asyncio.ensure_future(self._executor.decide(turn, lease))
+        self._deciding[game_id] = (version, decision)
+        try:
+            await asyncio.wait({decision})
+        finally:
+            if self._deciding.get(game_id, (None, None))[1] is decision:
+                del self._deciding[game_id]
+            if not decision.done():  # this call was cancelled: the decision goes with it
+                decision.cancel()
+                await asyncio.wait({decision})
+        if decision.cancelled():
+            raise _Moot
+        return decision.result()
 
     async def idle(self) -> None:
         """Wait until no bot turn is being played here (tests, shutdown)."""

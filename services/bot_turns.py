@@ -22,7 +22,7 @@ import bots
 from bots import Level
 from games import State, get_game
 from services import clock, play
-from services.kinds import SeatKind
+from services.kinds import GameStatus, SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
 
@@ -132,9 +132,10 @@ def bot_view(state: State, seed: int, version: int, seat: int) -> State:
 
 def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str, bool] | None:
     """(seat, level, timeout) of the turn due in ``state``: a bot seat's, or the fallback
-    level's for a human seat out of time; None when neither is due."""
+    level's for a human seat out of time; None when neither is due (nor in a game that
+    is over: an abandoned game's state still has someone to move)."""
     seat = state.current_player()
-    if seat < 0:
+    if seat < 0 or snapshot.status == GameStatus.FINISHED:
         return None
     timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
     if not timeout:
@@ -171,6 +172,8 @@ def prepare(
 
 def clock_wait(snapshot: Snapshot) -> float | None:
     """Seconds until the human seat to move runs out of time (None: no clock runs)."""
+    if snapshot.status == GameStatus.FINISHED:
+        return None
     return clock.seconds_left(snapshot.meta, snapshot.version, time.time())
 
 

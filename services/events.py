@@ -3,7 +3,8 @@
 Every change to a game appends events: ``created`` (carries the public initial
 state, so the log alone replays the game), ``joined``, one ``action`` per applied
 action (chance outcomes included; ``timeout`` when a fallback level played it for a
-seat out of time), ``seat_changed`` (who plays a seat now) and ``finished``. In a
+seat out of time), ``seat_changed`` (who plays a seat now) and ``finished`` (with a
+``reason`` when the game was abandoned rather than played out). In a
 timed game the last event of a write carries the running ``clock``. Every event records who is to
 move after it (``to_move``: a seat, or ``games.CHANCE`` / ``games.TERMINAL``), so a
 watcher never needs another call to know whose turn it is. An action event stores
@@ -17,7 +18,7 @@ import base64
 from typing import Any
 
 from games import TERMINAL, State
-from services.kinds import EventKind
+from services.kinds import EventKind, FinishReason
 
 
 def created_event(initial: State) -> dict[str, Any]:
@@ -80,6 +81,24 @@ def finished_event(state: State, version: int) -> dict[str, Any]:
         "returns": state.returns(),
         "to_move": TERMINAL,
     }
+
+
+def abandoned_event(version: int, why: str) -> dict[str, Any]:
+    """The end of a game stopped where it stood (``services.play.abandon``): no returns;
+    ``why`` says who stopped it, for people reading the log."""
+    return {
+        "kind": EventKind.FINISHED,
+        "version": version,
+        "returns": [],
+        "to_move": TERMINAL,
+        "reason": FinishReason.ABANDONED,
+        "why": why,
+    }
+
+
+def finish_reason(event: dict[str, Any]) -> FinishReason:
+    """Why the game of a ``finished`` event is over (events before reasons: played out)."""
+    return FinishReason(event.get("reason", FinishReason.PLAYED_OUT))
 
 
 def visible(event: dict[str, Any], viewer: int | None, reveal_all: bool = False) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import clock, limits, metrics, seating
+from services import events as ev
 from services.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -26,6 +27,7 @@ from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import (
     BotStatus,
     EventKind,
+    FinishReason,
     GameStatus,
     SeatChangeReason,
     SeatControl,
@@ -63,6 +65,11 @@ _REASON = {
     SeatChangeReason.JOINED: pb.SeatChange.JOINED,
 }
 _STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
+_FINISH_REASON = {
+    "": pb.FINISH_REASON_UNSPECIFIED,
+    FinishReason.PLAYED_OUT: pb.PLAYED_OUT,
+    FinishReason.ABANDONED: pb.ABANDONED,
+}
 
 
 _INFRASTRUCTURE = infrastructure_errors()
@@ -265,7 +272,7 @@ def _bot_status(snapshot: Snapshot, actor: int) -> int:
 
 def game_state(view: GameView) -> pb.GameState:
     snapshot, state = view.snapshot, view.state
-    actor = state.current_player()
+    actor = view.to_move
     message = pb.GameState(
         game_id=snapshot.game_id,
         game_type=snapshot.meta["game_type"],
@@ -285,6 +292,7 @@ def game_state(view: GameView) -> pb.GameState:
         rejoin_handed_seats=snapshot.meta.get("rejoin_handed_seats", False),
         timer=_timer(snapshot.meta),
         clock=_clock(clock.running(snapshot.meta, snapshot.version)),
+        finish_reason=_FINISH_REASON[view.finish_reason],
     )
     game_type = snapshot.meta["game_type"]
     getattr(message, game_type).CopyFrom(view_of(game_type, state, view.viewer))
@@ -317,6 +325,7 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
     elif kind == EventKind.FINISHED:
         message.status = pb.FINISHED
         message.returns.extend(data["returns"])
+        message.finish_reason = _FINISH_REASON[ev.finish_reason(data)]
     if "clock" in data:
         message.clock.CopyFrom(_clock(data["clock"]))
     # Set by GameHost.watch on the newest event when it leaves the caller to move.
@@ -358,6 +367,7 @@ def game_record(record: Record) -> pb.GameRecord:
         status=_STATUS[snapshot.status],
         returns=record.returns,
         version=snapshot.version,
+        finish_reason=_FINISH_REASON[record.finish_reason],
     )
     if record.initial_view is not None:
         message.initial_view.CopyFrom(_game_view(game_type, record.initial_view))

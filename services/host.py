@@ -47,7 +47,7 @@ from services.errors import (
     ServiceError,
     Unauthenticated,
 )
-from services.kinds import EventKind, GameStatus, SeatControl, SeatKind
+from services.kinds import EventKind, FinishReason, GameStatus, SeatControl, SeatKind
 from services.seat_control import control_of
 from services.stores import (
     CommitOutcome,
@@ -84,9 +84,27 @@ class GameView:
     creator_token: str = ""  # CreateGame's answer only
 
     @property
+    def over(self) -> bool:
+        """Finished: played out, or abandoned where it stood (``play.abandon``)."""
+        return self.snapshot.status == GameStatus.FINISHED
+
+    @property
+    def to_move(self) -> int:
+        """Who acts next: TERMINAL once the game is over, however it ended."""
+        return TERMINAL if self.over else self.state.current_player()
+
+    @property
+    def finish_reason(self) -> str:
+        """Why the game is over ("" while it runs): ``kinds.FinishReason``."""
+        if not self.over:
+            return ""
+        played_out = self.state.is_terminal()
+        return FinishReason.PLAYED_OUT if played_out else FinishReason.ABANDONED
+
+    @property
     def legal_actions(self) -> list[tuple[int, str]]:
         state = self.state
-        if self.viewer is None or state.current_player() != self.viewer:
+        if self.viewer is None or state.current_player() != self.viewer or self.over:
             return []
         if self.snapshot.meta["seats"][self.viewer]["kind"] != SeatKind.HUMAN:
             return []  # away: a bot plays the seat until the player takes it back
@@ -113,6 +131,7 @@ class Record:
     initial_to_move: int
     initial_view: Any = None
     seat_changes: list[dict[str, Any]] = field(default_factory=list)  # with "event_id"
+    finish_reason: str = ""  # why the game is over ("" while it runs): kinds.FinishReason
 
 
 @dataclass(frozen=True)
@@ -424,6 +443,8 @@ class GameHost:
                 f"stale version: you sent {expected} but the game is at "
                 f"{snapshot.version}; fetch the state and decide again"
             )
+        if snapshot.status == GameStatus.FINISHED:
+            raise FailedPrecondition("the game is over")  # played out, or abandoned
         if snapshot.meta["seats"][viewer]["kind"] == SeatKind.BOT:
             raise FailedPrecondition(
                 f"seat {viewer} is away: a bot plays it until you call TakeBackSeat"
@@ -576,6 +597,7 @@ class GameHost:
         initial_to_move = TERMINAL
         returns: list[float] = []
         seat_changes: list[dict[str, Any]] = []
+        finish_reason = ""
         async for event in self._logged(game_id):
             data = event.data
             if data["kind"] == EventKind.CREATED:
@@ -588,6 +610,7 @@ class GameHost:
                 seat_changes.append({**data, "event_id": event.event_id})
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
+                finish_reason = ev.finish_reason(data)
         # Some hidden actions are public later (Catan: a 7's discards, once all are in).
         opened: set[int] = set()
         if not reveal:
@@ -605,7 +628,14 @@ class GameHost:
             for entry, view in zip(entries, views[1:], strict=True):
                 entry["view"] = view
         return Record(
-            snapshot, initial, entries, returns, initial_to_move, initial_view, seat_changes
+            snapshot,
+            initial,
+            entries,
+            returns,
+            initial_to_move,
+            initial_view,
+            seat_changes,
+            finish_reason,
         )
 
 

@@ -17,6 +17,13 @@ class GameStatus(StrEnum):
     FINISHED = "finished"
 
 
+class FinishReason(StrEnum):
+    """Why a finished game is over (its ``finished`` event's ``reason``)."""
+
+    PLAYED_OUT = "played_out"  # played to its end: its returns say who won
+    ABANDONED = "abandoned"  # ended where it stood (its tournament was cancelled): no returns
+
+
 class BotStatus(StrEnum):
     """What the bot to move is doing (``GetState.bot_status``)."""
 

@@ -173,6 +173,36 @@ async def commit_step(
     return result
 
 
+async def abandon(store: GameStore, game_id: str, why: str) -> bool:
+    """End an unfinished game where it stands (a cancelled tournament's table): status
+    FINISHED, no returns, a ``finished`` event with reason ``abandoned``, and out of the
+    turn schedule, in one compare-and-set. The version moves on by one, so a turn decided
+    at the old version (a bot's search, a client's action) is stale and never applied;
+    a running clock stops with it. Retried on a race; True once the game is over
+    (whoever ended it), False when it is gone."""
+    while True:
+        snapshot = await store.load(game_id)
+        if snapshot is None:
+            return False
+        if snapshot.status == GameStatus.FINISHED:
+            return True
+        version = snapshot.version + 1
+        result = await store.commit(
+            game_id,
+            snapshot.version,
+            version,
+            snapshot.state,
+            GameStatus.FINISHED,
+            [ev.abandoned_event(version, why)],
+            bot_due_in=None,
+        )
+        if result.outcome is CommitOutcome.APPLIED:
+            return True
+        if result.outcome is CommitOutcome.NOT_FOUND:
+            return False
+        metrics.CAS_CONFLICTS.inc()  # a move got there first: end the game after it
+
+
 def _move_clock(
     snapshot: Snapshot, step: Step, now: float, timed_out: bool
 ) -> tuple[dict[str, Any], dict[int, tuple[str, str]] | None]:

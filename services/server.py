@@ -32,6 +32,7 @@ from services.reflection import enable_reflection
 from services.store_health import StoreMonitor, StoreUnreachable, check_store
 from services.store_metrics import probe_forever, stop_prober
 from services.stores import GameStore, open_store
+from services.tournament.bounds import TournamentBounds
 from services.tournament.runner import TournamentRunner
 from services.tournament.service import TournamentService
 
@@ -88,6 +89,10 @@ class ServerConfig:
     max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
     hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
     hint_burst: float = HintLimits.burst
+    # One tournament's bounds (services/tournament/bounds.py); 0 turns one off.
+    max_tournament_tables: int = TournamentBounds.max_tables  # tables at once (parallel)
+    max_tournament_games: int = TournamentBounds.max_games
+    max_tournament_entrants: int = TournamentBounds.max_entrants
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -194,7 +199,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             ("grpc.server.max_pending_requests_hard_limit", 40_000),
         ],
     )
-    tournament_runner = TournamentRunner(store, host)
+    bounds = TournamentBounds(
+        config.max_tournament_tables, config.max_tournament_games, config.max_tournament_entrants
+    )
+    tournament_runner = TournamentRunner(store, host, bounds)
     hints = HintService(
         host,
         executor,
@@ -205,7 +213,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_burst,
         ),
     )
-    tournaments = TournamentService(store, tournament_runner, host.hub)
+    tournaments = TournamentService(store, tournament_runner, host.hub, bounds)
     servicer = GameHostServicer(host, tournaments, hints)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -62,6 +62,12 @@ def _limit_config(args: argparse.Namespace) -> dict:
     return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
 
 
+def _tournament_config(args: argparse.Namespace) -> dict:
+    """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
+    names = ("max_tournament_tables", "max_tournament_games", "max_tournament_entrants")
+    return {n: getattr(args, n) for n in names}
+
+
 def serve(args: argparse.Namespace) -> int:
     if args.celery:
         if not args.redis:
@@ -89,6 +95,7 @@ def serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         metrics_port=args.metrics_port,
         **_limit_config(args),
+        **_tournament_config(args),
         max_search_iterations=args.max_search_iterations,
         http_port=args.http_port,
         http_web_dir=args.http_web_dir,
@@ -127,7 +134,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
     argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
-    for name, value in _limit_config(args).items():
+    for name, value in {**_limit_config(args), **_tournament_config(args)}.items():
         if value is not None:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]

@@ -22,6 +22,12 @@ class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     IN_PROGRESS: _ClassVar[GameStatus]
     FINISHED: _ClassVar[GameStatus]
 
+class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FINISH_REASON_UNSPECIFIED: _ClassVar[FinishReason]
+    PLAYED_OUT: _ClassVar[FinishReason]
+    ABANDONED: _ClassVar[FinishReason]
+
 class BotStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     BOT_STATUS_UNSPECIFIED: _ClassVar[BotStatus]
@@ -49,6 +55,9 @@ BOT: SeatKind
 GAME_STATUS_UNSPECIFIED: GameStatus
 IN_PROGRESS: GameStatus
 FINISHED: GameStatus
+FINISH_REASON_UNSPECIFIED: FinishReason
+PLAYED_OUT: FinishReason
+ABANDONED: FinishReason
 BOT_STATUS_UNSPECIFIED: BotStatus
 BOT_THINKING: BotStatus
 BOT_WAITING_FOR_CAPACITY: BotStatus
@@ -304,7 +313,7 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators", "bot_status", "bots_by_anyone", "rejoin_handed_seats", "timer", "clock")
+    __slots__ = ("game_id", "game_type", "version", "status", "viewer_seat", "to_move", "seats", "returns", "options", "cite", "catan", "endeavor", "legal_actions", "last_event_id", "private", "spectators", "bot_status", "bots_by_anyone", "rejoin_handed_seats", "timer", "clock", "finish_reason")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -333,6 +342,7 @@ class GameState(_message.Message):
     REJOIN_HANDED_SEATS_FIELD_NUMBER: _ClassVar[int]
     TIMER_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     version: int
@@ -354,7 +364,8 @@ class GameState(_message.Message):
     rejoin_handed_seats: bool
     timer: TurnTimer
     clock: TurnClock
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ...) -> None: ...
+    finish_reason: FinishReason
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., viewer_seat: _Optional[int] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., returns: _Optional[_Iterable[float]] = ..., options: _Optional[_Mapping[str, str]] = ..., cite: _Optional[_Union[_cite_pb2.CiteView, _Mapping]] = ..., catan: _Optional[_Union[_catan_pb2.CatanView, _Mapping]] = ..., endeavor: _Optional[_Union[_endeavor_pb2.EndeavorView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., last_event_id: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bot_status: _Optional[_Union[BotStatus, str]] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
 
 class SubmitActionRequest(_message.Message):
     __slots__ = ("game_id", "token", "expected_version", "action_id", "notation", "request_id", "seat")
@@ -427,7 +438,7 @@ class SeatChange(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., reason: _Optional[_Union[SeatChange.Reason, str]] = ..., version: _Optional[int] = ..., event_id: _Optional[int] = ...) -> None: ...
 
 class GameEvent(_message.Message):
-    __slots__ = ("event_id", "kind", "version", "actor", "to_move", "audience", "hidden", "action_id", "notation", "status", "returns", "legal_actions", "seat_change", "timeout", "clock")
+    __slots__ = ("event_id", "kind", "version", "actor", "to_move", "audience", "hidden", "action_id", "notation", "status", "returns", "legal_actions", "seat_change", "timeout", "clock", "finish_reason")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -443,6 +454,7 @@ class GameEvent(_message.Message):
     SEAT_CHANGE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
     event_id: int
     kind: EventKind
     version: int
@@ -458,7 +470,8 @@ class GameEvent(_message.Message):
     seat_change: SeatChange
     timeout: bool
     clock: TurnClock
-    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., seat_change: _Optional[_Union[SeatChange, _Mapping]] = ..., timeout: _Optional[bool] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ...) -> None: ...
+    finish_reason: FinishReason
+    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., seat_change: _Optional[_Union[SeatChange, _Mapping]] = ..., timeout: _Optional[bool] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
 
 class GetRecordRequest(_message.Message):
     __slots__ = ("game_id", "token", "include_views")
@@ -493,7 +506,7 @@ class RecordEntry(_message.Message):
     def __init__(self, ply: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., view: _Optional[_Union[GameView, _Mapping]] = ..., timeout: _Optional[bool] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version", "seat_changes")
+    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version", "seat_changes", "finish_reason")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -513,6 +526,7 @@ class GameRecord(_message.Message):
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_CHANGES_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -525,7 +539,8 @@ class GameRecord(_message.Message):
     returns: _containers.RepeatedScalarFieldContainer[float]
     version: int
     seat_changes: _containers.RepeatedCompositeFieldContainer[SeatChange]
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ...) -> None: ...
+    finish_reason: FinishReason
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("game_id", "token", "bot_level", "version", "seat")

@@ -288,10 +288,15 @@ class GameStore(ABC):
 
     @abstractmethod
     async def set_tournament_status(
-        self, name: str, status: str, events: list[dict[str, Any]]
+        self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
-        """Move a running tournament to ``status`` (out of the schedule); False if it
-        was not running."""
+        """Move a running tournament to ``status`` (out of the schedule; with
+        ``keep_swept``, in it and due at once, until ``unschedule_tournament``: a
+        cancelled tournament's sweep ends its table games); False if it was not running."""
+
+    @abstractmethod
+    async def unschedule_tournament(self, name: str) -> None:
+        """Take a tournament out of the sweep schedule (no-op when it is not in it)."""
 
     @abstractmethod
     async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:

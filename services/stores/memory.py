@@ -351,16 +351,22 @@ class MemoryStore(GameStore):
         return True
 
     async def set_tournament_status(
-        self, name: str, status: str, events: list[dict[str, Any]]
+        self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
         t = self._tournaments.get(name)
         if t is None or t.status != "running":
             return False
         t.status = status
         t.touched = time.time()  # when it ended: its retention counts from here
-        self._tournament_due.pop(name, None)
+        if keep_swept:
+            self._tournament_due[name] = 0.0
+        else:
+            self._tournament_due.pop(name, None)
         self._tournament_append(t, events)
         return True
+
+    async def unschedule_tournament(self, name: str) -> None:
+        self._tournament_due.pop(name, None)
 
     async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
         t = self._tournaments.get(name)

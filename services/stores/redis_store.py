@@ -236,8 +236,9 @@ _T_STATUS = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-for i = 3, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
+if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
+else redis.call('ZREM', KEYS[3], ARGV[1]) end
+for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
 
@@ -645,7 +646,7 @@ class RedisStore(GameStore):
         return await self._set_once(name, "results", str(index), result, events)
 
     async def set_tournament_status(
-        self, name: str, status: str, events: list[dict[str, Any]]
+        self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
         done = await self._t_status(
             keys=[
@@ -653,9 +654,12 @@ class RedisStore(GameStore):
                 self._tkey(name, "events"),
                 f"{self._prefix}:tournamentsweep",
             ],
-            args=[name, status, *map(_dumps, events)],
+            args=[name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
         return bool(done)
+
+    async def unschedule_tournament(self, name: str) -> None:
+        await self._redis.zrem(f"{self._prefix}:tournamentsweep", name)
 
     async def claim_entrant(self, name: str, entrant: str, token_hash: str) -> bool:
         if not await self._redis.exists(self._tkey(name, "meta")):

@@ -8,6 +8,10 @@ replica dies), and each sweep of one tournament
    once the rounds before it are complete), and
 3. finishes the tournament when every table has its result.
 
+A cancelled tournament stays in the schedule until a sweep has ended every table game
+it may have started (``play.abandon``: FINISHED, reason abandoned, its queued bot turns
+dropped), so a cancel holds whichever replica dies, and whenever.
+
 Tables are ordinary games created through ``GameHost.create_game``: bot seats are
 played by the bot runner (local pool or Celery) like any game's, and a table of
 bots keeps its deal as its seed, so an all-bot tournament replays exactly. An
@@ -24,6 +28,7 @@ import logging
 import time
 from typing import Any
 
+from games import State
 from services import clock, play
 from services import events as ev
 from services.access import hash_token
@@ -33,6 +38,7 @@ from services.host import GameHost, SeatSpec
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import GameStore, Snapshot, TournamentSnapshot
 from services.tournament import records
+from services.tournament.bounds import TournamentBounds
 from services.tournament.model import Definition, Table, TableResult
 from services.tournament.records import TournamentEventKind, TournamentStatus
 from services.tournament.report import report_json, standings
@@ -133,9 +139,12 @@ class TournamentRunner:
     STORE_RETRY = 0.5
     MAX_AT_ONCE = 16  # tournaments one replica sweeps at a time
 
-    def __init__(self, store: GameStore, host: GameHost) -> None:
+    def __init__(
+        self, store: GameStore, host: GameHost, bounds: TournamentBounds | None = None
+    ) -> None:
         self._store = store
         self._host = host
+        self._bounds = bounds or TournamentBounds()
         self._sweeper: asyncio.Task | None = None
         self._active: dict[str, asyncio.Task] = {}
         self._wake = asyncio.Event()
@@ -190,7 +199,13 @@ class TournamentRunner:
     # ------------------------------------------------------------------ one sweep
     async def advance(self, name: str) -> None:
         snapshot = await self._store.load_tournament(name)
-        if snapshot is None or snapshot.status != TournamentStatus.RUNNING:
+        if snapshot is None:
+            return
+        if snapshot.status == TournamentStatus.CANCELLED:
+            await self.stop_tables(snapshot)
+            await self._store.unschedule_tournament(name)  # every table game has ended
+            return
+        if snapshot.status != TournamentStatus.RUNNING:
             return
         defn = records.definition_of(snapshot)
         results = {i: records.result_from(d) for i, d in snapshot.results.items()}
@@ -208,14 +223,18 @@ class TournamentRunner:
                 if await self._record(snapshot, defn, lost):
                     results[index] = lost
             elif game.status == GameStatus.FINISHED:
-                result = await self._result(defn, table, game)
+                state = play.load_state(game)
+                if not state.is_terminal():
+                    continue  # abandoned by a cancel this sweep started before: no result
+                result = await self._result(defn, table, game, state)
                 if await self._record(snapshot, defn, result):
                     results[index] = result
         if len(results) > len(snapshot.results):
             snapshot = await self._store.load_tournament(name) or snapshot
         running = sum(1 for i in snapshot.tables if i not in results)
+        at_once = self._bounds.tables_at_once(defn)
         for table in schedulable_tables(defn, results):
-            if running >= max(1, defn.parallel):
+            if running >= at_once:
                 break
             if table.index in snapshot.tables:
                 continue
@@ -225,8 +244,10 @@ class TournamentRunner:
         if len(results) >= total_tables(defn):
             await self._finish(name, defn)
 
-    async def _result(self, defn: Definition, table: Table, game: Snapshot) -> TableResult:
-        returns = tuple(play.load_state(game).returns())
+    async def _result(
+        self, defn: Definition, table: Table, game: Snapshot, state: State
+    ) -> TableResult:
+        returns = tuple(state.returns())
         timeouts: tuple[int, ...] = (0,) * defn.players
         if defn.move_time_limit > 0:  # only timed tables have timeouts (marked in the log)
             timeouts = _timeouts_of(await self._log(game.game_id), defn.players)
@@ -324,7 +345,30 @@ class TournamentRunner:
         if not await self._store.start_table(defn.name, table.index, record, [event]):
             # Another replica recorded it first, with the same game: nothing is left over.
             log.info("tournament %s: table %d was started elsewhere", defn.name, table.index)
+        now = await self._store.load_tournament(defn.name)
+        if now is None or now.status == TournamentStatus.CANCELLED:
+            # Cancelled while this game was being made. A cancel's sweep that looked before
+            # the game existed missed it; this look comes after it existed, so it is seen.
+            await self._abandon(game_id, defn.name)
         return game_id
+
+    async def stop_tables(self, snapshot: TournamentSnapshot) -> None:
+        """End every table game of a cancelled tournament that is still being played:
+        the started tables without a result, and the next tables a sweep racing the
+        cancel may have made a game for (their ids are known before they exist)."""
+        defn = records.definition_of(snapshot)
+        results = {i: records.result_from(d) for i, d in snapshot.results.items()}
+        game_ids = [t["game_id"] for i, t in sorted(snapshot.tables.items()) if i not in results]
+        secret = await self._store.secret()
+        unstarted = [t for t in schedulable_tables(defn, results) if t.index not in snapshot.tables]
+        for table in unstarted[: self._bounds.tables_at_once(defn)]:
+            game_ids.append(records.table_game_id(secret, snapshot, table.index))
+        for game_id in game_ids:
+            await self._abandon(game_id, snapshot.name)
+
+    async def _abandon(self, game_id: str, name: str) -> None:
+        if await play.abandon(self._store, game_id, f"tournament {name} was cancelled"):
+            self._host.runner.drop_turn(game_id)  # this replica's search stops now
 
     async def _finish(self, name: str, defn: Definition) -> None:
         snapshot = await self._store.load_tournament(name)

@@ -30,6 +30,7 @@ from services.errors import (
 from services.host import hash_token
 from services.stores import GameStore, StoredEvent, TournamentLog, TournamentSnapshot
 from services.tournament import records
+from services.tournament.bounds import TournamentBounds
 from services.tournament.model import Definition
 from services.tournament.records import ENDING, TournamentEventKind, TournamentStatus
 from services.tournament.report import (
@@ -100,14 +101,22 @@ def _canonical(data: dict[str, Any]) -> str:
 
 
 class TournamentService:
-    def __init__(self, store: GameStore, runner: TournamentRunner, hub: WatchHub) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        runner: TournamentRunner,
+        hub: WatchHub,
+        bounds: TournamentBounds | None = None,
+    ) -> None:
         self.store = store
         self.runner = runner
         self.hub = hub  # the replica's shared event reader, WatchGame's too
+        self.bounds = bounds or TournamentBounds()
 
     async def create(self, defn: Definition) -> TournamentView:
         """A new tournament; the same definition under an existing name is that
         tournament (a rerun resumes it), another definition is ALREADY_EXISTS."""
+        self.bounds.check(defn)  # first: a huge definition is refused before any work
         check_definition(defn)
         record = {"definition": defn.to_dict(), "created": time.time()}
         created = await self.store.create_tournament(
@@ -173,10 +182,15 @@ class TournamentService:
         return found
 
     async def cancel(self, name: str) -> TournamentView:
+        """Start no more tables and end the running ones' games (abandoned). The status
+        change keeps the tournament in the sweep schedule, so if this replica dies
+        before the games are ended, another replica's sweep ends them."""
         snapshot = await self._load(name)
         event = {"kind": TournamentEventKind.CANCELLED}
-        if not await self.store.set_tournament_status(name, TournamentStatus.CANCELLED, [event]):
+        cancelled = TournamentStatus.CANCELLED
+        if not await self.store.set_tournament_status(name, cancelled, [event], keep_swept=True):
             raise FailedPrecondition(f"tournament {name} is {snapshot.status}, not running")
+        await self.runner.advance(name)  # ends the table games now, as any sweep would
         return await self.get(name)
 
     # ------------------------------------------------------------------ external entrants

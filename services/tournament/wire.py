@@ -23,12 +23,10 @@ _EVENT = {
     TournamentEventKind.FINISHED: pb.TournamentEvent.TOURNAMENT_FINISHED,
     TournamentEventKind.CANCELLED: pb.TournamentEvent.TOURNAMENT_CANCELLED,
 }
-_MAX_ENTRANTS = 256
 
 
 def definition_from(message: pb.TournamentDefinition) -> Definition:
-    if len(message.entrants) > _MAX_ENTRANTS:
-        raise InvalidArgument(f"at most {_MAX_ENTRANTS} entrants, got {len(message.entrants)}")
+    # How many entrants a server takes is its bound (TournamentBounds), checked on create.
     if not message.entrants:
         raise InvalidArgument("a tournament needs entrants: list one per name")
     for i, entrant in enumerate(message.entrants):

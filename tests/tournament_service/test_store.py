@@ -52,6 +52,21 @@ async def test_running_tournaments_are_leased_to_one_sweeper(store):
     assert await store.claim_tournaments(10, lease=30.0) == []
 
 
+async def test_a_cancelled_tournament_can_stay_swept_until_unscheduled(store):
+    """A cancel keeps the tournament in the schedule, due at once (its sweep ends the
+    table games), until the sweep takes it out."""
+    await store.create_tournament("c", {}, "running", [])
+    assert await store.claim_tournaments(10, lease=30.0) == ["c"]  # leased: not due now
+    assert await store.set_tournament_status("c", "cancelled", [{"kind": "x"}], keep_swept=True)
+    assert await store.claim_tournaments(10, lease=30.0) == ["c"]  # due at once
+    await store.renew_tournament("c", 0.0)
+    await store.unschedule_tournament("c")
+    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert (await store.load_tournament("c")).status == "cancelled"
+    await store.unschedule_tournament("c")  # not in the schedule: nothing happens
+    await store.unschedule_tournament("nobody")
+
+
 async def eventually(check, what: str, timeout: float = 10.0):
     """Poll an async check until it returns something truthy (no fixed sleeps)."""
     deadline = asyncio.get_running_loop().time() + timeout
