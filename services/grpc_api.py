@@ -17,6 +17,7 @@ from games import CHANCE, TERMINAL
 from services import clock, metrics, seating
 from services.access import api_key_of, client_id
 from services.errors import (
+    FIELD_METADATA,
     FailedPrecondition,
     InvalidArgument,
     ServiceError,
@@ -76,6 +77,7 @@ class MalformedRequest:
 
     reason: str
     message: str = ""  # the whole answer, when the reader has a better one
+    field: str = ""  # the request field it is about, when the reader knows
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -125,24 +127,29 @@ def _admit(request: Any) -> None:
     """Refuse requests that did not parse or whose fields are over their caps."""
     if isinstance(request, MalformedRequest):
         raise InvalidArgument(
-            request.message or f"the request is not a valid protobuf message ({request.reason})"
+            request.message or f"the request is not a valid protobuf message ({request.reason})",
+            field=request.field,
         )
     check_request(request)
 
 
 async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerContext) -> None:
     """The one mapping of exceptions onto statuses, for unary and streaming RPCs alike."""
+    field = ""
     if isinstance(exc, ServiceError):
-        code, message = exc.code, str(exc)
+        code, message, field = exc.code, str(exc), exc.field
+        if field and not message.startswith(field):
+            message = f"{field}: {message}"  # what the message is about comes first
     elif isinstance(exc, _INFRASTRUCTURE):
-        code = "UNAVAILABLE"
-        message = f"the game store is not answering ({type(exc).__name__}); retry shortly"
+        # No exception names in answers: the log has them.
+        code, message = "UNAVAILABLE", "the game store is not answering; retry shortly"
         log.warning("%s: %s: %s", name, type(exc).__name__, exc)
     else:
-        code, message = "INTERNAL", f"internal error ({type(exc).__name__}); it is logged"
+        code, message = "INTERNAL", "internal error; it is logged"
         log.error("%s failed", name, exc_info=exc)
     metrics.RPC_ERRORS.labels(name, code).inc()
-    await context.abort(grpc.StatusCode[code], message)
+    trailing = ((FIELD_METADATA, field),) if field else ()
+    await context.abort(grpc.StatusCode[code], message, trailing_metadata=trailing)
 
 
 def _unary(method: Callable) -> Callable:

@@ -109,9 +109,9 @@ def test_a_finished_game_stream_ends_with_an_end_message(served):
 def test_refused_streams_are_http_errors(served):
     game_id, *_ = two_humans(served.http)
     unknown = served.http.get(f"/v1/games/{ZERO_GAME}/events")
-    assert unknown.status == 404 and unknown.json()["status"] == "NOT_FOUND"
+    assert unknown.status == 404 and unknown.json()["error"]["code"] == "NOT_FOUND"
     past = served.http.get(f"/v1/games/{game_id}/events", params={"afterEventId": "999"})
-    assert past.status == 400 and past.json()["status"] == "INVALID_ARGUMENT"
+    assert past.status == 400 and past.json()["error"]["code"] == "INVALID_ARGUMENT"
     bad_token = served.http.get(f"/v1/games/{game_id}/events", params={"token": "x" * 20})
     assert bad_token.status == 401
     tournament = served.http.get("/v1/tournaments/nobody/events")
@@ -172,7 +172,7 @@ async def test_a_failure_after_the_stream_started_is_an_rpc_error_message():
     assert blocks[1].startswith("id: 1\nevent: game-event\n")
     assert blocks[2].startswith("event: rpc-error\ndata: ")
     error = json.loads(blocks[2].split("data: ", 1)[1])
-    assert error == {"code": 14, "status": "UNAVAILABLE", "message": "the store went away; retry"}
+    assert error == {"error": {"code": "UNAVAILABLE", "message": "the store went away; retry"}}
 
 
 def test_a_seat_streams_exactly_the_events_grpc_streams_it(served):

@@ -2,12 +2,17 @@
 // field names are lowerCamelCase, 64-bit integers are strings, and default values
 // may be missing (read them with `?? default`).
 
+/** An error answer: `{"error": {"code": "ABORTED", "message": "...", "field": "..."}}`
+ * (docs/http-api.md#errors). `status` and `code` are the gRPC code's name; `field`, the
+ * request field it is about (when one is). */
 export class ApiError extends Error {
   constructor(httpStatus, body) {
-    super(body.message || `HTTP ${httpStatus}`);
+    const error = (body && body.error) || {};
+    super(error.message || `HTTP ${httpStatus}`);
     this.httpStatus = httpStatus;
-    this.status = body.status || "UNKNOWN";
-    this.code = body.code;
+    this.status = error.code || "UNKNOWN";
+    this.code = this.status;
+    this.field = error.field || "";
   }
 }
 
@@ -27,14 +32,14 @@ async function call(method, path, { body, token, query } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, { status: "UNAVAILABLE", message: `server unreachable: ${err.message}` });
+    throw new ApiError(0, { error: { code: "UNAVAILABLE", message: `server unreachable: ${err.message}` } });
   }
   const text = await response.text();
   let json = {};
   try {
     json = text ? JSON.parse(text) : {};
   } catch {
-    json = { message: text.slice(0, 200) };
+    json = { error: { message: text.slice(0, 200) } };
   }
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
