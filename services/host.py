@@ -243,9 +243,15 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         creator_token = secrets.token_urlsafe(24)
-        log = [ev.created_event(state)]
+        initial = state.clone()
         luck = play.Luck() if deal_stream else None
+        log: list[dict[str, Any]] = []
         version = play.resolve_chance(state, seed, 0, log, luck)
+        # The created event comes after the set-up's chance outcomes: its version is the
+        # one CreateGame answers (one number), and it is the newest event then.
+        done = [e for e in log if e["kind"] == EventKind.FINISHED]
+        log = [e for e in log if e["kind"] != EventKind.FINISHED]
+        log += [ev.created_event(initial, version, state.current_player()), *done]
         meta = {
             "game_type": game_type,
             "players": len(seats),
@@ -585,7 +591,7 @@ class GameHost:
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)
-                initial_to_move = data["to_move"]
+                initial_to_move = data.get("initial_to_move", data["to_move"])
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
                 entries.append(ev.visible(data, viewer, reveal_all=reveal))
                 actions.append(data["action"])

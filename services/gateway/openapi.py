@@ -160,7 +160,10 @@ def openapi_document(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
             "error": {
                 "type": "object",
                 "properties": {
-                    "code": {"type": "string", "enum": [c.name for c in HTTP_STATUS if c.name != "OK"]},
+                    "code": {
+                        "type": "string",
+                        "enum": [c.name for c in HTTP_STATUS if c.name != "OK"],
+                    },
                     "message": {"type": "string"},
                     "field": {"type": "string"},
                 },
