@@ -14,7 +14,7 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import clock, metrics, seating
+from services import clock, metrics, record_pages, seating
 from services.access import api_key_of, client_id
 from services.errors import (
     FIELD_METADATA,
@@ -527,9 +527,24 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def GetRecord(self, request, context):
-        return game_record(
-            await self.host.record(request.game_id, request.token, request.include_views)
+        offset = record_pages.offset_of(
+            request.page_token, request.game_id, request.include_views
         )
+        record = await self.host.record(
+            request.game_id,
+            request.token,
+            request.include_views,
+            offset=offset,
+            limit=record_pages.page_size(request.page_size),
+        )
+        message = game_record(record)
+        if offset:
+            message.initial_state = b""  # the first page has it
+        if record.next_offset is not None:
+            message.next_page_token = record_pages.page_token(
+                request.game_id, request.include_views, record.next_offset
+            )
+        return message
 
     # ------------------------------------------------------------------ seats on demand
     @_unary

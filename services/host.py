@@ -113,6 +113,7 @@ class Record:
     initial_to_move: int
     initial_view: Any = None
     seat_changes: list[dict[str, Any]] = field(default_factory=list)  # with "event_id"
+    next_offset: int | None = None  # paged: the first entry of the next page, if any
 
 
 @dataclass(frozen=True)
@@ -574,10 +575,21 @@ class GameHost:
                 yield event
             after = batch[-1].event_id
 
-    async def record(self, game_id: str, token: str, include_views: bool = False) -> Record:
+    async def record(
+        self,
+        game_id: str,
+        token: str,
+        include_views: bool = False,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> Record:
         """The log as the caller may see it; with ``include_views``, the caller's view
         of the initial position and after every entry, from a server-side replay (so
-        each is redacted exactly as GetState redacted it for this caller then)."""
+        each is redacted exactly as GetState redacted it for this caller then).
+
+        Paged with ``limit``: the entries from ``offset`` on, at most ``limit`` of them,
+        with the seat changes among them (``next_offset``: where the next page starts).
+        Only the first page (offset 0) has the initial view."""
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
@@ -599,17 +611,39 @@ class GameHost:
                 seat_changes.append({**data, "event_id": event.event_id})
             elif data["kind"] == EventKind.FINISHED:
                 returns = data["returns"]
+        if offset > len(entries):
+            raise InvalidArgument(
+                f"the page token is past this record's {len(entries)} entries",
+                field="page_token",
+            )
+        end = len(entries) if limit is None else min(offset + limit, len(entries))
+        next_offset = end if end < len(entries) else None
+        # A seat change goes with the page of the first entry after it (the last page:
+        # every later one); a change's version is never an entry's.
+        low = entries[offset - 1]["version"] if offset else -1
+        high = entries[end - 1]["version"] if next_offset is not None else float("inf")
+        seat_changes = [c for c in seat_changes if low < c["version"] < high]
+        entries = entries[offset:end]
         initial_view = None
         if include_views:
             # A long game's replay takes a while: off the event loop, which serves
-            # every other call of this replica meanwhile.
+            # every other call of this replica meanwhile. It stops at the page's end.
             game_type = snapshot.meta["game_type"]
-            views = await asyncio.to_thread(_replayed_views, game_type, initial, actions, viewer)
-            initial_view = views[0]
-            for entry, view in zip(entries, views[1:], strict=True):
+            views = await asyncio.to_thread(
+                _replayed_views, game_type, initial, actions[:end], viewer
+            )
+            initial_view = views[0] if offset == 0 else None
+            for entry, view in zip(entries, views[offset + 1 :], strict=True):
                 entry["view"] = view
         return Record(
-            snapshot, initial, entries, returns, initial_to_move, initial_view, seat_changes
+            snapshot,
+            initial,
+            entries,
+            returns,
+            initial_to_move,
+            initial_view,
+            seat_changes,
+            next_offset,
         )
 
 

@@ -4,9 +4,16 @@ and the CLI on their own."""
 
 from __future__ import annotations
 
+import json
+import random
+
+import grpc
 import pytest
 
+from gamehost import cli
 from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.record_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from tests.service.http_fixtures import Served, gateway_config
 
 
@@ -51,3 +58,111 @@ def test_a_replay_and_its_record_keep_every_set_up_outcome(served):
     record = served.client.record(created.game_id, include_views=True)
     assert len(record.entries) == created.state.version
     assert record.entries[-1].view.cite == served.client.state(created.game_id).cite
+
+
+# ---------------------------------------------------------------------- record pages
+@pytest.fixture(scope="module")
+def long_game(served):
+    """A Catan game of three people, 560 random moves in, with seat changes (away and
+    back) at two points: (game id, tokens)."""
+    client = served.client
+    created = client.create_game("catan", ["human"] * 3, seed=4)
+    game_id = created.game_id
+    tokens = [client.join(game_id, seat=s).token for s in range(3)]
+    rng = random.Random(4)
+    for move in range(560):
+        state = client.state(game_id)
+        if move in (120, 400):  # a seat not to move goes away and comes back
+            other = tokens[(state.to_move.seat + 1) % 3]
+            client.hand_over(game_id, other, "random")
+            client.take_back(game_id, other)
+            state = client.state(game_id)
+        token = tokens[state.to_move.seat]
+        actions = client.state(game_id, token).legal_actions
+        client.submit(game_id, token, rng.choice(actions).id, expected_version=state.version)
+    return game_id, tokens
+
+
+def _pages(stub, request: pb.GetRecordRequest) -> list[pb.GameRecord]:
+    pages = [stub.GetRecord(request)]
+    while pages[-1].next_page_token:
+        request.page_token = pages[-1].next_page_token
+        pages.append(stub.GetRecord(request))
+    return pages
+
+
+def test_a_record_comes_in_pages_that_join_into_the_whole(served, long_game):
+    game_id, tokens = long_game
+    stub = pb_grpc.GameHostStub(served.channel)  # gRPC's default 4 MiB receive limit
+    whole = served.thread.call(served.thread.running.host.record(game_id, tokens[0], True))
+    assert len(whole.entries) > MAX_PAGE_SIZE + 60 and len(whole.seat_changes) == 4
+    request = pb.GetRecordRequest(game_id=game_id, token=tokens[0], include_views=True, page_size=97)
+    pages = _pages(stub, request)
+    assert [len(p.entries) for p in pages[:-1]] == [97] * (len(pages) - 1)
+    assert sum(len(p.entries) for p in pages) == len(whole.entries)
+    assert pages[0].HasField("initial_view") and pages[0].initial_state
+    assert not any(p.HasField("initial_view") or p.initial_state for p in pages[1:])
+    assert not pages[-1].next_page_token
+    entries = [e for p in pages for e in p.entries]
+    assert [e.ply for e in entries] == [e["version"] for e in whole.entries]
+    assert all(e.HasField("view") for e in entries)
+    # Each seat change comes on the page of the first entry after it.
+    changes = [(p_index, c) for p_index, p in enumerate(pages) for c in p.seat_changes]
+    assert [c.version for _, c in changes] == [c["version"] for c in whole.seat_changes]
+    for index, change in changes:
+        assert pages[index].entries[-1].ply > change.version
+        assert index == 0 or pages[index - 1].entries[-1].ply < change.version
+    # The client library reads them all on its own, as one record.
+    joined = served.client.record(game_id, tokens[0], include_views=True, page_size=97)
+    assert list(joined.entries) == entries and not joined.next_page_token
+    assert list(joined.seat_changes) == [c for _, c in changes]
+    assert joined == served.client.record(game_id, tokens[0], include_views=True)
+
+
+def test_page_sizes_have_a_default_and_a_maximum(served, long_game):
+    game_id, _ = long_game
+    stub = pb_grpc.GameHostStub(served.channel)
+    default = stub.GetRecord(pb.GetRecordRequest(game_id=game_id))
+    assert len(default.entries) == DEFAULT_PAGE_SIZE == 250 and default.next_page_token
+    most = stub.GetRecord(pb.GetRecordRequest(game_id=game_id, page_size=10**6))
+    assert len(most.entries) == MAX_PAGE_SIZE == 500 and most.next_page_token
+
+
+def test_bad_page_tokens_are_invalid_arguments(served, long_game):
+    game_id, _ = long_game
+    stub = pb_grpc.GameHostStub(served.channel)
+    token = stub.GetRecord(pb.GetRecordRequest(game_id=game_id, page_size=5)).next_page_token
+    other = served.client.create_game("cite", ["human", "human"]).game_id
+    for request in (
+        pb.GetRecordRequest(game_id=game_id, page_token="garbage"),
+        pb.GetRecordRequest(game_id=game_id, page_token=token, include_views=True),
+        pb.GetRecordRequest(game_id=other, page_token=token),
+    ):
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetRecord(request)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert caught.value.details().startswith("page_token: ")
+    answer = served.http.get(f"/v1/games/{game_id}/record", params={"pageToken": "garbage"})
+    assert answer.status == 400 and answer.json()["error"]["field"] == "pageToken"
+
+
+def test_http_pages_with_page_size_and_page_token(served, long_game):
+    game_id, _ = long_game
+    first = served.http.get(f"/v1/games/{game_id}/record", params={"pageSize": "3"}).json()
+    assert len(first["entries"]) == 3 and first["nextPageToken"]
+    second = served.http.get(
+        f"/v1/games/{game_id}/record",
+        params={"pageSize": "3", "pageToken": first["nextPageToken"]},
+    ).json()
+    assert [e["ply"] for e in second["entries"]] == [
+        str(e.ply) for e in served.client.record(game_id).entries[3:6]
+    ]
+
+
+def test_the_record_command_pages_on_its_own(served, long_game, capsys):
+    game_id, _ = long_game
+    assert cli.main(["record", game_id, "--target", served.thread.target, "--page-size", "40"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    whole = served.client.record(game_id)
+    assert [e["ply"] for e in printed["entries"]] == [str(e.ply) for e in whole.entries]
+    assert len(printed["seatChanges"]) == 4 and "nextPageToken" not in printed
