@@ -73,8 +73,20 @@ export const api = {
   state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
   submit: (gameId, token, request) =>
     call("POST", `/v1/games/${enc(gameId)}:submit`, { token, body: { token, ...request } }),
-  record: (gameId, token) =>
-    call("GET", `/v1/games/${enc(gameId)}/record`, { token, query: { includeViews: "true" } }),
+  // The record comes in pages (nextPageToken, docs/http-api.md): joined into one here.
+  record: async (gameId, token) => {
+    const path = `/v1/games/${enc(gameId)}/record`;
+    const record = await call("GET", path, { token, query: { includeViews: "true" } });
+    for (let next = record.nextPageToken; next; ) {
+      const page = await call("GET", path, { token, query: { includeViews: "true", pageToken: next } });
+      record.entries = [...(record.entries || []), ...(page.entries || [])];
+      record.seatChanges = [...(record.seatChanges || []), ...(page.seatChanges || [])];
+      Object.assign(record, { status: page.status, returns: page.returns, version: page.version });
+      next = page.nextPageToken;
+    }
+    delete record.nextPageToken;
+    return record;
+  },
   listTournaments: () => call("GET", "/v1/tournaments"),
   tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
 
