@@ -315,7 +315,8 @@ class GameHost:
             seat = free[0]
         if not 0 <= seat < len(seats):
             raise InvalidArgument(
-                f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}"
+                f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
+                field="seat",
             )
         if control_of(seats[seat]) == SeatControl.HANDED_OVER:
             return await self.seating.rejoin(game_id, seat, name)
