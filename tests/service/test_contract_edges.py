@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import grpc
 import pytest
@@ -15,6 +16,8 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.record_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from tests.service.http_fixtures import Served, gateway_config
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -166,3 +169,38 @@ def test_the_record_command_pages_on_its_own(served, long_game, capsys):
     whole = served.client.record(game_id)
     assert [e["ply"] for e in printed["entries"]] == [str(e.ply) for e in whole.entries]
     assert len(printed["seatChanges"]) == 4 and "nextPageToken" not in printed
+
+
+# ---------------------------------------------------------------------- legal actions
+def _stream(client, game_id: str, token: str, count: int) -> list[pb.GameEvent]:
+    watch = client.watch(game_id, token)
+    events = [next(watch) for _ in range(count)]
+    watch.close()
+    return events
+
+
+def test_legal_actions_ride_only_on_the_documented_events(served):
+    """docs/api.md and docs/http-api.md say which events carry legal actions: a seat's
+    stream, a running game, the event leaves that seat to move and is the newest."""
+    for doc, words in (
+        ("docs/api.md", "An event carries the caller's\n`legal_actions`"),
+        ("docs/http-api.md", "**Legal actions ride on one event.**"),
+    ):
+        text = (ROOT / doc).read_text()
+        assert words in text and "GAME_FINISHED` never does" in text, doc
+    client = served.client
+    created = client.create_game("cite", ["human", "human"], seed=3)
+    game_id = created.game_id
+    tokens = [client.join(game_id, seat=s).token for s in (0, 1)]
+    for _ in range(4):
+        state = client.state(game_id)
+        token = tokens[state.to_move.seat]
+        client.submit(game_id, token, client.legal_actions(game_id, token)[0].id)
+    state = client.state(game_id)
+    mover, waiter = tokens[state.to_move.seat], tokens[1 - state.to_move.seat]
+    events = _stream(client, game_id, mover, state.last_event_id)
+    # Replayed events whose position has moved on carry none; the newest carries them.
+    assert [e.event_id for e in events if e.legal_actions] == [state.last_event_id]
+    assert list(events[-1].legal_actions) == client.legal_actions(game_id, mover)
+    for token in (waiter, ""):  # the seat not to move, and a spectator
+        assert not any(e.legal_actions for e in _stream(client, game_id, token, len(events)))
