@@ -425,7 +425,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         seats = []
         for i, seat in enumerate(request.seats):
             if seat.kind not in kinds:
-                raise InvalidArgument(f"seat {i}: set kind to HUMAN or BOT")
+                raise InvalidArgument("set kind to HUMAN or BOT", field=f"seats[{i}].kind")
             seats.append(SeatSpec(kinds[seat.kind], seat.bot_level, seat.name))
         view = await self.host.create_game(
             request.game_type,

@@ -192,9 +192,13 @@ class GameHost:
         game = get_game(game_type)
         if timer is not None:
             problem = clock.timer_problem(timer)
-            if problem is not None:
-                raise InvalidArgument(problem, field="timer")
-            timer = dataclasses.replace(timer, fallback=seating.level_or_random(timer.fallback))
+            if problem is not None:  # "timer.move_seconds must be ...": that field
+                raise InvalidArgument(problem, field=problem.split(" ", 1)[0])
+            try:
+                fallback = seating.level_or_random(timer.fallback)
+            except InvalidArgument as exc:
+                raise InvalidArgument(str(exc), field="timer.fallback_level") from None
+            timer = dataclasses.replace(timer, fallback=fallback)
         if not seats:
             raise InvalidArgument("a game needs seats: list one SeatSpec per player", field="seats")
         meta_seats = []
@@ -204,18 +208,14 @@ class GameHost:
                 try:
                     get_level(level)
                 except ValueError as exc:
-                    raise InvalidArgument(
-                        f"seat {index}: {exc}", field=f"seats[{index}].bot_level"
-                    ) from None
+                    raise InvalidArgument(str(exc), field=f"seats[{index}].bot_level") from None
                 meta_seats.append(
                     {"kind": SeatKind.BOT, "level": level, "name": seat.name or level}
                 )
             elif seat.kind == SeatKind.HUMAN:
                 meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
             else:
-                raise InvalidArgument(
-                    f"seat {index}: kind must be HUMAN or BOT", field=f"seats[{index}].kind"
-                )
+                raise InvalidArgument("kind must be HUMAN or BOT", field=f"seats[{index}].kind")
         game_id = game_id or secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)

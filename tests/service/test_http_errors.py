@@ -38,7 +38,8 @@ GOOGLE_HTTP = {
 # What Python's and protobuf's own error texts look like.
 PYTHON_TEXT = re.compile(
     r"Available Fields|invalid literal|base 10|Failed to parse|Message type|Traceback|"
-    r"Error\b|Exception|NoneType|\bint\(\)|gamehost\.v1\.|json_format|Expecting value",
+    r"Error\b|Exception|NoneType|\bint\(\)|gamehost\.v1\.|json_format|Expecting value|"
+    r"\ba (int|float|bool|str)\b",
 )
 
 
@@ -112,6 +113,12 @@ def test_an_unknown_game_type_names_the_field_as_the_api_spells_it(served):
         ({"gameType": 5, "seats": []}, "gameType"),
         ({"game_type": "cite", "gameType": "cite", "seats": []}, "gameType"),
         ({"gameType": "cite", "seats": []}, "seats"),
+        ({"gameType": "catan", "seats": [{"kind": "HUMAN"}] * 3, "options": {"turn_limit": "x"}},
+         "options"),
+        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "timer": {"moveSeconds": -1}},
+         "timer.moveSeconds"),
+        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2,
+          "timer": {"moveSeconds": 5, "fallbackLevel": "zzz"}}, "timer.fallbackLevel"),
     ],
 )
 def test_bad_create_requests_name_the_field_without_python_text(served, body, field):
