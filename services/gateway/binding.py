@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -90,23 +91,16 @@ def _query_fields(descriptor: Descriptor, query: Iterable[tuple[str, str]]) -> d
             field = _field(inner, part)
             if field is None:
                 raise BadRequest(
-                    f"unknown query parameter; {descriptor.name} has {_names(descriptor)}",
-                    field=key[:64],
+                    f"unknown query parameter; {inner.name} has {_names(inner)}", key[:64]
                 )
             if depth < len(parts) - 1:
                 if field.message_type is None or field.is_repeated:
-                    raise BadRequest(
-                        f"{field.json_name} has no fields",
-                        field=key[:64],
-                    )
+                    raise BadRequest(f"{field.json_name} has no fields", key[:64])
                 target = target.setdefault(field.name, {})
                 inner = field.message_type
                 continue
             if field.message_type is not None:
-                raise BadRequest(
-                    "an object: send it in a JSON body",
-                    field=key[:64],
-                )
+                raise BadRequest("an object: send it in a JSON body", key[:64])
             value = _scalar(field, text)
             if field.is_repeated:
                 target.setdefault(field.name, []).append(value)
@@ -130,9 +124,7 @@ def _scalar(field: FieldDescriptor, text: str) -> Any:
             return True
         if text.lower() in ("false", "0"):
             return False
-        raise BadRequest(
-            f"expected true or false, got {_quote(text)}", field.json_name
-        )
+        raise BadRequest(f"expected true or false, got {_quote(text)}", field.json_name)
     if field.type == FieldDescriptor.TYPE_ENUM and text.lstrip("-").isdigit():
         return int(text)
     return text
@@ -224,6 +216,8 @@ def _check_field(field: FieldDescriptor, value: Any, where: str) -> None:
         if not isinstance(value, list):
             raise BadRequest(f"expected a list of {_kind(field)}, got {_quote(value)}", where)
         for i, item in enumerate(value):
+            if item is None:
+                raise BadRequest(f"a list holds no nulls; item {i} is null", where)
             _check_single(field, item, f"{where}[{i}]")
         return
     _check_single(field, value, where)
@@ -285,11 +279,11 @@ def _integer(value: Any) -> int | None:
 
 
 def _number(text: str) -> bool:
+    """A finite number in a string (the infinities and NaN are spelled _FLOAT_WORDS)."""
     try:
-        float(text)
+        return math.isfinite(float(text))
     except ValueError:
         return False
-    return True
 
 
 def _base64(value: Any) -> bool:
@@ -326,6 +320,6 @@ def _quote(value: Any) -> str:
     """What the client sent, as JSON, cut to a short prefix."""
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = "?"
     return text if len(text) <= _QUOTE else text[:_QUOTE] + "..."
