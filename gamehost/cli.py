@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from types import ModuleType
 
 import grpc
+from google.protobuf import json_format
 
 from gamehost import tournament as tournament_cli
 from gamehost.client import Client, GameError
@@ -118,6 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     games.add_argument("--target", metavar="HOST:PORT")
     _remote_options(games)
 
+    record = commands.add_parser(
+        "record", help="print a game's whole record as JSON (read page by page)"
+    )
+    record.add_argument("game_id")
+    record.add_argument("--target", metavar="HOST:PORT", required=True)
+    record.add_argument("--token", default="", help="a seat token: that seat's view")
+    record.add_argument("--views", action="store_true", help="the view after every entry too")
+    record.add_argument(
+        "--page-size", type=int, default=0, metavar="N", help="entries a call (0: the server's)"
+    )
+    _remote_options(record)
+
     args = parser.parse_args(argv)
     try:
         handlers = {
@@ -127,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             "selfplay": _selfplay,
             "tournament": _tournament,
             "games": _games,
+            "record": _record,
             "board": lambda args: _server_side("board").board(args),
             "health": _health,
         }
@@ -354,6 +368,17 @@ def _health(args: argparse.Namespace) -> int:
     status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
     print(f"{what}: {status}")
     return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
+
+
+def _record(args: argparse.Namespace) -> int:
+    """The record as one JSON object (the HTTP API's mapping: camelCase, 64-bit integers
+    as strings), however many pages the server sends it in."""
+    with _connect(args.target, args=args) as client:
+        record = client.record(
+            args.game_id, args.token, include_views=args.views, page_size=args.page_size
+        )
+    print(json.dumps(json_format.MessageToDict(record), separators=(",", ":")))
+    return 0
 
 
 def _games(args: argparse.Namespace) -> int:

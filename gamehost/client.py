@@ -261,12 +261,25 @@ class Client:
         )
 
     def record(
-        self, game_id: str, token: str = "", *, include_views: bool = False
+        self, game_id: str, token: str = "", *, include_views: bool = False, page_size: int = 0
     ) -> pb.GameRecord:
-        """The game's log; with ``include_views``, your view after every entry too (what
-        ``replay_record`` needs)."""
-        request = pb.GetRecordRequest(game_id=game_id, token=token, include_views=include_views)
-        return self._call(self._stub.GetRecord, request, retry=True)
+        """The game's whole log, read page by page (``page_size`` entries a call; 0:
+        the server's default), as one GameRecord; with ``include_views``, your view
+        after every entry too (what ``replay_record`` needs). Status, returns and version
+        are those of the last page read."""
+        request = pb.GetRecordRequest(
+            game_id=game_id, token=token, include_views=include_views, page_size=page_size
+        )
+        record = self._call(self._stub.GetRecord, request, retry=True)
+        while record.next_page_token:
+            request.page_token = record.next_page_token
+            page = self._call(self._stub.GetRecord, request, retry=True)
+            record.entries.extend(page.entries)
+            record.seat_changes.extend(page.seat_changes)
+            record.status, record.version = page.status, page.version
+            record.returns[:] = page.returns
+            record.next_page_token = page.next_page_token
+        return record
 
     # ------------------------------------------------------------------ seats on demand
     def add_bot(

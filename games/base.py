@@ -301,4 +301,5 @@ def _coerce_option(key: str, value: Any, default: Any) -> Any:
             return kind(text)
         except ValueError:
             pass
-    raise OptionsError(f"option {key!r} must be a {kind.__name__}, got {quote_input(value)}")
+    what = {int: "a whole number", float: "a number", bool: "true or false"}.get(kind, "text")
+    raise OptionsError(f"option {key!r} must be {what}, got {quote_input(value)}")

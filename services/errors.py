@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+# The trailing metadata key that names the request field an error is about (its proto
+# name, a path such as ``seats[1].bot_level``); the message then starts with it too.
+FIELD_METADATA = "gamehost-field"
+
 
 class ServiceError(Exception):
-    """Base: ``code`` names a grpc.StatusCode member."""
+    """Base: ``code`` names a grpc.StatusCode member; ``field``, when the error is about
+    one request field, its proto name or path."""
 
     code = "INTERNAL"
+
+    def __init__(self, message: str = "", field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class NotFound(ServiceError):

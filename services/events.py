@@ -1,7 +1,8 @@
 """The game log: event records as stored, and what one viewer may see of them.
 
 Every change to a game appends events: ``created`` (carries the public initial
-state, so the log alone replays the game), ``joined``, one ``action`` per applied
+state, so the log alone replays the game; it follows the set-up's chance outcomes, so
+its version is the created game's), ``joined``, one ``action`` per applied
 action (chance outcomes included; ``timeout`` when a fallback level played it for a
 seat out of time), ``seat_changed`` (who plays a seat now) and ``finished`` (with a
 ``reason`` when the game was abandoned rather than played out). In a
@@ -21,12 +22,18 @@ from games import TERMINAL, State
 from services.kinds import EventKind, FinishReason
 
 
-def created_event(initial: State) -> dict[str, Any]:
+def created_event(initial: State, version: int = 0, to_move: int | None = None) -> dict[str, Any]:
+    """The created event: ``initial`` is the state before the set-up's chance outcomes
+    (version 0, what a replay starts from). It closes the creation write, after those
+    outcomes' own events, so its ``version`` is the created game's (the one CreateGame
+    answers) and ``to_move`` who acts in it (``initial_to_move``: who acts at version 0)."""
+    first = initial.current_player()
     return {
         "kind": EventKind.CREATED,
-        "version": 0,
+        "version": version,
         "initial": base64.b64encode(initial.to_bytes()).decode(),
-        "to_move": initial.current_player(),
+        "to_move": first if to_move is None else to_move,
+        "initial_to_move": first,
     }
 
 

@@ -14,9 +14,10 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import clock, limits, metrics, seating
+from services import clock, limits, metrics, record_pages, seating
 from services import events as ev
 from services.errors import (
+    FIELD_METADATA,
     FailedPrecondition,
     InvalidArgument,
     ServiceError,
@@ -82,6 +83,7 @@ class MalformedRequest:
 
     reason: str
     message: str = ""  # the whole answer, when the reader has a better one
+    field: str = ""  # the request field it is about, when the reader knows
 
 
 def _lenient(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -131,24 +133,29 @@ def _admit(request: Any) -> None:
     """Refuse requests that did not parse or whose fields are over their caps."""
     if isinstance(request, MalformedRequest):
         raise InvalidArgument(
-            request.message or f"the request is not a valid protobuf message ({request.reason})"
+            request.message or f"the request is not a valid protobuf message ({request.reason})",
+            field=request.field,
         )
     check_request(request)
 
 
 async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerContext) -> None:
     """The one mapping of exceptions onto statuses, for unary and streaming RPCs alike."""
+    field = ""
     if isinstance(exc, ServiceError):
-        code, message = exc.code, str(exc)
+        code, message, field = exc.code, str(exc), exc.field
+        if field and not message.startswith(field):
+            message = f"{field}: {message}"  # what the message is about comes first
     elif isinstance(exc, _INFRASTRUCTURE):
-        code = "UNAVAILABLE"
-        message = f"the game store is not answering ({type(exc).__name__}); retry shortly"
+        # No exception names in answers: the log has them.
+        code, message = "UNAVAILABLE", "the game store is not answering; retry shortly"
         log.warning("%s: %s: %s", name, type(exc).__name__, exc)
     else:
-        code, message = "INTERNAL", f"internal error ({type(exc).__name__}); it is logged"
+        code, message = "INTERNAL", "internal error; it is logged"
         log.error("%s failed", name, exc_info=exc)
     metrics.RPC_ERRORS.labels(name, code).inc()
-    await context.abort(grpc.StatusCode[code], message)
+    trailing = ((FIELD_METADATA, field),) if field else ()
+    await context.abort(grpc.StatusCode[code], message, trailing_metadata=trailing)
 
 
 def _unary(method: Callable) -> Callable:
@@ -427,7 +434,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         seats = []
         for i, seat in enumerate(request.seats):
             if seat.kind not in kinds:
-                raise InvalidArgument(f"seat {i}: set kind to HUMAN or BOT")
+                raise InvalidArgument("set kind to HUMAN or BOT", field=f"seats[{i}].kind")
             seats.append(SeatSpec(kinds[seat.kind], seat.bot_level, seat.name))
         view = await self.host.create_game(
             request.game_type,
@@ -527,9 +534,24 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def GetRecord(self, request, context):
-        return game_record(
-            await self.host.record(request.game_id, request.token, request.include_views)
+        offset = record_pages.offset_of(
+            request.page_token, request.game_id, request.include_views
         )
+        record = await self.host.record(
+            request.game_id,
+            request.token,
+            request.include_views,
+            offset=offset,
+            limit=record_pages.page_size(request.page_size),
+        )
+        message = game_record(record)
+        if offset:
+            message.initial_state = b""  # the first page has it
+        if record.next_offset is not None:
+            message.next_page_token = record_pages.page_token(
+                request.game_id, request.include_views, record.next_offset
+            )
+        return message
 
     # ------------------------------------------------------------------ seats on demand
     @_unary

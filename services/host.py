@@ -132,6 +132,7 @@ class Record:
     initial_view: Any = None
     seat_changes: list[dict[str, Any]] = field(default_factory=list)  # with "event_id"
     finish_reason: str = ""  # why the game is over ("" while it runs): kinds.FinishReason
+    next_offset: int | None = None  # paged: the first entry of the next page, if any
 
 
 @dataclass(frozen=True)
@@ -204,17 +205,21 @@ class GameHost:
         game, which racing replicas create once)."""
         if game_type not in game_names():
             raise InvalidArgument(
-                f"unknown game type {quote_input(game_type)}; "
-                f"choose one of: {', '.join(game_names())}"
+                f"unknown game {quote_input(game_type)}; known: {', '.join(sorted(game_names()))}",
+                field="game_type",
             )
         game = get_game(game_type)
         if timer is not None:
             problem = clock.timer_problem(timer)
-            if problem is not None:
-                raise InvalidArgument(problem)
-            timer = dataclasses.replace(timer, fallback=seating.level_or_random(timer.fallback))
+            if problem is not None:  # "timer.move_seconds must be ...": that field
+                raise InvalidArgument(problem, field=problem.split(" ", 1)[0])
+            try:
+                fallback = seating.level_or_random(timer.fallback)
+            except InvalidArgument as exc:
+                raise InvalidArgument(str(exc), field="timer.fallback_level") from None
+            timer = dataclasses.replace(timer, fallback=fallback)
         if not seats:
-            raise InvalidArgument("a game needs seats: list one SeatSpec per player")
+            raise InvalidArgument("a game needs seats: list one SeatSpec per player", field="seats")
         meta_seats = []
         for index, seat in enumerate(seats):
             if seat.kind == SeatKind.BOT:
@@ -222,14 +227,14 @@ class GameHost:
                 try:
                     get_level(level)
                 except ValueError as exc:
-                    raise InvalidArgument(f"seat {index}: {exc}") from None
+                    raise InvalidArgument(str(exc), field=f"seats[{index}].bot_level") from None
                 meta_seats.append(
                     {"kind": SeatKind.BOT, "level": level, "name": seat.name or level}
                 )
             elif seat.kind == SeatKind.HUMAN:
                 meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
             else:
-                raise InvalidArgument(f"seat {index}: kind must be SeatKind.HUMAN or SeatKind.BOT")
+                raise InvalidArgument("kind must be HUMAN or BOT", field=f"seats[{index}].kind")
         game_id = game_id or secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
@@ -241,7 +246,7 @@ class GameHost:
             parsed = game.parse_options(options)
             state = game.new_game(len(seats), seed, parsed)
         except GameError as exc:
-            raise InvalidArgument(str(exc)) from None
+            raise InvalidArgument(str(exc), field="options") from None
         invite_codes = (
             {
                 i: access.new_invite_code()
@@ -258,9 +263,15 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         creator_token = secrets.token_urlsafe(24)
-        log = [ev.created_event(state)]
+        initial = state.clone()
         luck = play.Luck() if deal_stream else None
+        log: list[dict[str, Any]] = []
         version = play.resolve_chance(state, seed, 0, log, luck)
+        # The created event comes after the set-up's chance outcomes: its version is the
+        # one CreateGame answers (one number), and it is the newest event then.
+        done = [e for e in log if e["kind"] == EventKind.FINISHED]
+        log = [e for e in log if e["kind"] != EventKind.FINISHED]
+        log += [ev.created_event(initial, version, state.current_player()), *done]
         meta = {
             "game_type": game_type,
             "players": len(seats),
@@ -323,7 +334,8 @@ class GameHost:
             seat = free[0]
         if not 0 <= seat < len(seats):
             raise InvalidArgument(
-                f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}"
+                f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
+                field="seat",
             )
         if control_of(seats[seat]) == SeatControl.HANDED_OVER:
             return await self.seating.rejoin(game_id, seat, name)
@@ -345,7 +357,8 @@ class GameHost:
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
-                f"malformed game id {quote_input(game_id)}: expected 32 hex digits"
+                f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
+                field="game_id",
             )
         snapshot = await self.store.load(game_id, request_key)
         if snapshot is None:
@@ -357,7 +370,9 @@ class GameHost:
         """The seat a token belongs to; None (spectator) for no token."""
         if not token:
             if required:
-                raise Unauthenticated("this call needs a seat token: get one from JoinGame")
+                raise Unauthenticated(
+                    "this call needs a seat token: get one from JoinGame", field="token"
+                )
             if not snapshot.meta.get("spectators", True):
                 raise PermissionDenied(
                     f"game {snapshot.game_id} admits no spectators: send a seat token"
@@ -367,7 +382,7 @@ class GameHost:
         for seat, stored in snapshot.tokens.items():
             if hmac.compare_digest(stored, digest):
                 return seat
-        raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}")
+        raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
         snapshot = await self.load(game_id)
@@ -394,13 +409,17 @@ class GameHost:
         seat: int | None = None,
     ) -> Submitted:
         if len(request_id) > _MAX_REQUEST_ID:
-            raise InvalidArgument(f"request_id is longer than {_MAX_REQUEST_ID} characters")
+            raise InvalidArgument(
+                f"longer than {_MAX_REQUEST_ID} characters", field="request_id"
+            )
         if action is None and notation is None:
-            raise InvalidArgument("give the action as action_id or as notation")
+            raise InvalidArgument("give the action as action_id or as notation", field="action_id")
         if expected_version is not None and expected_version < 0:
-            raise InvalidArgument(f"expected_version must be 0 or more, not {expected_version}")
+            raise InvalidArgument(
+                f"must be 0 or more, not {expected_version}", field="expected_version"
+            )
         if action is not None and action < 0:
-            raise InvalidArgument(f"action_id must be 0 or more, not {action}")
+            raise InvalidArgument(f"must be 0 or more, not {action}", field="action_id")
         started = time.perf_counter()
         # Keyed by the credential, so it is known before the game is loaded: one read.
         request_key = f"{hash_token(token)[:32]}:{request_id}" if token and request_id else None
@@ -422,7 +441,8 @@ class GameHost:
                 if expected_version is not None:
                     raise Aborted(
                         f"stale version: the game moved from {expected_version} to "
-                        f"{stale.version} while your action was applied; decide again"
+                        f"{stale.version} while your action was applied; decide again",
+                        field="expected_version",
                     ) from None
                 # No version pinned: the caller asked for "now", so try on the new state.
 
@@ -431,17 +451,22 @@ class GameHost:
     ) -> Submitted:
         seats = len(snapshot.meta["seats"])
         if attempt.seat is not None and not 0 <= attempt.seat < seats:
-            raise InvalidArgument(f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}")
+            raise InvalidArgument(
+                f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}", field="seat"
+            )
         viewer = self.viewer(snapshot, attempt.token, required=True)
         if attempt.seat is not None and attempt.seat != viewer:
-            raise PermissionDenied(f"your token is for seat {viewer}, not seat {attempt.seat}")
+            raise PermissionDenied(
+                f"your token is for seat {viewer}, not seat {attempt.seat}", field="seat"
+            )
         if snapshot.request_result is not None:
             return Submitted(**snapshot.request_result, duplicate=True)
         expected = attempt.expected_version
         if expected is not None and expected != snapshot.version:
             raise Aborted(
                 f"stale version: you sent {expected} but the game is at "
-                f"{snapshot.version}; fetch the state and decide again"
+                f"{snapshot.version}; fetch the state and decide again",
+                field="expected_version",
             )
         if snapshot.status == GameStatus.FINISHED:
             raise FailedPrecondition("the game is over")  # played out, or abandoned
@@ -479,20 +504,29 @@ class GameHost:
 
     @staticmethod
     def _parse(state: State, seat: int, action: int | None, notation: str | None) -> int:
+        # What the action is comes first: an id outside the game's action space, or text
+        # that does not read as an action, is INVALID_ARGUMENT in every game, whatever
+        # the position (whose turn it is, or the game being over, does not change that).
+        try:
+            if notation is not None:
+                chosen = state.string_to_action(notation)
+            else:
+                assert action is not None
+                chosen = action
+                state.action_to_string(chosen)  # NotationError: not an id of this game
+        except NotationError as exc:
+            field = "notation" if notation is not None else "action_id"
+            raise InvalidArgument(str(exc), field=field) from None
         if state.is_terminal():
             raise FailedPrecondition("the game is over")
         to_move = state.current_player()
         if to_move != seat:
             raise FailedPrecondition(f"it is not your turn: seat {to_move} is to move")
         try:
-            chosen = state.string_to_action(notation) if notation is not None else action
-            assert chosen is not None
             if not state.is_legal(chosen):
                 raise IllegalActionError(
                     f"{state.action_to_string(chosen)!r} (id {chosen}) is not legal now"
                 )
-        except NotationError as exc:
-            raise InvalidArgument(str(exc)) from None
         except IllegalActionError as exc:
             legal = ", ".join(state.action_to_string(a) for a in state.legal_actions()[:12])
             raise FailedPrecondition(f"{exc}; legal now: {legal}") from None
@@ -525,7 +559,8 @@ class GameHost:
                 return  # resumed past the end: nothing more will come
             raise InvalidArgument(
                 f"after_event_id {after} is past this game's newest event "
-                f"{snapshot.last_event_id}: resume from an event id the server sent"
+                f"{snapshot.last_event_id}: resume from an event id the server sent",
+                field="after_event_id",
             )
         reveal = reveals_everything(snapshot)
         async with contextlib.AsyncExitStack() as stack:
@@ -583,10 +618,21 @@ class GameHost:
                 yield event
             after = batch[-1].event_id
 
-    async def record(self, game_id: str, token: str, include_views: bool = False) -> Record:
+    async def record(
+        self,
+        game_id: str,
+        token: str,
+        include_views: bool = False,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> Record:
         """The log as the caller may see it; with ``include_views``, the caller's view
         of the initial position and after every entry, from a server-side replay (so
-        each is redacted exactly as GetState redacted it for this caller then)."""
+        each is redacted exactly as GetState redacted it for this caller then).
+
+        Paged with ``limit``: the entries from ``offset`` on, at most ``limit`` of them,
+        with the seat changes among them (``next_offset``: where the next page starts).
+        Only the first page (offset 0) has the initial view."""
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
@@ -602,7 +648,7 @@ class GameHost:
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)
-                initial_to_move = data["to_move"]
+                initial_to_move = data.get("initial_to_move", data["to_move"])
             elif data["kind"] == EventKind.ACTION and data["version"] <= snapshot.version:
                 logged.append(data)
                 actions.append(data["action"])
@@ -619,13 +665,28 @@ class GameHost:
             ev.visible(data, viewer, reveal_all=reveal or i in opened)
             for i, data in enumerate(logged)
         ]
+        if offset > len(entries):
+            raise InvalidArgument(
+                f"the page token is past this record's {len(entries)} entries",
+                field="page_token",
+            )
+        end = len(entries) if limit is None else min(offset + limit, len(entries))
+        next_offset = end if end < len(entries) else None
+        # A seat change goes with the page of the first entry after it (the last page:
+        # every later one); a change's version is never an entry's.
+        low = entries[offset - 1]["version"] if offset else -1
+        high = entries[end - 1]["version"] if next_offset is not None else float("inf")
+        seat_changes = [c for c in seat_changes if low < c["version"] < high]
+        entries = entries[offset:end]
         initial_view = None
         if include_views:
             # A long game's replay takes a while: off the event loop, which serves
-            # every other call of this replica meanwhile.
-            views = await asyncio.to_thread(_replayed_views, game_type, initial, actions, viewer)
-            initial_view = views[0]
-            for entry, view in zip(entries, views[1:], strict=True):
+            # every other call of this replica meanwhile. It stops at the page's end.
+            views = await asyncio.to_thread(
+                _replayed_views, game_type, initial, actions[:end], viewer
+            )
+            initial_view = views[0] if offset == 0 else None
+            for entry, view in zip(entries, views[offset + 1 :], strict=True):
                 entry["view"] = view
         return Record(
             snapshot,
@@ -636,6 +697,7 @@ class GameHost:
             initial_view,
             seat_changes,
             finish_reason,
+            next_offset,
         )
 
 
@@ -665,6 +727,7 @@ def check_after_event_id(after: int) -> int:
     if not 0 <= after <= _MAX_EVENT_ID:
         raise InvalidArgument(
             f"after_event_id {after} is out of range: send an event id the server sent, "
-            "or 0 to start from the beginning"
+            "or 0 to start from the beginning",
+            field="after_event_id",
         )
     return after

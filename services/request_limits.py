@@ -42,7 +42,9 @@ def check_request(message: Message, where: str = "") -> None:
         elif field.type == field.TYPE_MESSAGE:
             items = list(value) if _repeated(field) else [value]
             if field.name == "seats" and len(items) > MAX_SEATS:
-                raise InvalidArgument(f"{path}: at most {MAX_SEATS} seats, got {len(items)}")
+                raise InvalidArgument(
+                    f"{path}: at most {MAX_SEATS} seats, got {len(items)}", field=path
+                )
             for i, item in enumerate(items):
                 check_request(item, f"{path}[{i}]." if _repeated(field) else f"{path}.")
 
@@ -53,13 +55,17 @@ def _repeated(field) -> bool:
 
 def _check_map(path: str, mapping) -> None:
     if len(mapping) > MAX_OPTIONS:
-        raise InvalidArgument(f"{path}: at most {MAX_OPTIONS} entries, got {len(mapping)}")
+        raise InvalidArgument(
+            f"{path}: at most {MAX_OPTIONS} entries, got {len(mapping)}", field=path
+        )
     for key, value in mapping.items():
-        _check_text(f"{path} key", key, MAX_OPTION_KEY)
+        _check_text(f"{path} key", key, MAX_OPTION_KEY, field=path)
         if isinstance(value, str):
-            _check_text(f"{path}[{key[:20]}]", value, MAX_OPTION_VALUE)
+            _check_text(f"{path}[{key[:20]}]", value, MAX_OPTION_VALUE, field=path)
 
 
-def _check_text(path: str, text: str, cap: int) -> None:
+def _check_text(path: str, text: str, cap: int, field: str = "") -> None:
     if len(text) > cap:
-        raise InvalidArgument(f"{path} is {len(text)} characters long; the limit is {cap}")
+        raise InvalidArgument(
+            f"{path} is {len(text)} characters long; the limit is {cap}", field=field or path
+        )

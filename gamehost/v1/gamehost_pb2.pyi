@@ -474,14 +474,18 @@ class GameEvent(_message.Message):
     def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., version: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., seat_change: _Optional[_Union[SeatChange, _Mapping]] = ..., timeout: _Optional[bool] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
 
 class GetRecordRequest(_message.Message):
-    __slots__ = ("game_id", "token", "include_views")
+    __slots__ = ("game_id", "token", "include_views", "page_size", "page_token")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_VIEWS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     token: str
     include_views: bool
-    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., include_views: _Optional[bool] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., include_views: _Optional[bool] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class RecordEntry(_message.Message):
     __slots__ = ("ply", "actor", "audience", "hidden", "action_id", "notation", "to_move", "view", "timeout")
@@ -506,7 +510,7 @@ class RecordEntry(_message.Message):
     def __init__(self, ply: _Optional[int] = ..., actor: _Optional[_Union[Actor, _Mapping]] = ..., audience: _Optional[_Iterable[int]] = ..., hidden: _Optional[bool] = ..., action_id: _Optional[int] = ..., notation: _Optional[str] = ..., to_move: _Optional[_Union[Actor, _Mapping]] = ..., view: _Optional[_Union[GameView, _Mapping]] = ..., timeout: _Optional[bool] = ...) -> None: ...
 
 class GameRecord(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version", "seat_changes", "finish_reason")
+    __slots__ = ("game_id", "game_type", "players", "options", "initial_state", "initial_view", "initial_to_move", "entries", "status", "returns", "version", "seat_changes", "finish_reason", "next_page_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -527,6 +531,7 @@ class GameRecord(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_CHANGES_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -540,7 +545,8 @@ class GameRecord(_message.Message):
     version: int
     seat_changes: _containers.RepeatedCompositeFieldContainer[SeatChange]
     finish_reason: FinishReason
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ..., initial_state: _Optional[bytes] = ..., initial_view: _Optional[_Union[GameView, _Mapping]] = ..., initial_to_move: _Optional[_Union[Actor, _Mapping]] = ..., entries: _Optional[_Iterable[_Union[RecordEntry, _Mapping]]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., returns: _Optional[_Iterable[float]] = ..., version: _Optional[int] = ..., seat_changes: _Optional[_Iterable[_Union[SeatChange, _Mapping]]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("game_id", "token", "bot_level", "version", "seat")

@@ -188,6 +188,7 @@ class GameHostServicer:
     def GetRecord(self, request, context):
         """The game's log as the caller may see it; complete once the game is over. With
         include_views, the caller's view after every entry: a replay needs no engine.
+        Paged: page_size entries at a time, next_page_token until the last page.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

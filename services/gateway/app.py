@@ -53,10 +53,10 @@ def to_json(message: Message) -> str:
 
 
 def _error(
-    code: grpc.StatusCode, message: str, status: int | None = None, **headers: str
+    code: grpc.StatusCode, message: str, status: int | None = None, field: str = "", **headers: str
 ) -> web.Response:
     return web.json_response(
-        error_body(code, message), status=status or HTTP_STATUS[code], headers=headers
+        error_body(code, message, field), status=status or HTTP_STATUS[code], headers=headers
     )
 
 
@@ -152,7 +152,7 @@ class HttpGateway:
             call_request = MalformedRequest("too large", f"the body is over {MAX_BODY} bytes")
         except BadRequest as exc:
             # Still a call: the rate limits and metrics see it as they see a bad gRPC one.
-            call_request = MalformedRequest("JSON", str(exc))
+            call_request = MalformedRequest("JSON", str(exc), exc.field)
         peer = peer_of(request.transport.get_extra_info("peername") if request.transport else None)
         metadata = metadata_of(request.headers)
         if route.streaming:
@@ -160,7 +160,7 @@ class HttpGateway:
         try:
             reply = await self.dispatcher.call(route.rpc, call_request, peer, metadata)
         except CallFailed as failed:
-            return _error(failed.code, failed.message)
+            return _error(failed.code, failed.message, field=failed.field)
         return web.Response(text=to_json(reply), content_type="application/json")
 
     async def _stream(self, request, route, call_request, peer, metadata) -> web.StreamResponse:
@@ -201,8 +201,9 @@ class HttpGateway:
             await send(sse.END)
         except CallFailed as failed:
             if not response.prepared:
-                return _error(failed.code, failed.message)
-            await send(sse.frame(sse.FAILED, json.dumps(error_body(failed.code, failed.message))))
+                return _error(failed.code, failed.message, field=failed.field)
+            body = error_body(failed.code, failed.message, failed.field)
+            await send(sse.frame(sse.FAILED, json.dumps(body)))
         except ConnectionError:
             pass  # the browser went away while the end was written
         finally:

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 
 from services.access import API_KEY_HEADER
+from services.errors import FIELD_METADATA
 from services.gateway.routes import SERVICE
 
 Write = Callable[[Any], Awaitable[None]]
@@ -26,10 +27,11 @@ Write = Callable[[Any], Awaitable[None]]
 class CallFailed(Exception):
     """The RPC ended with a status other than OK."""
 
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    def __init__(self, code: grpc.StatusCode, message: str, field: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field  # the request field it is about (services.errors.FIELD_METADATA)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class HttpCallContext:
         self._write = write
         self._code: grpc.StatusCode | None = None
         self._details = ""
+        self._trailing: tuple[tuple[str, str], ...] = ()
 
     def peer(self) -> str:
         return self._peer
@@ -55,7 +58,7 @@ class HttpCallContext:
         return self._metadata
 
     async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()):
-        self._code, self._details = code, details
+        self._code, self._details, self._trailing = code, details, tuple(trailing_metadata)
         raise grpc.aio.AbortError(details)
 
     def set_code(self, code: grpc.StatusCode) -> None:
@@ -77,7 +80,8 @@ class HttpCallContext:
 
     def failure(self) -> CallFailed:
         code = self._code if self._code not in (None, grpc.StatusCode.OK) else None
-        return CallFailed(code or grpc.StatusCode.UNKNOWN, self._details or "call failed")
+        field = dict(self._trailing).get(FIELD_METADATA, "")
+        return CallFailed(code or grpc.StatusCode.UNKNOWN, self._details or "call failed", field)
 
 
 def peer_of(address: Any) -> str:

@@ -151,15 +151,26 @@ def openapi_document(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
         paths.setdefault(route.template, {})[route.verb.lower()] = _operation(route, schemas)
     schemas.schemas["Error"] = {
         "type": "object",
-        "description": "every error answer: the gRPC status code, its name and its message; "
-        "HTTP statuses: "
-        + ", ".join(f"{code.name} {status}" for code, status in HTTP_STATUS.items() if status != 200),
+        "description": "every error answer: the gRPC status code's name, a message in the "
+        "API's words (JSON field names), and the request field it is about when it is "
+        "about one (e.g. gameType, seats[1].botLevel). HTTP statuses (google.api's mapping): "
+        + ", ".join(f"{code.name} {status}" for code, status in HTTP_STATUS.items() if status != 200)
+        + "; a known path with another method: 405 (UNIMPLEMENTED)",
         "properties": {
-            "code": {"type": "integer"},
-            "status": {"type": "string"},
-            "message": {"type": "string"},
+            "error": {
+                "type": "object",
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "enum": [c.name for c in HTTP_STATUS if c.name != "OK"],
+                    },
+                    "message": {"type": "string"},
+                    "field": {"type": "string"},
+                },
+                "required": ["code", "message"],
+            }
         },
-        "required": ["code", "status", "message"],
+        "required": ["error"],
     }
     return {
         "openapi": "3.0.3",

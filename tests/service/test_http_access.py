@@ -21,8 +21,8 @@ def test_rate_limits_are_per_real_client_and_cannot_be_spoofed():
         for _ in range(3):
             assert served.http.get("/v1/game-types").status == 200
         refused = served.http.get("/v1/game-types", headers={"X-Forwarded-For": "10.1.2.3"})
-        assert refused.status == 429 and refused.json()["status"] == "RESOURCE_EXHAUSTED"
-        assert "rate limit" in refused.json()["message"]
+        assert refused.status == 429 and refused.json()["error"]["code"] == "RESOURCE_EXHAUSTED"
+        assert "rate limit" in refused.json()["error"]["message"]
         spoofed = served.http.get("/v1/game-types", headers={"X-Real-IP": "10.9.9.9"})
         assert spoofed.status == 429
         # Another address (the loopback range is all this machine's) is another client.
@@ -47,7 +47,7 @@ def test_api_keys_are_sent_as_x_api_key(tmp_path):
     body = {"gameType": "cite", "seats": [{"kind": "HUMAN"}, {"kind": "HUMAN"}]}
     with Served(config) as served:
         refused = served.http.post("/v1/games", body)
-        assert refused.status == 401 and "API key" in refused.json()["message"]
+        assert refused.status == 401 and "API key" in refused.json()["error"]["message"]
         wrong = served.http.post("/v1/games", body, headers={"X-Api-Key": "w" * 24})
         assert wrong.status == 401
         assert served.fingerprint(ZERO_GAME)[1] == []  # nothing was created
@@ -128,7 +128,7 @@ def test_bodies_over_the_cap_are_invalid_argument():
     with Served(gateway_config(None, "gamehost")) as served:
         padded = b"{" + b" " * (2 << 20) + b"}"
         answer = served.http.request("POST", "/v1/games", data=padded)
-        assert answer.status == 400 and "bytes" in answer.json()["message"]
+        assert answer.status == 400 and "bytes" in answer.json()["error"]["message"]
 
 
 def test_with_a_certificate_the_http_port_serves_https(tmp_path):

@@ -4,7 +4,6 @@ same message and nothing changed, and each seat's views as gRPC shows them."""
 
 from __future__ import annotations
 
-import grpc
 import pytest
 
 from gamehost import GameError
@@ -28,10 +27,9 @@ def error_of(answer, status: int, code: str) -> str:
     assert answer.status == status, (answer.status, answer.body)
     assert answer.headers["Content-Type"].startswith("application/json")
     body = answer.json()
-    assert set(body) == {"code", "status", "message"}
-    assert body["status"] == code and body["code"] == grpc.StatusCode[code].value[0]
-    assert body["message"]
-    return body["message"]
+    assert set(body) == {"error"} and set(body["error"]) <= {"code", "message", "field"}
+    assert body["error"]["code"] == code and body["error"]["message"]
+    return body["error"]["message"]
 
 
 def grpc_error(call) -> GameError:
@@ -235,7 +233,7 @@ def test_unknown_routes_are_404_and_wrong_verbs_405(served):
     error_of(http.get("/v1/nothing%0Ahere"), 404, "NOT_FOUND")
     wrong = http.request("DELETE", "/v1/games")
     assert wrong.status == 405 and set(wrong.headers["Allow"].split(", ")) == {"GET", "POST"}
-    assert wrong.json()["status"] == "UNIMPLEMENTED"
+    assert wrong.json()["error"]["code"] == "UNIMPLEMENTED"
     assert served.fingerprint(ZERO_GAME) == before
 
 

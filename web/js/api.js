@@ -2,12 +2,17 @@
 // field names are lowerCamelCase, 64-bit integers are strings, and default values
 // may be missing (read them with `?? default`).
 
+/** An error answer: `{"error": {"code": "ABORTED", "message": "...", "field": "..."}}`
+ * (docs/http-api.md#errors). `status` and `code` are the gRPC code's name; `field`, the
+ * request field it is about (when one is). */
 export class ApiError extends Error {
   constructor(httpStatus, body) {
-    super(body.message || `HTTP ${httpStatus}`);
+    const error = (body && body.error) || {};
+    super(error.message || `HTTP ${httpStatus}`);
     this.httpStatus = httpStatus;
-    this.status = body.status || "UNKNOWN";
-    this.code = body.code;
+    this.status = error.code || "UNKNOWN";
+    this.code = this.status;
+    this.field = error.field || "";
   }
 }
 
@@ -27,14 +32,14 @@ async function call(method, path, { body, token, query } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, { status: "UNAVAILABLE", message: `server unreachable: ${err.message}` });
+    throw new ApiError(0, { error: { code: "UNAVAILABLE", message: `server unreachable: ${err.message}` } });
   }
   const text = await response.text();
   let json = {};
   try {
     json = text ? JSON.parse(text) : {};
   } catch {
-    json = { message: text.slice(0, 200) };
+    json = { error: { message: text.slice(0, 200) } };
   }
   if (!response.ok) throw new ApiError(response.status, json);
   return json;
@@ -68,8 +73,20 @@ export const api = {
   state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
   submit: (gameId, token, request) =>
     call("POST", `/v1/games/${enc(gameId)}:submit`, { token, body: { token, ...request } }),
-  record: (gameId, token) =>
-    call("GET", `/v1/games/${enc(gameId)}/record`, { token, query: { includeViews: "true" } }),
+  // The record comes in pages (nextPageToken, docs/http-api.md): joined into one here.
+  record: async (gameId, token) => {
+    const path = `/v1/games/${enc(gameId)}/record`;
+    const record = await call("GET", path, { token, query: { includeViews: "true" } });
+    for (let next = record.nextPageToken; next; ) {
+      const page = await call("GET", path, { token, query: { includeViews: "true", pageToken: next } });
+      record.entries = [...(record.entries || []), ...(page.entries || [])];
+      record.seatChanges = [...(record.seatChanges || []), ...(page.seatChanges || [])];
+      Object.assign(record, { status: page.status, returns: page.returns, version: page.version });
+      next = page.nextPageToken;
+    }
+    delete record.nextPageToken;
+    return record;
+  },
   listTournaments: () => call("GET", "/v1/tournaments"),
   tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
 
