@@ -45,9 +45,9 @@ class Watch:
             self._stream = served.http.stream(f"/v1/games/{game_id}/events?token={token}")
             assert self._stream.status == 200, self._stream.status
         # The first event: the stream is open, its viewer resolved (a gRPC call starts
-        # when it is first read).
+        # when it is first read). Cité logs its set-up roll before GAME_CREATED.
         first = self.next()
-        assert isinstance(first, dict) and first["kind"] == "GAME_CREATED", first
+        assert isinstance(first, dict) and first["kind"] in ("ACTION", "GAME_CREATED"), first
 
     def next(self) -> dict[str, Any] | tuple[str, str]:
         if self.transport == "grpc":
@@ -64,9 +64,9 @@ class Watch:
             if event.name == "game-event":
                 return event.json()
             if event.name == "rpc-error":
-                error = event.json()
+                error = event.json()["error"]
                 assert self._stream.next() is None, "the stream goes on after its error"
-                return error["status"], error["message"]
+                return error["code"], error["message"]
 
     def close(self) -> None:
         if self.transport == "grpc":
