@@ -431,7 +431,12 @@ class GameHost:
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
         step = play.play(
-            state, chosen, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+            state,
+            chosen,
+            snapshot.meta["seed"],
+            snapshot.version,
+            play.luck_of(snapshot),
+            play.decliners(snapshot.meta),
         )
         result = {"version": step.version, "action": chosen, "notation": text}
         committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
@@ -463,18 +468,20 @@ class GameHost:
         to_move = state.current_player()
         if to_move != seat:
             raise FailedPrecondition(f"it is not your turn: seat {to_move} is to move")
+        text = notation or ""
         try:
             chosen = state.string_to_action(notation) if notation is not None else action
             assert chosen is not None
             if not state.is_legal(chosen):
+                text = state.action_to_string(chosen)
+                why = state.illegal_reason(chosen)
                 raise IllegalActionError(
-                    f"{state.action_to_string(chosen)!r} (id {chosen}) is not legal now"
+                    f"{text!r} (id {chosen}) is not legal now" + (f": {why}" if why else "")
                 )
         except NotationError as exc:
-            raise InvalidArgument(str(exc)) from None
+            raise InvalidArgument(f"{exc}; {_legal_like(state, notation or '')}") from None
         except IllegalActionError as exc:
-            legal = ", ".join(state.action_to_string(a) for a in state.legal_actions()[:12])
-            raise FailedPrecondition(f"{exc}; legal now: {legal}") from None
+            raise FailedPrecondition(f"{exc}; {_legal_like(state, text, True)}") from None
         return chosen
 
     # ------------------------------------------------------------------ events and records
@@ -609,3 +616,20 @@ def check_after_event_id(after: int) -> int:
             "or 0 to start from the beginning"
         )
     return after
+
+
+def _legal_like(state: State, text: str, parsed: bool = False) -> str:
+    """The legal moves of the kind ``text`` names first ("legal city moves now: city 12"),
+    else the first legal moves: what to send instead."""
+    legal = [state.action_to_string(a) for a in state.legal_actions()]
+    verb = text.split()[0].lower() if text.split() else ""
+    same = [n for n in legal if n.split()[0] == verb]
+    if same:
+        return f"legal {verb} moves now: {', '.join(same[:12])}{' …' if len(same) > 12 else ''}"
+    kinds: dict[str, list[str]] = {}
+    for n in legal:
+        kinds.setdefault(n.split()[0], []).append(n)
+    # A kind with many moves (Catan's offers) is one item, so the others show.
+    shown = [m[0] if len(m) == 1 else f"{m[0]} … ({len(m)} {k} moves)" for k, m in kinds.items()]
+    none = f"no {verb} move is legal now; " if parsed and verb else ""
+    return f"{none}legal now: {', '.join(shown[:12])}"
