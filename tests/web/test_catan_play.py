@@ -235,3 +235,34 @@ def test_a_dropped_feed_shows_a_banner_and_resumes(
         expect(page.locator("#game")).to_have_attribute("data-version", str(reply.version))
         assert str(reply.version) != version
         expect(page.locator("#log li")).to_have_count(len(client.record(created.game_id).entries) + 4)
+
+
+def test_bot_moves_play_out_one_by_one_with_the_last_highlighted(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    created = grpc_client.create_game(
+        "catan", ["human", "bot:random", "bot:random", "bot:random"], seed=11
+    )
+    seat = grpc_client.join(created.game_id, 0, "tester")
+    page.goto(f"{base_url}/#/game/{created.game_id}?token={seat.token}")
+    page.select_option("#bot-speed", "slow")
+    page.locator(".settle-target").first.click()
+    page.locator(".path-target").first.click()
+    # The three bots' set-up moves follow at once on the server; the page shows them
+    # one at a time, each highlighted on the board, with Skip to see the rest at once.
+    game = page.locator("#game")
+    expect(game).to_have_attribute("data-playing", "true")
+    expect(page.locator("svg.catan-map .spot.last-move")).to_have_count(1)
+    expect(page.locator("#playback .playing")).to_contain_text("more")
+    shown = page.locator("#log li").count()
+    expect(page.locator("#log li")).not_to_have_count(shown, timeout=10_000)  # one more
+    assert page.locator("#actions button.action").count() == 0  # yours waits
+    page.click("#skip")
+    expect(game).to_have_attribute("data-playing", "false")
+    expect(page.locator("#log")).to_contain_text("built a settlement at")
+    # Hovering a log line shows its spot on the board.
+    line = page.locator("#log li.has-spot", has_text="built a road").first
+    line.hover()
+    expect(page.locator("svg.catan-map .spot-hover")).to_have_count(1)
+    page.mouse.move(0, 0)
+    expect(page.locator("svg.catan-map .spot-hover")).to_have_count(0)

@@ -224,7 +224,7 @@ class GamePage {
     while (this.queue.length && !delay) {
       const event = this.queue.shift();
       this.addLog(event);
-      if (event.kind === "ACTION" && !event.hidden && event.notation) this.lastMove = event.notation;
+      if (event.kind === "ACTION" && !event.hidden && this.hasSpot(event.notation)) this.lastMove = event.notation;
       delay = this.delayOf(event);
     }
     if (this.state) this.render();
@@ -234,6 +234,13 @@ class GamePage {
         this.pump();
       }, delay * 1000);
     }
+  }
+
+  /** Whether a move has a place on the board to highlight (a road, not "end"). */
+  hasSpot(notation) {
+    const game = this.state ? GAMES[this.state.gameType] : null;
+    const view = this.state ? viewOf(this.state, this.state.gameType) : null;
+    return Boolean(notation && game && game.spotShape && view && game.spotShape(view, notation, "probe"));
   }
 
   /** Play out everything queued at once. */
