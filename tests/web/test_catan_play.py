@@ -266,3 +266,63 @@ def test_bot_moves_play_out_one_by_one_with_the_last_highlighted(
     expect(page.locator("svg.catan-map .spot-hover")).to_have_count(1)
     page.mouse.move(0, 0)
     expect(page.locator("svg.catan-map .spot-hover")).to_have_count(0)
+
+
+def _play_until(client: Client, game_id: str, tokens: list[str], found) -> gamehost_pb2.GameState:
+    """Humans over gRPC who never build (so hands grow): "end" or "roll" when they can,
+    else the first legal move, until ``found(seat 0's state)``."""
+    for _ in range(5000):
+        mover = client.state(game_id).to_move.seat
+        state = client.state(game_id, tokens[mover])
+        if mover == 0 and found(state):
+            return state
+        legal = list(state.legal_actions)
+        pick = next((a for a in legal if a.notation in ("roll", "end")), legal[0])
+        client.submit(game_id, tokens[mover], pick.id)
+    raise AssertionError("never found")
+
+
+def test_discard_picker_and_bank_trade_take_one_submit_each(
+    page: Page, base_url: str, grpc_client: Client
+) -> None:
+    created = grpc_client.create_game("catan", ["human", "human", "human"], seed=9)
+    game_id = created.game_id
+    tokens = [grpc_client.join(game_id, s).token for s in range(3)]
+    state = _play_until(
+        grpc_client, game_id, tokens, lambda s: any(a.notation.startswith("discard") for a in s.legal_actions)
+    )
+    need = state.catan.discard_left
+    cards = state.catan.players[0].resource_count
+    page.goto(f"{base_url}/#/game/{game_id}?token={tokens[0]}")
+    counter = page.locator("#discard-count")
+    expect(counter).to_have_text(f"0 of {need} chosen")
+    # One button per legal discard no more: the picker stands in for them.
+    assert page.locator('#actions button.action[data-notation^="discard"]').count() == 0
+    expect(page.locator("#discard-submit")).to_be_disabled()
+    _discard(page)
+    expect(page.locator("#discard-picker")).to_have_count(0)
+    after = grpc_client.state(game_id, tokens[0]).catan.players[0].resource_count
+    assert after == cards - need
+    # A bank trade: give four (or the seat's rate) of a kind, get one, one click.
+    resources = ("brick", "lumber", "wool", "grain", "ore")
+
+    def can_bank(s: gamehost_pb2.GameState) -> bool:
+        return any(a.notation.startswith("bank ") for a in s.legal_actions)
+
+    state = _play_until(grpc_client, game_id, tokens, can_bank)
+    bank = next(a.notation for a in state.legal_actions if a.notation.startswith("bank "))
+    _, rate, give, _, get = bank.split()
+    before = state.catan.players[0].resources
+    page.goto(f"{base_url}/#/game/{game_id}?token={tokens[0]}")
+    assert page.locator('#actions button.action[data-notation^="bank"]').count() == 0
+    page.click("#trade-builder summary")
+    for _ in range(int(rate)):
+        page.click(f'#trade-builder .trade-side:first-of-type [data-resource="{give}"] button[aria-label$="more"]')
+    page.locator(".trade-side").nth(1).locator(f'[data-resource="{get}"] button[aria-label$="more"]').click()
+    expect(page.locator("#trade-bank")).to_be_enabled()
+    page.click("#trade-bank")
+    expect(page.locator("#trade-builder")).not_to_have_attribute("open", "")
+    now = grpc_client.state(game_id, tokens[0]).catan.players[0].resources
+    assert getattr(now, give) == getattr(before, give) - int(rate)
+    assert getattr(now, get) == getattr(before, get) + 1
+    assert set(resources) >= {give, get}
