@@ -91,14 +91,14 @@ def test_catan_against_random_bots_to_the_end_by_clicks(
         if game.get_attribute("data-status") == "FINISHED":
             break
         last = game.get_attribute("data-version") or ""
-        small_buttons += [
-            b for b in page.evaluate(SIZES_JS, "#actions button, #playback button")
-            if b[0] < 24 or b[1] < 24
-        ]
+        sized = page.evaluate(SIZES_JS, "#actions button, #playback button")
+        small_buttons += [b for b in sized if b[0] < 24 or b[1] < 24]
         targets = page.evaluate(SIZES_JS, "#board [data-target].clickable")
         small_targets += [t for t in targets if t[0] < 20 or t[1] < 20]
-        if targets:
-            measured["targets"] = measured.get("targets", 0) + len(targets)
+        for key, found in (("button", sized), ("target", targets)):
+            if found:
+                least = min(min(w, h) for w, h, _ in found)
+                measured[key] = min(measured.get(key, least), least)
         buttons = page.locator("#actions button.action")
         notations = [
             n for n in buttons.evaluate_all("(bs) => bs.map((b) => b.dataset.notation)") if n
@@ -124,7 +124,11 @@ def test_catan_against_random_bots_to_the_end_by_clicks(
         clicks += 1
     assert game.get_attribute("data-status") == "FINISHED", f"not over after {clicks} clicks"
     assert grpc_client.state(game_id).status == gamehost_pb2.FINISHED
-    print(f"\n{viewport}: {clicks} clicks, {board_clicks} on the board, {declined} offers declined")
+    print(
+        f"\n{viewport}: {clicks} clicks, {board_clicks} on the board, {declined} offers "
+        f"declined; smallest button side {measured.get('button')} px, smallest board "
+        f"target side {measured.get('target')} px"
+    )
     assert declined <= 10
     assert board_clicks >= 4  # set-up: two settlements and two roads at least
     assert not small_buttons, f"buttons under 24×24 px: {small_buttons[:5]}"
