@@ -10,7 +10,16 @@ const BIG_GROUP = 10; // legal actions of one verb past which they fold behind <
 // Seconds per move while others' moves play out on the page (a reading pace).
 const SPEEDS = { slow: 0.8, normal: 0.6, fast: 0.4, instant: 0 };
 const SPEED_KEY = "gamehost.botSpeed";
-const RETRY_MS = 2000; // before opening a new feed when the browser gave up on one
+const RETRY_MS = 2000;
+const SEAT_CHANGES = {
+  BOT_ADDED: "is now played by a bot",
+  AWAY: "is away: a bot plays it",
+  TAKEN_BACK: "is back",
+  HANDED_OVER: "was handed to a bot",
+  TIMED_OUT: "ran out of time: a bot plays it",
+  JOINED: "was taken by a person",
+  OPTIONS: "changed its options",
+}; // before opening a new feed when the browser gave up on one
 
 function savedSpeed() {
   try {
@@ -212,6 +221,9 @@ class GamePage {
   delayOf(event) {
     const pace = SPEEDS[this.speed] ?? SPEEDS.normal;
     if (!pace || event.kind !== "ACTION") return 0;
+    // Your turn clock is running: show the others' moves at once, not on your time.
+    const clock = this.state && this.state.clock;
+    if (clock && Number(clock.seat ?? 0) === this.viewer()) return 0;
     const actor = event.actor || {};
     if (actor.kind === "CHANCE") return (event.notation || "").startsWith("dice") ? pace : 0;
     return actor.kind === "SEAT" && (actor.seat ?? 0) === this.viewer() ? 0 : pace;
@@ -645,9 +657,11 @@ class GamePage {
       case "GAME_FINISHED":
         text = "game over";
         break;
-      case "SEAT_CHANGED":
-        text = `${who || `seat ${event.seatChange?.seat ?? 0}`}: ${(event.seatChange?.reason || "changed").toLowerCase().replace(/_/g, " ")}`;
+      case "SEAT_CHANGED": {
+        const change = event.seatChange || {};
+        text = `seat ${change.seat ?? 0} ${SEAT_CHANGES[change.reason] || "changed hands"}`;
         break;
+      }
       default:
         if (game && game.describe && view) text = game.describe(event, view, this.viewer());
         else text = event.hidden ? `${who}: (hidden)` : `${who}: ${event.notation || ""}`;
