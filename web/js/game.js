@@ -64,6 +64,7 @@ class GamePage {
     this.historyUntil = 0;
     this.lastSeen = 0; // the newest event id received: a new feed resumes after it
     this.lastMove = null; // the notation of the move shown last (highlighted)
+    this.shown = []; // the notations of the moves shown in the log so far, oldest first
     this.speed = savedSpeed();
     this.connection = "open";
     this.lastUpdate = null;
@@ -445,6 +446,7 @@ class GamePage {
       toMove,
       legal,
       pending: this.queue.filter((e) => e.kind === "ACTION" && !e.hidden).map((e) => e.notation || ""),
+      shown: this.shown,
       lastMove: this.lastMove,
       selection: this.selection,
       act: (action) => this.act(action),
@@ -514,7 +516,7 @@ class GamePage {
       mount(
         this.el.status,
         h("span", { class: "seat-dot", style: `background:${seatColour(toMove)}` }),
-        you ? h("strong", {}, "Your move") : `${seatLabel(state, toMove)} to move`,
+        this.playing() ? "The others' moves are playing out…" : you ? h("strong", {}, "Your move") : `${seatLabel(state, toMove)} to move`,
         h("span", { class: "muted" }, ` · move ${state.version ?? 0}`),
       );
     }
@@ -667,6 +669,10 @@ class GamePage {
         else text = event.hidden ? `${who}: (hidden)` : `${who}: ${event.notation || ""}`;
     }
     const spot = event.kind === "ACTION" && !event.hidden ? event.notation || "" : "";
+    if (spot) {
+      this.shown.push(spot);
+      if (this.shown.length > 500) this.shown.splice(0, 100);
+    }
     const item = h("li", { "data-event-id": event.eventId ?? "0", "data-move": spot || null, class: actor.kind === "CHANCE" ? "chance" : "", title: spot || null }, text);
     if (spot && game && game.spotShape) {
       // Hover (or focus) a line to see its spot on the board.

@@ -413,7 +413,7 @@ function drawMap(view, ctx) {
     if (mark) svg.append(mark);
   }
 
-  const robber = view.robberHex ?? 0;
+  const robber = shownRobber(view, ctx);
   if (geo.hexXY[robber]) {
     const [hx, hy] = geo.hexXY[robber];
     // Beside the number token; in the middle of a hex without one (the desert).
@@ -495,7 +495,26 @@ function resourceChips(resources, known) {
   });
 }
 
+/** While moves play out: the last of ``verb``'s moves shown so far (its words), else null. */
+function lastShown(ctx, verb) {
+  const shown = ctx.shown || [];
+  for (let i = shown.length - 1; i >= 0; i--) if (shown[i].startsWith(`${verb} `)) return shown[i].split(" ");
+  return null;
+}
+
+/** The robber where the moves shown so far left it (the view's once all are shown). */
+function shownRobber(view, ctx) {
+  if (!(ctx.pending || []).some((n) => n.startsWith("robber "))) return view.robberHex ?? 0;
+  const moved = lastShown(ctx, "robber");
+  if (moved) return Number(moved[1]);
+  const desert = (view.hexes || []).find((x) => x.terrain === "CATAN_DESERT");
+  return desert ? desert.id ?? 0 : view.robberHex ?? 0;
+}
+
 function drawPanels(view, ctx) {
+  // The dice as the moves shown so far left them.
+  const rolled = ctx.pending && ctx.pending.some((n) => n.startsWith("dice ")) ? lastShown(ctx, "dice") : null;
+  const dice = rolled ? Number(rolled[1]) : view.dice;
   const players = view.players || [];
   const acting = view.actingSeat ?? 0;
   const turn = view.turnSeat ?? 0;
@@ -508,10 +527,10 @@ function drawPanels(view, ctx) {
       { class: "row wrap" },
       h("span", { class: "pill" }, setup ? "Set-up" : `Turn ${view.turnNumber ?? 0} / ${view.turnLimit ?? 0}`),
       h("span", { class: "pill" }, `Phase: ${PHASES[view.phase] || view.phase}`),
-      h("span", { class: "pill dice", title: "last dice total", id: "dice" }, `Dice ${view.dice || "–"}`),
+      h("span", { class: "pill dice", title: "last dice total", id: "dice" }, `Dice ${dice || "–"}`),
       h("span", { class: "pill" }, `Dev deck: ${view.devDeckCount ?? 0}`),
     ),
-    view.dice ? h("p", { class: "production", id: "production" }, `Last roll ${view.dice}: ${productionWords(view, view.dice, ctx.viewer)}`) : null,
+    dice ? h("p", { class: "production", id: "production" }, `Last roll ${dice}: ${productionWords(view, dice, ctx.viewer)}`) : null,
     h("div", { class: "row wrap bank" }, h("span", { class: "small muted" }, "Bank:"), RESOURCES.map((r) => h("span", { class: `chip res-${r}` }, `${count(view.bank, r)} ${r}`))),
     offerBox(view, ctx),
     view.winners && view.winners.length ? h("p", { class: "winners" }, `Winners: ${view.winners.map((w) => ctx.seatLabel(w)).join(", ")}`) : null,
