@@ -638,7 +638,7 @@ function discardPicker(view, ctx) {
   return h(
     "div",
     { class: "discard-picker", id: "discard-picker" },
-    h("strong", {}, `A 7: discard ${need} cards`),
+    h("strong", {}, `A 7: discard ${pluralize(need, "card")}`),
     h("div", { class: "steppers" }, RESOURCES.filter((r) => count(hand, r)).map((r) => stepper(r, chosen[r] || 0, Math.min(count(hand, r), (chosen[r] || 0) + need - total), (n) => set(r, n), r))),
     h("span", { class: "counter", id: "discard-count", "aria-live": "polite" }, `${total} of ${need} chosen`),
     h(
