@@ -158,6 +158,11 @@ def test_watch_on_a_game_this_browser_plays_offers_resume(
     expect(row.locator("a", has_text="Watch")).to_have_count(0)
     row.locator("a.resume").click()
     expect(page.locator("#game")).to_have_attribute("data-viewer", "0")
+    # Opened as a spectator all the same (a plain link): the page offers the seat.
+    page.goto(f"{base_url}/#/game/{game_id}")
+    expect(page.locator("#game")).to_have_attribute("data-viewer", "spectator")
+    page.locator('#actions a.resume[data-seat="0"]').click()
+    expect(page.locator("#game")).to_have_attribute("data-viewer", "0")
     # No backticks or raw codes in the lobby's text.
     page.goto(f"{base_url}/#/")
     page.locator("#game-lists table").first.wait_for()

@@ -620,7 +620,8 @@ class GamePage {
     const held = Object.keys(this.held).map(Number);
     const others = held.filter((seat) => seat !== this.viewer());
     if (!others.length) return null;
-    return h("p", {}, "This browser also holds: ", others.map((seat) => h("a", { href: `#/game/${this.gameId}?seat=${seat}`, class: "button" }, `seat ${seat}`)));
+    const intro = this.viewer() === null ? "You hold a seat in this game: " : "This browser also holds: ";
+    return h("p", { class: "row wrap" }, intro, others.map((seat) => h("a", { href: `#/game/${this.gameId}?seat=${seat}`, class: "button resume", "data-seat": seat }, `Resume as seat ${seat}`)));
   }
 
   renderShare() {
