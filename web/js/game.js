@@ -10,7 +10,8 @@ const BIG_GROUP = 10; // legal actions of one verb past which they fold behind <
 // Seconds per move while others' moves play out on the page (a reading pace).
 const SPEEDS = { slow: 0.8, normal: 0.6, fast: 0.4, instant: 0 };
 const SPEED_KEY = "gamehost.botSpeed";
-const RETRY_MS = 2000;
+const RETRY_MS = 2000; // before opening a new feed when the browser gave up on one
+// A seat change in the log, after "seat N".
 const SEAT_CHANGES = {
   BOT_ADDED: "is now played by a bot",
   AWAY: "is away: a bot plays it",
@@ -19,7 +20,7 @@ const SEAT_CHANGES = {
   TIMED_OUT: "ran out of time: a bot plays it",
   JOINED: "was taken by a person",
   OPTIONS: "changed its options",
-}; // before opening a new feed when the browser gave up on one
+};
 
 function savedSpeed() {
   try {
