@@ -475,9 +475,8 @@ class GameHost:
             if not state.is_legal(chosen):
                 text = state.action_to_string(chosen)
                 why = state.illegal_reason(chosen)
-                raise IllegalActionError(
-                    f"{text!r} (id {chosen}) is not legal now" + (f": {why}" if why else "")
-                )
+                named = f"{text!r}" if notation is not None else f"{text!r} (id {chosen})"
+                raise IllegalActionError(f"{named} is not legal now" + (f": {why}" if why else ""))
         except NotationError as exc:
             raise InvalidArgument(f"{exc}; {_legal_like(state, notation or '')}") from None
         except IllegalActionError as exc:

@@ -397,7 +397,9 @@ class GamePage {
     const idle = document.activeElement === document.body || document.activeElement === null;
     if (!key && !(this.focusPending && idle)) return;
     const same = key && key.selector && this.container.querySelector(key.selector);
-    const target = same || this.container.querySelector("#actions button.action, #actions #notation");
+    // The first action you can see (not one folded away), else the notation box.
+    const shown = [...this.container.querySelectorAll("#actions button.action, #actions #notation")].find((el) => el.getClientRects().length);
+    const target = same || shown;
     this.focusPending = !target;
     if (!target) return;
     target.focus();
@@ -550,28 +552,32 @@ class GamePage {
       return;
     }
     const groups = new Map();
+    const covered = []; // moves a widget below stands in for (each trade, each discard)
     for (const action of legal) {
       const verb = (game && game.verbOf ? game.verbOf(action.notation) : action.notation.split(" ")[0]) || action.notation;
-      if (game && game.coveredVerb && game.coveredVerb(verb, ctx)) continue; // a widget below
+      if (game && game.coveredVerb && game.coveredVerb(verb, ctx)) {
+        covered.push(action);
+        continue;
+      }
       if (!groups.has(verb)) groups.set(verb, []);
       groups.get(verb).push(action);
     }
     const hint = game && game.hint ? game.hint(ctx) : "";
     const blocks = [];
-    for (const [verb, actions] of groups) {
-      const buttons = actions.map((action) =>
-        h(
-          "button",
-          {
-            type: "button",
-            class: "action",
-            "data-action-id": action.id ?? 0,
-            "data-notation": action.notation,
-            onclick: () => this.act(action),
-          },
-          game && game.label ? game.label(action.notation, ctx) : action.notation,
-        ),
+    const button = (action) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: "action",
+          "data-action-id": action.id ?? 0,
+          "data-notation": action.notation,
+          onclick: () => this.act(action),
+        },
+        game && game.label ? game.label(action.notation, ctx) : action.notation,
       );
+    for (const [verb, actions] of groups) {
+      const buttons = actions.map(button);
       if (actions.length > BIG_GROUP) {
         blocks.push(h("details", { class: "action-group" }, h("summary", {}, `${verb} (${actions.length}: or click the board)`), h("div", { class: "buttons" }, buttons)));
       } else {
@@ -601,7 +607,11 @@ class GamePage {
       h("button", { type: "submit" }, "Play"),
     );
     const widgets = game && game.widgets ? game.widgets(ctx) : [];
-    mount(box, h("h2", {}, "Your move"), hint ? h("p", { class: "hint" }, hint) : null, blocks, widgets, form, this.declineToggle(), h("p", { class: "muted small keys-hint" }, "Press / to type a move; Tab and Enter work everywhere, on the board too."));
+    // Still there as buttons (the page's hooks), folded away after the widgets.
+    const folded = covered.length
+      ? h("details", { class: "action-group covered" }, h("summary", { class: "small" }, `each of these moves as a button (${covered.length})`), h("div", { class: "buttons" }, covered.map(button)))
+      : null;
+    mount(box, h("h2", {}, "Your move"), hint ? h("p", { class: "hint" }, hint) : null, blocks, widgets, folded, form, this.declineToggle(), h("p", { class: "muted small keys-hint" }, "Press / to type a move; Tab and Enter work everywhere, on the board too."));
   }
 
   /** Catan seats: turn incoming trade offers off (SetSeatOptions). */
