@@ -17,6 +17,15 @@ from bots.search import best_action, merge_root_stats, search_tree
 from games import State
 
 
+def bot_actions(state: State) -> list[int]:
+    """The actions any level considers: the game's ``bot_actions`` (Catan's leave out
+    domestic offers, so no bot ever offers, let alone twice a turn), else all legal."""
+    try:
+        return knowledge(state.info.name).actions(state)
+    except KeyError:
+        return state.legal_actions()
+
+
 def choose_action(state: State, seat: int, level: str, seed: int) -> int:
     """The action ``level`` plays for ``seat`` in ``state`` (a determinized view).
 
@@ -27,7 +36,9 @@ def choose_action(state: State, seat: int, level: str, seed: int) -> int:
         raise ValueError(f"seat {seat} is not to move")
     spec = get_level(level)
     if spec.kind is LevelKind.RANDOM:
-        return random.Random(seed).choice(state.legal_actions())
+        # The bots' action set, not every legal action: a random Catan bot would
+        # otherwise make a domestic offer most turns (908 in one game, issue 29).
+        return random.Random(seed).choice(bot_actions(state))
     if spec.kind is LevelKind.GREEDY:
         return greedy_action(state, seat, knowledge(state.info.name), random.Random(seed))[0]
     stats = [search_tree(state, seat, spec, seed, tree) for tree in range(spec.trees)]

@@ -333,6 +333,19 @@ class Client:
         )
         return self._call(self._stub.TakeBackSeat, request, retry=True)
 
+    def set_seat_options(
+        self, game_id: str, token: str, *, decline_offers: bool, request_id: str | None = None
+    ) -> pb.SeatChangeResponse:
+        """Your seat's options: ``decline_offers`` declines every domestic trade offer
+        made to it without asking you."""
+        request = pb.SetSeatOptionsRequest(
+            game_id=game_id,
+            token=token,
+            decline_offers=decline_offers,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        return self._call(self._stub.SetSeatOptions, request, retry=True)
+
     # ------------------------------------------------------------------ tournaments
     def create_tournament(
         self, definition: pb.TournamentDefinition | None = None, **fields: object

@@ -329,14 +329,24 @@ class ActionSpace:
         else:
             raise ValueError(f"notation must be text, not {type(text).__name__}")
         error: ValueError = ValueError("no words")
+        # The reason worth showing is the one of a family the text starts like
+        # ("city 99": out of range), not the last family's ("not an offer").
+        preferred: ValueError | None = None
+        verb = words[0] if words else None
         for index, family in enumerate(self.families):
             try:
                 values = self._writers[index].read(words, context, limits or {})
             except (ValueError, IndexError, KeyError) as exc:
                 error = exc if isinstance(exc, ValueError) else ValueError(str(exc))
+                if preferred is None and verb in _verbs(family):
+                    preferred = error
                 continue
             return self._bases[index] + _code(values, family.sizes)
-        raise error
+        raise preferred or error
+
+    def verbs(self) -> frozenset[str]:
+        """The first words of every family's notation."""
+        return frozenset(verb for family in self.families for verb in _verbs(family))
 
     def words(self, text: str) -> list[str]:
         """``text`` as the words ``parse`` reads: lower case, phrases rewritten."""
@@ -352,6 +362,10 @@ class ActionSpace:
 
     def read(self, words: Sequence[str]) -> int:
         return self.parse(words) - self.start
+
+
+def _verbs(family: Family) -> set[str]:
+    return {text.split()[0] for text in (family.template, *family.also) if text.split()}
 
 
 def _digits(code: int, sizes: tuple[int, ...]) -> tuple[int, ...]:

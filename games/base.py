@@ -128,6 +128,16 @@ class State(ABC):
             raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal now")
         self.apply_unchecked(action)
 
+    def illegal_reason(self, action: int) -> str | None:
+        """Why ``action`` (well-formed, not legal now) is refused, when the game can say
+        it better than "not legal now" (e.g. "no settlement of yours at 5")."""
+        return None
+
+    def decline_offer_action(self) -> int | None:
+        """The action that declines a trade offer the seat to move is asked to answer
+        now; None when no offer waits on it (or the game has no offers)."""
+        return None
+
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` may be applied now. Usually: it is listed. A game may also
         accept ids it does not list, each equal to a sequence of listed small choices

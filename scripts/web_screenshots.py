@@ -1,5 +1,6 @@
-"""Screenshots of the web client for docs/web/ (lobby, Catan, Endeavor, Cité, replay,
-tournament), taken in headless Chromium from a real server with games played part way.
+"""Screenshots of the web client for docs/web/ (lobby, Catan on a desktop and on a
+390×844 phone, a Catan bot turn playing out, Endeavor, Cité, replay, tournament), taken
+in headless Chromium from a real server with games played part way.
 
     .venv/bin/python scripts/web_screenshots.py [--out docs/web] [--chromium PATH]
 
@@ -69,8 +70,16 @@ def play_until_seat0(client: Client, game_id: str, tokens: list[str], game_type:
         client.submit(game_id, tokens[seat], choose(game_type, actions, rng).id)
 
 
-def shoot(page: Page, url: str, ready: str, path: Path, height: int = 900) -> None:
-    page.set_viewport_size({"width": 1360, "height": height})
+def shoot(
+    page: Page,
+    url: str,
+    ready: str,
+    path: Path,
+    height: int = 900,
+    width: int = 1360,
+    click: str = "",
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
     page.goto(url)
     page.locator(ready).first.wait_for()
     if page.locator("#game").count():  # the log has caught up with the state shown
@@ -79,6 +88,12 @@ def shoot(page: Page, url: str, ready: str, path: Path, height: int = 900) -> No
             " return document.querySelector(`#log li[data-event-id='${g.dataset.lastEventId}']`); }"
         )
     page.wait_for_load_state("networkidle")
+    if click and page.locator(click).count():  # e.g. open the trade builder
+        page.locator(click).first.click()
+    save(page, path)
+
+
+def save(page: Page, path: Path) -> None:
     page.screenshot(path=str(path), full_page=False)
     if shutil.which("pngquant"):
         subprocess.run(
@@ -86,6 +101,40 @@ def shoot(page: Page, url: str, ready: str, path: Path, height: int = 900) -> No
             check=True,
         )
     print(f"{path} ({path.stat().st_size // 1024} KiB)")
+
+
+def bot_turn_game(client: Client, seed: int = 21) -> tuple[str, str]:
+    """Catan, seat 0 a person (played here by ``choose``) against three random bots,
+    until seat 0 may end a turn some way into the game."""
+    created = client.create_game("catan", ["human"] + ["bot:random"] * 3, seed=seed)
+    token = client.join(created.game_id, 0, "you").token
+    rng = random.Random(seed)
+    for _ in range(2000):
+        state = client.state(created.game_id, token)
+        if state.status == pb.FINISHED:
+            break
+        if state.to_move.kind != pb.Actor.SEAT or state.to_move.seat != 0:
+            time.sleep(0.05)  # a script, not a test: the bots move on the server
+            continue
+        legal = list(state.legal_actions)
+        if state.catan.turn_number >= 14 and any(a.notation == "end" for a in legal):
+            break
+        client.submit(created.game_id, token, choose("catan", legal, rng).id)
+    return created.game_id, token
+
+
+def shoot_bot_turn(page: Page, client: Client, base: str, path: Path) -> None:
+    """Seat 0 ends its turn; the bots' moves play out on its page at the slow pace."""
+    game_id, token = bot_turn_game(client)
+    page.set_viewport_size({"width": 1360, "height": 900})
+    page.goto(f"{base}/#/game/{game_id}?token={token}")
+    page.locator('#actions button.action[data-notation="end"]').wait_for()
+    page.select_option("#bot-speed", "slow")
+    end = next(a for a in client.state(game_id, token).legal_actions if a.notation == "end")
+    client.submit(game_id, token, end.id)
+    page.locator('#game[data-playing="true"] svg.catan-map .spot.last-move').wait_for()
+    page.wait_for_timeout(1200)  # a move or two in: the log and the highlight have moved on
+    save(page, path)
 
 
 def main() -> None:
@@ -126,10 +175,13 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1360, "height": 900})
             shoot(page, f"{base}/#/", "#game-lists table", out / "lobby.png", 820)
-            shoot(page, f"{base}/#/game/{catan}?token={catan_tokens[0]}", "svg.catan-map", out / "catan.png", 900)
+            shoot(page, f"{base}/#/game/{catan}?token={catan_tokens[0]}", "svg.catan-map", out / "catan.png", 900, click="#trade-builder summary")
+            shoot(page, f"{base}/#/game/{catan}?token={catan_tokens[0]}", "svg.catan-map", out / "catan-phone.png", 844, 390)
+            shoot_bot_turn(page, client, base, out / "catan-bot-turn.png")
             shoot(page, f"{base}/#/game/{endeavor}?token={endeavor_tokens[0]}", "svg.endeavor-map", out / "endeavor.png", 1180)
             shoot(page, f"{base}/#/game/{cite}?token={cite_tokens[cite_state_turn(client, cite)]}", ".cite-cities", out / "cite.png", 1000)
             shoot(page, f"{base}/#/replay/{finished}?step=40", "#replay .cite-cities", out / "replay.png", 820)
+            shoot(page, f"{base}/#/", "#game-lists table", out / "lobby-phone.png", 844, 390)
             shoot(page, f"{base}/#/tournament/showcase-cite", "#standings", out / "tournament.png", 1000)
             browser.close()
 

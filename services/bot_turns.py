@@ -197,7 +197,14 @@ async def _commit(
     timeout: bool,
     keep_bot_lease: float,
 ) -> tuple[CommitResult, play.Step]:
-    step = play.play(state, action, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot))
+    step = play.play(
+        state,
+        action,
+        snapshot.meta["seed"],
+        snapshot.version,
+        play.luck_of(snapshot),
+        play.decliners(snapshot.meta),
+    )
     if timeout:
         step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}

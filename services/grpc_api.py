@@ -64,6 +64,7 @@ _REASON = {
     SeatChangeReason.HANDED_OVER: pb.SeatChange.HANDED_OVER,
     SeatChangeReason.TIMED_OUT: pb.SeatChange.TIMED_OUT,
     SeatChangeReason.JOINED: pb.SeatChange.JOINED,
+    SeatChangeReason.OPTIONS: pb.SeatChange.OPTIONS,
 }
 _STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
 _FINISH_REASON = {
@@ -202,6 +203,7 @@ def seat_message(index: int, seat: dict[str, Any], taken: bool) -> pb.Seat:
         name=seat["name"],
         taken=seat["kind"] == SeatKind.BOT or taken,
         control=_CONTROL[control_of(seat)],
+        decline_offers=bool(seat.get("decline_offers")),
     )
 
 
@@ -577,6 +579,13 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def TakeBackSeat(self, request, context):
         changed = await self.host.seating.take_back(
             request.game_id, request.token, request.request_id
+        )
+        return _seat_changed(changed)
+
+    @_unary
+    async def SetSeatOptions(self, request, context):
+        changed = await self.host.seating.set_options(
+            request.game_id, request.token, request.decline_offers, request.request_id
         )
         return _seat_changed(changed)
 

@@ -25,7 +25,6 @@ from bots.levels import get_level
 from games import (
     TERMINAL,
     GameError,
-    IllegalActionError,
     NotationError,
     State,
     game_names,
@@ -477,7 +476,12 @@ class GameHost:
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
         step = play.play(
-            state, chosen, snapshot.meta["seed"], snapshot.version, play.luck_of(snapshot)
+            state,
+            chosen,
+            snapshot.meta["seed"],
+            snapshot.version,
+            play.luck_of(snapshot),
+            play.decliners(snapshot.meta),
         )
         result = {"version": step.version, "action": chosen, "notation": text}
         committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
@@ -507,6 +511,7 @@ class GameHost:
         # What the action is comes first: an id outside the game's action space, or text
         # that does not read as an action, is INVALID_ARGUMENT in every game, whatever
         # the position (whose turn it is, or the game being over, does not change that).
+        my_turn = not state.is_terminal() and state.current_player() == seat
         try:
             if notation is not None:
                 chosen = state.string_to_action(notation)
@@ -516,20 +521,20 @@ class GameHost:
                 state.action_to_string(chosen)  # NotationError: not an id of this game
         except NotationError as exc:
             field = "notation" if notation is not None else "action_id"
-            raise InvalidArgument(str(exc), field=field) from None
+            # The moves like it are worth naming only to the seat that may play them.
+            hint = f"; {_legal_like(state, notation or '')}" if my_turn else ""
+            raise InvalidArgument(f"{exc}{hint}", field=field) from None
         if state.is_terminal():
             raise FailedPrecondition("the game is over")
         to_move = state.current_player()
         if to_move != seat:
             raise FailedPrecondition(f"it is not your turn: seat {to_move} is to move")
-        try:
-            if not state.is_legal(chosen):
-                raise IllegalActionError(
-                    f"{state.action_to_string(chosen)!r} (id {chosen}) is not legal now"
-                )
-        except IllegalActionError as exc:
-            legal = ", ".join(state.action_to_string(a) for a in state.legal_actions()[:12])
-            raise FailedPrecondition(f"{exc}; legal now: {legal}") from None
+        if not state.is_legal(chosen):
+            text = state.action_to_string(chosen)
+            why = state.illegal_reason(chosen)
+            named = f"{text!r}" if notation is not None else f"{text!r} (id {chosen})"
+            reason = f"{named} is not legal now" + (f": {why}" if why else "")
+            raise FailedPrecondition(f"{reason}; {_legal_like(state, text, True)}")
         return chosen
 
     # ------------------------------------------------------------------ events and records
@@ -731,3 +736,20 @@ def check_after_event_id(after: int) -> int:
             field="after_event_id",
         )
     return after
+
+
+def _legal_like(state: State, text: str, parsed: bool = False) -> str:
+    """The legal moves of the kind ``text`` names first ("legal city moves now: city 12"),
+    else the first legal moves: what to send instead."""
+    legal = [state.action_to_string(a) for a in state.legal_actions()]
+    verb = text.split()[0].lower() if text.split() else ""
+    same = [n for n in legal if n.split()[0] == verb]
+    if same:
+        return f"legal {verb} moves now: {', '.join(same[:12])}{' …' if len(same) > 12 else ''}"
+    kinds: dict[str, list[str]] = {}
+    for n in legal:
+        kinds.setdefault(n.split()[0], []).append(n)
+    # A kind with many moves (Catan's offers) is one item, so the others show.
+    shown = [m[0] if len(m) == 1 else f"{m[0]} … ({len(m)} {k} moves)" for k, m in kinds.items()]
+    none = f"no {verb} move is legal now; " if parsed and verb else ""
+    return f"{none}legal now: {', '.join(shown[:12])}"

@@ -56,3 +56,4 @@ class SeatChangeReason(StrEnum):
     HANDED_OVER = "handed_over"
     TIMED_OUT = "timed_out"  # out of time max_timeouts times in a row
     JOINED = "joined"  # a person took a handed-over seat
+    OPTIONS = "options"  # the seat's player changed its options (SetSeatOptions)

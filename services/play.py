@@ -107,13 +107,34 @@ class Step:
     luck: str | None = None  # a deal-stream game's new draw counts (None: other games)
 
 
-def play(state: State, action: int, seed: int, version: int, luck: Luck | None = None) -> Step:
+def decliners(meta: dict[str, Any]) -> frozenset[int]:
+    """The seats that decline every domestic offer (SetSeatOptions)."""
+    return frozenset(i for i, seat in enumerate(meta["seats"]) if seat.get("decline_offers"))
+
+
+def play(
+    state: State,
+    action: int,
+    seed: int,
+    version: int,
+    luck: Luck | None = None,
+    declining: frozenset[int] = frozenset(),
+) -> Step:
     """Apply ``action`` (checked) to ``state`` in place and resolve the chance after it
-    (``luck``: a deal-stream game's draw counts, from ``luck_of``; updated here)."""
+    (``luck``: a deal-stream game's draw counts, from ``luck_of``; updated here); then
+    answer "decline" for each seat in ``declining`` an offer waits on, in the same write."""
     event = ev.action_event(state, action, version + 1)
     state.apply_action(action)
     log = [ev.followed_by(event, state)]
     new_version = resolve_chance(state, seed, version + 1, log, luck)
+    while not state.is_terminal() and state.current_player() in declining:
+        decline = state.decline_offer_action()
+        if decline is None:
+            break
+        event = ev.action_event(state, decline, new_version + 1)
+        state.apply_action(decline)
+        log.append(ev.followed_by(event, state))
+        new_version = resolve_chance(state, seed, new_version + 1, log, luck)
     return Step(log, new_version, state, None if luck is None else luck.dumps())
 
 

@@ -184,6 +184,21 @@ class Seating:
 
         return await self._change(game_id, key, decide)
 
+    async def set_options(
+        self, game_id: str, token: str, decline_offers: bool, request_id: str = ""
+    ) -> SeatChanged:
+        """The token's seat declines every domestic offer made to it from now on (or is
+        asked again): the write path answers for it (``play.decliners``)."""
+        key = _seat_request_key(token, request_id)
+
+        def decide(snapshot: Snapshot) -> _Change:
+            seat = self._seat_of(snapshot, token)
+            _check_running(snapshot)
+            now = {**snapshot.meta["seats"][seat], "decline_offers": decline_offers}
+            return _Change(seat, now, SeatChangeReason.OPTIONS)
+
+        return await self._change(game_id, key, decide)
+
     async def rejoin(self, game_id: str, seat: int, name: str) -> tuple[int, str]:
         """A person takes ``seat``, handed over for good (JoinGame on such a seat)."""
         token = secrets.token_urlsafe(24)

@@ -267,7 +267,7 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds")
+    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers")
     class Control(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         CONTROL_UNSPECIFIED: _ClassVar[Seat.Control]
@@ -286,6 +286,7 @@ class Seat(_message.Message):
     CONTROL_FIELD_NUMBER: _ClassVar[int]
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    DECLINE_OFFERS_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_level: str
@@ -294,7 +295,8 @@ class Seat(_message.Message):
     control: Seat.Control
     timeouts: int
     bank_seconds: float
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ...) -> None: ...
+    decline_offers: bool
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ..., decline_offers: _Optional[bool] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("game_id", "token")
@@ -418,6 +420,7 @@ class SeatChange(_message.Message):
         HANDED_OVER: _ClassVar[SeatChange.Reason]
         TIMED_OUT: _ClassVar[SeatChange.Reason]
         JOINED: _ClassVar[SeatChange.Reason]
+        OPTIONS: _ClassVar[SeatChange.Reason]
     REASON_UNSPECIFIED: SeatChange.Reason
     BOT_ADDED: SeatChange.Reason
     AWAY: SeatChange.Reason
@@ -425,6 +428,7 @@ class SeatChange(_message.Message):
     HANDED_OVER: SeatChange.Reason
     TIMED_OUT: SeatChange.Reason
     JOINED: SeatChange.Reason
+    OPTIONS: SeatChange.Reason
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NOW_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -915,6 +919,18 @@ class TakeBackSeatRequest(_message.Message):
     token: str
     request_id: str
     def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SetSeatOptionsRequest(_message.Message):
+    __slots__ = ("game_id", "token", "decline_offers", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    DECLINE_OFFERS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    token: str
+    decline_offers: bool
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., token: _Optional[str] = ..., decline_offers: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class SeatChangeResponse(_message.Message):
     __slots__ = ("game_id", "now", "version", "duplicate")

@@ -129,6 +129,11 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
                 _registered_method=True)
+        self.SetSeatOptions = channel.unary_unary(
+                '/gamehost.v1.GameHost/SetSeatOptions',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -285,6 +290,14 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetSeatOptions(self, request, context):
+        """A seated player's own options for its seat (today: decline every domestic trade
+        offer made to it without being asked). A SEAT_CHANGED event (reason OPTIONS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -381,6 +394,11 @@ def add_GameHostServicer_to_server(servicer, server):
             'TakeBackSeat': grpc.unary_unary_rpc_method_handler(
                     servicer.TakeBackSeat,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
+            ),
+            'SetSeatOptions': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetSeatOptions,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
             ),
     }
@@ -896,6 +914,33 @@ class GameHost:
             target,
             '/gamehost.v1.GameHost/TakeBackSeat',
             gamehost_dot_v1_dot_gamehost__pb2.TakeBackSeatRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetSeatOptions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/SetSeatOptions',
+            gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
             options,
             channel_credentials,

@@ -471,6 +471,26 @@ class CatanState(State):
             self.la_holder = p
 
     # ------------------------------------------------------------------ actions
+    def illegal_reason(self, action: int) -> str | None:
+        """Why a build the notation names is not legal here, in the board's terms."""
+        name, values = R.SPACE.decode(action)
+        p = self.actor
+        if name in ("city", "settle") and self.phase in (R.MAIN, R.SETUP_SETTLE):
+            v = values[0]
+            if name == "city" and (self.node_owner[v] != p or self.node_city[v]):
+                return f"no settlement of yours at {v}"
+            if name == "settle" and self.node_owner[v] >= 0:
+                return f"intersection {v} is taken"
+            if name == "settle" and not (self.free_nodes >> v) & 1:
+                return f"intersection {v} is next to a building (the distance rule)"
+        phases = (R.MAIN, R.SETUP_ROAD, R.FREE_ROADS)
+        if name == "road" and self.phase in phases and self.edge_owner[values[0]] >= 0:
+            return f"path {values[0]} has a road already"
+        return None
+
+    def decline_offer_action(self) -> int | None:
+        return R.DECLINE if self.phase == R.TRADE_ANSWER and R.DECLINE in self.legal_actions() else None
+
     def legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == _MAIN:
@@ -1116,8 +1136,10 @@ class CatanState(State):
     def string_to_action(self, text: str) -> int:
         try:
             return R.SPACE.parse(text, self, limits={"seat": self.n, "victim": self.n + 1})
-        except ValueError:
-            pass
+        except ValueError as exc:
+            words = R.SPACE.words(text) if isinstance(text, str) else []
+            if words and words[0] in R.SPACE.verbs():
+                raise NotationError(f"cannot read {text!r}: {_reason(words, exc)}") from None
         raise NotationError(
             f"cannot read {text!r} as a Catan action; examples: 'settle 12', 'road 40', "
             "'city 12', 'buy dev', 'play knight', 'robber 7 rob 2', 'discard ore', "
@@ -1500,3 +1522,15 @@ def red_neighbours(numbers: list[int] | tuple[int, ...]) -> bool:
                 if numbers[g] in (6, 8):
                     return True
     return False
+
+
+_RANGES = {"settle": "intersection", "city": "intersection", "road": "path", "robber": "hex"}
+_COUNTS = {"intersection": B.NUM_NODES, "path": B.NUM_EDGES, "hex": 19}
+
+
+def _reason(words: list[str], exc: ValueError) -> str:
+    """A notation error in the board's terms ("there is no intersection 99")."""
+    kind = _RANGES.get(words[0])
+    if kind and len(words) > 1 and words[1].isdigit() and int(words[1]) >= _COUNTS[kind]:
+        return f"there is no {kind} {words[1]} (they are 0-{_COUNTS[kind] - 1})"
+    return str(exc)

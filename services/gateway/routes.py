@@ -76,6 +76,7 @@ _TABLE = (
     Route("POST", "/v1/games/{game_id}:addBot", "AddBot", body="*"),
     Route("POST", "/v1/games/{game_id}:handOver", "HandOverSeat", body="*"),
     Route("POST", "/v1/games/{game_id}:takeBack", "TakeBackSeat", body="*"),
+    Route("POST", "/v1/games/{game_id}:seatOptions", "SetSeatOptions", body="*"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

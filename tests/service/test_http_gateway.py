@@ -280,3 +280,21 @@ def test_private_games_and_spectators_off_are_enforced_as_over_grpc(served):
     assert joined["seat"] == 1
     mine = http.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {joined['token']}"})
     assert mine.status == 200 and mine.json()["viewerSeat"] == 1
+
+
+def test_a_seat_declines_offers_over_http(served):
+    """SetSeatOptions as POST /v1/games/{id}:seatOptions (issue 29), the token as Bearer."""
+    http = served.http
+    created = http.post(
+        "/v1/games", {"gameType": "catan", "seats": [{"kind": "HUMAN"}] * 3, "seed": "4"}
+    ).json()
+    game_id = created["gameId"]
+    token = http.post(f"/v1/games/{game_id}:join", {"seat": 1}).json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    answer = http.post(f"/v1/games/{game_id}:seatOptions", {"declineOffers": True}, headers=bearer)
+    assert answer.status == 200, answer.body
+    assert answer.json()["now"]["declineOffers"] is True and answer.json()["now"]["index"] == 1
+    seats = http.get(f"/v1/games/{game_id}").json()["seats"]
+    assert [bool(s.get("declineOffers")) for s in seats] == [False, True, False]
+    refused = http.post(f"/v1/games/{game_id}:seatOptions", {"declineOffers": True})
+    assert refused.status == 401, refused.body  # no token: nobody's seat

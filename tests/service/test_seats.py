@@ -176,3 +176,39 @@ def test_a_seat_handed_over_for_good_stays_a_bots_unless_the_game_allows_rejoini
         client.join(created.game_id, 0)
     assert caught.value.code == grpc.StatusCode.PERMISSION_DENIED
     assert "rejoin_handed_seats" in caught.value.details
+
+
+def test_a_seat_that_declines_offers_is_never_asked(client):
+    """SetSeatOptions(decline_offers): an offer to that seat is declined in the same
+    write as the offer (issue 29), and the seat says so in GetState."""
+    created = client.create_game("catan", ["human", "human", "human"], seed=5)
+    game_id = created.game_id
+    tokens = {seat: client.join(game_id, seat).token for seat in range(3)}
+    for seat in (1, 2):
+        answer = client.set_seat_options(game_id, tokens[seat], decline_offers=True)
+        assert answer.now.decline_offers and answer.now.index == seat
+    assert [s.decline_offers for s in client.state(game_id).seats] == [False, True, True]
+    assert changes(client, game_id) == [(1, pb.SeatChange.OPTIONS), (2, pb.SeatChange.OPTIONS)]
+    offer = None
+    for _ in range(400):  # the first legal move for everyone until seat 0 may offer
+        state = client.state(game_id)
+        mover = to_move(state)
+        legal = client.state(game_id, tokens[mover]).legal_actions
+        offer = next((a for a in legal if a.notation.startswith("give ")), None)
+        if mover == 0 and offer is not None:
+            break
+        client.submit(game_id, tokens[mover], legal[0].id, expected_version=state.version)
+    assert offer is not None, "seat 0 never could offer"
+    before = len(client.record(game_id).entries)
+    reply = client.submit(game_id, tokens[0], offer.id)
+    entries = client.record(game_id).entries[before:]
+    assert [(e.actor.seat, e.notation) for e in entries] == [
+        (0, offer.notation),
+        (1, "decline"),
+        (2, "decline"),
+    ]
+    state = client.state(game_id)
+    assert reply.version == state.version and to_move(state) == 0
+    # Turned off again: the next offer is asked.
+    client.set_seat_options(game_id, tokens[1], decline_offers=False)
+    assert not client.state(game_id).seats[1].decline_offers

@@ -25,6 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTEFACTS = Path(os.environ.get("GAMEHOST_ARTEFACTS", ROOT / "tmp" / "artefacts")) / "web"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "refusals_expected: the test sends moves the server refuses (HTTP 4xx)"
+    )
+
+
 def chromium_path() -> str:
     for candidate in (os.environ.get("GAMEHOST_CHROMIUM"), "chromium", "chromium-browser"):
         if candidate and (found := shutil.which(candidate)):
@@ -83,4 +89,6 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     # An EventSource closed by navigation logs a network error in some versions: only
     # script errors count.
     script_errors = [e for e in errors if "EventSource" not in e and "net::" not in e]
+    if request.node.get_closest_marker("refusals_expected"):  # the test sends bad moves
+        script_errors = [e for e in script_errors if "Failed to load resource" not in e]
     assert not script_errors, f"errors in the page: {script_errors}"

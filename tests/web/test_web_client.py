@@ -236,17 +236,28 @@ def test_replay_steps_through_a_finished_game(
     page.goto(f"{base_url}/#/replay/{created.game_id}")
     slider = page.locator("#replay-step")
     expect(slider).to_have_attribute("max", str(len(record.entries)))
-    expect(page.locator("#replay")).to_have_attribute("data-step", str(len(record.entries)))
-    slider.focus()
-    page.keyboard.press("Home")
+    # A replay opens at the start, and the URL keeps the step shown.
     expect(page.locator("#replay")).to_have_attribute("data-step", "0")
     expect(page.locator("#replay-caption")).to_contain_text("the start")
+    slider.focus()
+    page.keyboard.press("End")
+    expect(page.locator("#replay")).to_have_attribute("data-step", str(len(record.entries)))
+    assert page.evaluate("location.hash").endswith(f"step={len(record.entries)}")
+    page.keyboard.press("Home")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "0")
     # Each step draws that step's view: the first entry's gold, as the record has it.
     page.keyboard.press("ArrowRight")
     expect(page.locator("#replay")).to_have_attribute("data-step", "1")
     gold = record.entries[0].view.cite.cities[0].gold
     city = page.locator('.city[data-city="0"] [data-gauge="gold"] .value')
     expect(city).to_have_text(str(gold))
+    assert page.evaluate("location.hash").endswith("step=1")
+    # A shared link opens at its step; Play moves on by itself at the chosen speed.
+    page.goto(f"{base_url}/#/replay/{created.game_id}?step=3")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "3")
+    page.select_option("#replay-speed", "4×")
+    page.click("#replay-play")
+    expect(page.locator("#replay")).to_have_attribute("data-step", "5")
 
 
 def test_a_private_game_is_joined_by_its_invite_link(

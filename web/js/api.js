@@ -16,6 +16,17 @@ export class ApiError extends Error {
   }
 }
 
+/** What a player reads for an error: the server's message in plain words, never a
+ * status code or markup. The one place the page turns an error into text. */
+export function errorText(err) {
+  if (!(err instanceof ApiError)) return String(err && err.message ? err.message : err);
+  if (err.httpStatus === 0 && err.status === "UNAVAILABLE") return "The server cannot be reached. Check your connection and try again.";
+  let text = (err.message || "").replace(/`/g, "").trim();
+  if (!text) text = "The server refused this.";
+  if (err.httpStatus === 429) text = `Too many requests: ${text}`;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 async function call(method, path, { body, token, query } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [key, value] of Object.entries(query || {})) {
@@ -51,9 +62,15 @@ const enc = encodeURIComponent;
  * with `event: end` and a failed one with `event: rpc-error` (an error body): both
  * close it, or the browser would reconnect forever. Dropped connections reconnect by
  * themselves (EventSource's own `error`), resuming after the last event id. */
-function stream(url, name, onEvent, onError) {
+function stream(url, name, onEvent, onError, onConnection) {
   const source = new EventSource(url);
   source.addEventListener(name, (message) => onEvent(JSON.parse(message.data)));
+  if (onConnection) {
+    source.addEventListener("open", () => onConnection("open", source));
+    // CONNECTING: the browser retries by itself (resuming after the last id);
+    // CLOSED: it gave up, and the caller opens a new feed.
+    source.addEventListener("error", () => onConnection(source.readyState === EventSource.CLOSED ? "closed" : "retrying", source));
+  }
   source.addEventListener("end", () => source.close());
   source.addEventListener("rpc-error", (message) => {
     source.close();
@@ -73,6 +90,8 @@ export const api = {
   state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
   submit: (gameId, token, request) =>
     call("POST", `/v1/games/${enc(gameId)}:submit`, { token, body: { token, ...request } }),
+  setSeatOptions: (gameId, token, options) =>
+    call("POST", `/v1/games/${enc(gameId)}:seatOptions`, { token, body: { token, ...options } }),
   // The record comes in pages (nextPageToken, docs/http-api.md): joined into one here.
   record: async (gameId, token) => {
     const path = `/v1/games/${enc(gameId)}/record`;
@@ -91,11 +110,11 @@ export const api = {
   tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
 
   /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
-  watchGame(gameId, token, afterEventId, onEvent, onError) {
+  watchGame(gameId, token, afterEventId, onEvent, onError, onConnection) {
     const url = new URL(`/v1/games/${enc(gameId)}/events`, window.location.origin);
     if (afterEventId) url.searchParams.set("afterEventId", afterEventId);
     if (token) url.searchParams.set("token", token);
-    return stream(url, "game-event", onEvent, onError);
+    return stream(url, "game-event", onEvent, onError, onConnection);
   },
 
   watchTournament(name, onEvent) {

@@ -1,8 +1,8 @@
 // The lobby: game types, a form to create a game (human or bot per seat), and the
 // live and finished games with links to play, watch or replay them.
-import { api } from "./api.js";
+import { api, errorText } from "./api.js";
 import { h, mount } from "./dom.js";
-import { rememberInvites, rememberSeat } from "./seats.js";
+import { rememberInvites, rememberSeat, seatsHeld } from "./seats.js";
 
 const GAME_ART = { catan: "⬢", endeavor: "⚓", cite: "♜" };
 
@@ -28,7 +28,7 @@ export function lobbyPage(root) {
         }
       }, 5000);
     })
-    .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the lobby: ${err.message}`)));
+    .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the lobby: ${errorText(err)}`)));
   return () => {
     stopped = true;
     clearInterval(timer);
@@ -157,7 +157,7 @@ function createForm(types) {
         window.location.hash = `#/game/${created.gameId}`;
       }
     } catch (err) {
-      message.textContent = err.message;
+      message.textContent = errorText(err);
     }
   }
 
@@ -193,7 +193,7 @@ function renderGames(box, games) {
 
 function gameTable(games, finished) {
   if (!games.length) return h("p", { class: "muted" }, finished ? "None yet." : "No game is running: create one.");
-  return h(
+  return h("div", { class: "table-scroll" }, h(
     "table",
     { class: "games" },
     h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Type"), h("th", {}, "Players"), h("th", {}, "Moves"), h("th", {}, ""))),
@@ -202,7 +202,11 @@ function gameTable(games, finished) {
       {},
       games.map((g) => {
         const free = g.freeSeats ?? 0;
-        const links = [h("a", { href: `#/game/${g.gameId}`, class: "button" }, finished ? "View" : "Watch")];
+        // A game this browser holds a seat in opens as that seat, not as a spectator.
+        const mine = Object.keys(seatsHeld(g.gameId)).map(Number).sort((a, b) => a - b);
+        const links = mine.length
+          ? mine.map((seat) => h("a", { href: `#/game/${g.gameId}?seat=${seat}`, class: "button resume", "data-seat": seat }, finished ? `View as seat ${seat}` : `Resume as seat ${seat}`))
+          : [h("a", { href: `#/game/${g.gameId}`, class: "button" }, finished ? "View" : "Watch")];
         if (finished) links.push(h("a", { href: `#/replay/${g.gameId}`, class: "button" }, "Replay"));
         if (!finished && free > 0) {
           links.push(
@@ -220,7 +224,7 @@ function gameTable(games, finished) {
         );
       }),
     ),
-  );
+  ));
 }
 
 async function joinAny(gameId) {
@@ -229,7 +233,7 @@ async function joinAny(gameId) {
     rememberSeat(gameId, joined.seat ?? 0, joined.token);
     window.location.hash = `#/game/${gameId}?seat=${joined.seat ?? 0}`;
   } catch (err) {
-    alert(err.message);
+    alert(errorText(err));
   }
 }
 
@@ -253,6 +257,6 @@ function tournamentList(response) {
             ),
           ),
         )
-      : h("p", { class: "muted" }, "None yet: `gamehost tournament` starts one."),
+      : h("p", { class: "muted" }, "None yet: ", h("code", {}, "gamehost tournament"), " starts one."),
   );
 }

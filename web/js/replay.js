@@ -1,6 +1,6 @@
 // A finished (or running) game step by step: GetRecord with includeViews gives the
 // viewer's view after every entry, so the board is redrawn from the record alone.
-import { api } from "./api.js";
+import { api, errorText } from "./api.js";
 import { clickable, h, mount } from "./dom.js";
 import { GAMES, viewOf } from "./games/index.js";
 import { seatLabel, seatsHeld } from "./seats.js";
@@ -11,11 +11,15 @@ export function replayPage(root, [gameId], query) {
   mount(root, h("p", { class: "muted" }, "Loading the record…"));
   Promise.all([api.record(gameId, token), api.state(gameId, token)])
     .then(([record, state]) => show(root, gameId, record, state, query, (t) => (timer = t)))
-    .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the record: ${err.message}`)));
+    .catch((err) => mount(root, h("p", { class: "error" }, `Cannot load the record: ${errorText(err)}`)));
   return () => clearInterval(timer);
 }
 
-function describe(entry) {
+// Milliseconds a step stays on screen at each speed.
+const SPEEDS = { "0.5×": 1200, "1×": 600, "2×": 300, "4×": 150 };
+
+function describe(entry, game, view, viewer) {
+  if (game && game.describe && view) return game.describe({ ...entry, kind: "ACTION" }, view, viewer);
   const actor = entry.actor || {};
   const who = actor.kind === "SEAT" ? `seat ${actor.seat ?? 0}` : "chance";
   return entry.hidden ? `${who}: (hidden)` : `${who}: ${entry.notation || ""}`;
@@ -24,7 +28,20 @@ function describe(entry) {
 function show(root, gameId, record, state, query, setTimer) {
   const entries = record.entries || [];
   const game = GAMES[record.gameType];
-  const slider = h("input", { type: "range", min: 0, max: entries.length, value: entries.length, id: "replay-step", "aria-label": "replay step" });
+  const slider = h("input", { type: "range", min: 0, max: entries.length, value: 0, id: "replay-step", "aria-label": "replay step" });
+  const viewer = state.viewerSeat === undefined ? null : Number(state.viewerSeat);
+  let delay = SPEEDS["1×"];
+  const speed = h(
+    "select",
+    { id: "replay-speed", "aria-label": "replay speed", onchange: () => {
+      delay = SPEEDS[speed.value];
+      if (playing) {
+        togglePlay();
+        togglePlay();
+      }
+    } },
+    Object.keys(SPEEDS).map((name) => h("option", { value: name, selected: name === "1×" }, name)),
+  );
   const caption = h("div", { class: "status-line", id: "replay-caption", "aria-live": "polite" });
   const board = h("div", { class: "board" });
   const panels = h("div", { class: "panels" });
@@ -36,8 +53,14 @@ function show(root, gameId, record, state, query, setTimer) {
     slider.value = String(clamped);
     const holder = clamped === 0 ? record.initialView : entries[clamped - 1].view;
     const view = viewOf(holder, record.gameType);
-    mount(caption, h("strong", {}, `Step ${clamped} / ${entries.length}`), clamped ? ` · ${describe(entries[clamped - 1])}` : " · the start");
+    const entry = clamped ? entries[clamped - 1] : null;
+    mount(caption, h("strong", {}, `Step ${clamped} / ${entries.length}`), entry ? ` · ${describe(entry, game, view, viewer)}` : " · the start");
     page.dataset.step = String(clamped);
+    // The URL keeps the step, so a moment can be shared (no new history entry).
+    const params = new URLSearchParams(query);
+    params.set("step", String(clamped));
+    const url = `#/replay/${gameId}?${params}`;
+    if (window.location.hash !== url) history.replaceState(null, "", url);
     mount(board);
     mount(panels);
     if (game && view) {
@@ -46,6 +69,7 @@ function show(root, gameId, record, state, query, setTimer) {
         viewer: state.viewerSeat === undefined ? null : Number(state.viewerSeat),
         toMove: null,
         legal: [],
+        lastMove: entry && !entry.hidden ? entry.notation : null,
         selection: {},
         act: () => {},
         select: () => {},
@@ -67,7 +91,7 @@ function show(root, gameId, record, state, query, setTimer) {
     playing = setInterval(() => {
       if (Number(slider.value) >= entries.length) togglePlay();
       else go(Number(slider.value) + 1);
-    }, 450);
+    }, delay);
     setTimer(playing);
   }
 
@@ -86,13 +110,15 @@ function show(root, gameId, record, state, query, setTimer) {
       h("button", { type: "button", onclick: () => go(Number(slider.value) + 1), "aria-label": "next step" }, "▶"),
       h("button", { type: "button", onclick: () => go(entries.length), "aria-label": "last step" }, "▶|"),
       playButton,
+      speed,
     ),
     caption,
     record.status === "FINISHED" ? h("p", { class: "muted small" }, `Final returns: ${returns}`) : h("p", { class: "muted small" }, "The game is still running: this record stops at its current move."),
     h("div", { class: "game-main" }, board, panels),
   );
   mount(root, page);
-  const start = query.has("step") ? Number(query.get("step")) : entries.length;
-  go(Number.isFinite(start) ? start : entries.length);
+  // A replay opens at the start (or at the step its link names).
+  const start = query.has("step") ? Number(query.get("step")) : 0;
+  go(Number.isFinite(start) ? start : 0);
   slider.focus();
 }

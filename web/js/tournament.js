@@ -1,7 +1,7 @@
 // Tournaments: the list, and one tournament's progress, standings (win share with its
 // 95% interval and the openskill rating), crosstable and tables (links to the live
 // games and to replays), kept current by the tournament's event feed.
-import { api } from "./api.js";
+import { api, errorText } from "./api.js";
 import { h, mount } from "./dom.js";
 
 export function tournamentsPage(root) {
@@ -40,7 +40,7 @@ export function tournamentsPage(root) {
         ),
       );
     })
-    .catch((err) => mount(root, h("p", { class: "error" }, err.message)));
+    .catch((err) => mount(root, h("p", { class: "error" }, errorText(err))));
 }
 
 function statusText(status) {
@@ -68,7 +68,7 @@ export function tournamentPage(root, [name]) {
       const t = await api.tournament(name);
       if (!stopped) render(root, t);
     } catch (err) {
-      mount(root, h("p", { class: "error" }, `Cannot load tournament ${name}: ${err.message}`));
+      mount(root, h("p", { class: "error" }, `Cannot load tournament ${name}: ${errorText(err)}`));
     }
   };
   load().then(() => {

@@ -3,7 +3,7 @@
 // column, corners and sides), with the legal actions on the board itself: a glowing
 // intersection to settle, a path for a road, a hex for the robber.
 import { h, s, mount, pluralize } from "../dom.js";
-import { seatColour } from "../seats.js";
+import { seatColour, SEAT_COLOUR_NAMES } from "../seats.js";
 
 const R = 56; // hex radius (centre to corner)
 const W = Math.sqrt(3) * R;
@@ -75,6 +75,182 @@ export function geometry(view) {
 
 function count(obj, key) {
   return (obj && obj[key]) || 0;
+}
+
+const COSTS = [
+  ["Road", { brick: 1, lumber: 1 }],
+  ["Settlement", { brick: 1, lumber: 1, wool: 1, grain: 1 }],
+  ["City", { grain: 2, ore: 3 }],
+  ["Development card", { wool: 1, grain: 1, ore: 1 }],
+];
+// Verbs the trade builder and the discard picker stand in for (no button per offer).
+const BUILDER_VERBS = new Set(["give", "add", "bank", "discard"]);
+
+/** Whether the page should leave this verb's buttons out (a widget covers it). */
+export function coveredVerb(verb, ctx) {
+  const word = verb.split(" ")[0];
+  if (!BUILDER_VERBS.has(word)) return false;
+  return ctx.viewer !== null && ctx.viewer !== undefined;
+}
+
+/** "Red", "Blue"…: a seat by its colour, "You" for the viewer. */
+export function seatName(seat, viewer) {
+  if (seat === viewer) return "You";
+  const name = SEAT_COLOUR_NAMES[seat % SEAT_COLOUR_NAMES.length];
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function hexLabel(hex) {
+  const terrain = TERRAIN[hex.terrain] || TERRAIN.CATAN_DESERT;
+  return terrain.gives === "nothing" ? "the desert" : `${terrain.gives} ${hex.number ?? ""}`.trim();
+}
+
+function hexesAt(view, key, id) {
+  return (view.hexes || []).filter((hex) => (hex[key] || []).includes(id));
+}
+
+function listed(words) {
+  if (words.length <= 1) return words.join("");
+  return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+/** Where an intersection is, in the map's words: "ore 8, grain 6 and the coast". */
+export function nodeWords(view, node) {
+  const around = hexesAt(view, "intersections", node).map(hexLabel);
+  if (around.length < 3) around.push("the coast");
+  return listed(around);
+}
+
+/** Where a path is: "between ore 8 and grain 6", or "on the coast of ore 8". */
+export function pathWords(view, path) {
+  const around = hexesAt(view, "paths", path).map(hexLabel);
+  return around.length >= 2 ? `between ${listed(around)}` : `on the coast of ${around[0] || "the sea"}`;
+}
+
+function hexWords(view, id) {
+  const hex = (view.hexes || []).find((x) => (x.id ?? 0) === id);
+  return hex ? hexLabel(hex) : `hex ${id}`;
+}
+
+/** What each seat gets from a roll of ``total`` on this board: {seat: {resource: n}}. */
+export function production(view, total) {
+  const got = {};
+  if (!total || total === 7) return got;
+  const owner = new Map((view.buildings || []).map((b) => [b.intersection ?? 0, b]));
+  for (const hex of view.hexes || []) {
+    if ((hex.number ?? 0) !== total || (hex.id ?? 0) === (view.robberHex ?? 0)) continue;
+    const resource = (TERRAIN[hex.terrain] || {}).gives;
+    for (const node of hex.intersections || []) {
+      const building = owner.get(node);
+      if (!building) continue;
+      const seat = building.seat ?? 0;
+      got[seat] = got[seat] || {};
+      got[seat][resource] = (got[seat][resource] || 0) + (building.city ? 2 : 1);
+    }
+  }
+  return got;
+}
+
+function productionWords(view, total, viewer) {
+  if (total === 7) return "a 7: no one produces; the robber moves";
+  const got = production(view, total);
+  const parts = Object.entries(got).map(([seat, res]) => `${seatName(Number(seat), viewer)} +${Object.entries(res).map(([r, n]) => `${n} ${r}`).join(" +")}`);
+  return parts.length ? parts.join(", ") : "no one produces";
+}
+
+function sideWords(words) {
+  // "1 wool 2 ore" -> "1 wool and 2 ore"
+  const pairs = [];
+  for (let i = 0; i + 1 < words.length; i += 2) pairs.push(`${words[i]} ${words[i + 1]}`);
+  return listed(pairs);
+}
+
+/** A log line in words: "Blue built a road between ore 8 and grain 6". */
+export function describe(event, view, viewer) {
+  const notation = event.notation || "";
+  const actor = event.actor || {};
+  const words = notation.split(" ");
+  if (actor.kind === "CHANCE") {
+    if (words[0] === "dice") {
+      const total = Number(words[1]);
+      return `Rolled ${total}: ${productionWords(view, total, viewer)}`;
+    }
+    if (event.hidden) return "A card was drawn or stolen (hidden)";
+    if (words[0] === "draw") return `A ${words.slice(1).join(" ")} card was drawn`;
+    if (words[0] === "steal") return `Stolen: ${words[1]}${words[3] !== undefined ? ` from ${seatName(Number(words[3]), viewer)}` : ""}`;
+    return notation;
+  }
+  const who = seatName(actor.seat ?? 0, viewer);
+  if (event.hidden) return `${who}: (hidden)`;
+  switch (words[0]) {
+    case "road":
+      return `${who} built a road ${pathWords(view, Number(words[1]))}`;
+    case "settle":
+    case "settlement":
+      return `${who} built a settlement at ${nodeWords(view, Number(words[1]))}`;
+    case "city":
+      return `${who} built a city at ${nodeWords(view, Number(words[1]))}`;
+    case "robber": {
+      const robbed = words[2] === "rob" ? ` and robs ${seatName(Number(words[3]), viewer)}` : "";
+      return `${who} moved the robber to ${hexWords(view, Number(words[1]))}${robbed}`;
+    }
+    case "roll":
+      return `${who} rolled the dice`;
+    case "end":
+      return `${who} ended the turn`;
+    case "buy":
+      return `${who} bought a development card`;
+    case "play":
+      return `${who} played ${words.slice(1).join(" ").replace(/-/g, " ")}`;
+    case "discard":
+      return `${who} discarded 1 ${words[1]}`;
+    case "bank":
+      return `${who} traded ${words[1]} ${words[2]} with the bank for 1 ${words[4]}`;
+    case "give": {
+      const cut = words.indexOf("get");
+      return `${who} offered ${sideWords(words.slice(1, cut))} for ${sideWords(words.slice(cut + 1))}`;
+    }
+    case "accept":
+      return `${who} accepted the offer`;
+    case "decline":
+      return `${who} declined the offer`;
+    case "cancel":
+      return `${who} withdrew the offer`;
+    case "trade":
+      return `${who} traded with ${seatName(Number(words[2]), viewer)}`;
+    case "stop":
+      return `${who} stopped building free roads`;
+    default:
+      return `${who}: ${notation}`;
+  }
+}
+
+/** A highlight of the spot a move names (its road, intersection or hex), or null. */
+export function spotShape(view, notation, className) {
+  const geo = geometry(view);
+  const words = (notation || "").split(" ");
+  const id = Number(words[1]);
+  if (words[0] === "road" && geo.pathNodes[id]) {
+    const [a, b] = geo.pathNodes[id].map((n) => geo.nodeXY[n]);
+    return s("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: `spot ${className}`, "data-spot": notation });
+  }
+  if ((words[0] === "settle" || words[0] === "city" || words[0] === "settlement") && geo.nodeXY[id]) {
+    const [x, y] = geo.nodeXY[id];
+    return s("circle", { cx: x, cy: y, r: 20, class: `spot ${className}`, "data-spot": notation });
+  }
+  if (words[0] === "robber" && geo.hexXY[id]) {
+    const [cx, cy] = geo.hexXY[id];
+    return s("polygon", { points: CORNERS.map(([dx, dy]) => `${cx + dx * 0.9},${cy + dy * 0.9}`).join(" "), class: `spot ${className}`, "data-spot": notation });
+  }
+  if (words[0] === "dice") {
+    const hexes = (view.hexes || []).filter((x) => (x.number ?? 0) === id);
+    if (!hexes.length) return null;
+    return s("g", { class: `spot ${className}`, "data-spot": notation }, hexes.map((hex) => {
+      const [cx, cy] = geo.hexXY[hex.id ?? 0];
+      return s("circle", { cx, cy: cy + 6, r: 22 });
+    }));
+  }
+  return null;
 }
 
 export function verbOf(notation) {
@@ -173,7 +349,12 @@ function drawMap(view, ctx) {
     svg.append(group);
   }
 
-  const roadByPath = new Map((view.roads || []).map((r) => [r.path ?? 0, r.seat ?? 0]));
+  // Moves of a bot turn not yet played out on the page: their pieces wait.
+  const pending = (ctx.pending || []).map((n) => n.split(" "));
+  const waitingRoads = new Set(pending.filter((w) => w[0] === "road").map((w) => Number(w[1])));
+  const waitingNodes = new Set(pending.filter((w) => w[0] === "settle").map((w) => Number(w[1])));
+  const waitingCities = new Set(pending.filter((w) => w[0] === "city").map((w) => Number(w[1])));
+  const roadByPath = new Map((view.roads || []).filter((r) => !waitingRoads.has(r.path ?? 0)).map((r) => [r.path ?? 0, r.seat ?? 0]));
   for (const [path, [a, b]] of Object.entries(geo.pathNodes)) {
     const p = Number(path);
     const [x1, y1] = geo.nodeXY[a];
@@ -191,26 +372,48 @@ function drawMap(view, ctx) {
     }
     const action = legal.get(`road ${p}`);
     if (action) {
-      const target = s("line", { x1: ix1, y1: iy1, x2: ix2, y2: iy2, class: "target path-target", "data-target": `road ${p}`, "data-path": p });
-      svg.append(ctx.clickable(target, `build a road on path ${p}`, () => ctx.act(action)));
+      // A wide invisible hit area (a finger's width on a phone) around a dark
+      // casing and a bright dashed line that stand out on every terrain.
+      const len = Math.hypot(ix2 - ix1, iy2 - iy1) || 1;
+      const [nx, ny] = [(-(iy2 - iy1) / len) * 19, ((ix2 - ix1) / len) * 19];
+      const hit = s("polygon", { class: "hit", points: `${ix1 + nx},${iy1 + ny} ${ix2 + nx},${iy2 + ny} ${ix2 - nx},${iy2 - ny} ${ix1 - nx},${iy1 - ny}` });
+      const target = s(
+        "g",
+        { class: "target path-target", "data-target": `road ${p}`, "data-path": p },
+        hit,
+        s("line", { x1: ix1, y1: iy1, x2: ix2, y2: iy2, class: "path-casing" }),
+        s("line", { x1: ix1, y1: iy1, x2: ix2, y2: iy2, class: "path-line" }),
+      );
+      svg.append(ctx.clickable(target, `build a road ${pathWords(view, p)}`, () => ctx.act(action)));
     }
   }
 
   for (const building of view.buildings || []) {
     const node = building.intersection ?? 0;
+    if (waitingNodes.has(node)) continue;
     const [x, y] = geo.nodeXY[node];
-    svg.append(buildingShape(x, y, building.seat ?? 0, building.city, node));
+    svg.append(buildingShape(x, y, building.seat ?? 0, building.city && !waitingCities.has(node), node));
   }
   for (const [node, [x, y]] of Object.entries(geo.nodeXY)) {
     for (const verb of ["settle", "city"]) {
       const action = legal.get(`${verb} ${node}`);
       if (!action) continue;
-      const target = s("circle", { cx: x, cy: y, r: verb === "city" ? 16 : 9, class: `target node-target ${verb}-target`, "data-target": `${verb} ${node}`, "data-intersection": node });
-      svg.append(ctx.clickable(target, verb === "settle" ? `build a settlement on intersection ${node}` : `upgrade intersection ${node} to a city`, () => ctx.act(action)));
+      const target = s(
+        "g",
+        { class: `target node-target ${verb}-target`, "data-target": `${verb} ${node}`, "data-intersection": node },
+        s("circle", { cx: x, cy: y, r: 21, class: "hit" }),
+        s("circle", { cx: x, cy: y, r: verb === "city" ? 16 : 10, class: "target-dot" }),
+      );
+      const where = nodeWords(view, Number(node));
+      svg.append(ctx.clickable(target, verb === "settle" ? `build a settlement at ${where}` : `upgrade to a city at ${where}`, () => ctx.act(action)));
     }
   }
+  if (ctx.lastMove) {
+    const mark = spotShape(view, ctx.lastMove, "last-move");
+    if (mark) svg.append(mark);
+  }
 
-  const robber = view.robberHex ?? 0;
+  const robber = shownRobber(view, ctx);
   if (geo.hexXY[robber]) {
     const [hx, hy] = geo.hexXY[robber];
     // Beside the number token; in the middle of a hex without one (the desert).
@@ -292,7 +495,26 @@ function resourceChips(resources, known) {
   });
 }
 
+/** While moves play out: the last of ``verb``'s moves shown so far (its words), else null. */
+function lastShown(ctx, verb) {
+  const shown = ctx.shown || [];
+  for (let i = shown.length - 1; i >= 0; i--) if (shown[i].startsWith(`${verb} `)) return shown[i].split(" ");
+  return null;
+}
+
+/** The robber where the moves shown so far left it (the view's once all are shown). */
+function shownRobber(view, ctx) {
+  if (!(ctx.pending || []).some((n) => n.startsWith("robber "))) return view.robberHex ?? 0;
+  const moved = lastShown(ctx, "robber");
+  if (moved) return Number(moved[1]);
+  const desert = (view.hexes || []).find((x) => x.terrain === "CATAN_DESERT");
+  return desert ? desert.id ?? 0 : view.robberHex ?? 0;
+}
+
 function drawPanels(view, ctx) {
+  // The dice as the moves shown so far left them.
+  const rolled = ctx.pending && ctx.pending.some((n) => n.startsWith("dice ")) ? lastShown(ctx, "dice") : null;
+  const dice = rolled ? Number(rolled[1]) : view.dice;
   const players = view.players || [];
   const acting = view.actingSeat ?? 0;
   const turn = view.turnSeat ?? 0;
@@ -305,9 +527,10 @@ function drawPanels(view, ctx) {
       { class: "row wrap" },
       h("span", { class: "pill" }, setup ? "Set-up" : `Turn ${view.turnNumber ?? 0} / ${view.turnLimit ?? 0}`),
       h("span", { class: "pill" }, `Phase: ${PHASES[view.phase] || view.phase}`),
-      h("span", { class: "pill dice", title: "last dice total" }, `Dice: ${view.dice || "–"}`),
+      h("span", { class: "pill dice", title: "last dice total", id: "dice" }, `Dice ${dice || "–"}`),
       h("span", { class: "pill" }, `Dev deck: ${view.devDeckCount ?? 0}`),
     ),
+    dice ? h("p", { class: "production", id: "production" }, `Last roll ${dice}: ${productionWords(view, dice, ctx.viewer)}`) : null,
     h("div", { class: "row wrap bank" }, h("span", { class: "small muted" }, "Bank:"), RESOURCES.map((r) => h("span", { class: `chip res-${r}` }, `${count(view.bank, r)} ${r}`))),
     offerBox(view, ctx),
     view.winners && view.winners.length ? h("p", { class: "winners" }, `Winners: ${view.winners.map((w) => ctx.seatLabel(w)).join(", ")}`) : null,
@@ -367,7 +590,108 @@ function drawPanels(view, ctx) {
     }),
   );
   const played = DEV_CARDS.map(([key, name]) => (count(view.devPlayed, key) ? `${count(view.devPlayed, key)} ${name}` : null)).filter(Boolean);
-  return h("div", { class: "catan-panels" }, info, table, played.length ? h("p", { class: "small muted" }, `Development cards played: ${played.join(", ")}`) : null);
+  return h("div", { class: "catan-panels" }, info, table, played.length ? h("p", { class: "small muted" }, `Development cards played: ${played.join(", ")}`) : null, costCard());
+}
+
+function costCard() {
+  return h(
+    "section",
+    { class: "card cost-card", id: "cost-card", "aria-label": "building costs" },
+    h("h2", {}, "Building costs"),
+    COSTS.map(([name, cost]) =>
+      h("div", { class: "cost-row" }, h("span", { class: "cost-name" }, name), Object.entries(cost).map(([r, n]) => h("span", { class: `chip res-${r}` }, `${n} ${r}`))),
+    ),
+  );
+}
+
+function myHand(view, ctx) {
+  const me = (view.players || []).find((p) => (p.seat ?? 0) === ctx.viewer);
+  return me && me.resourcesVisible ? me.resources || {} : {};
+}
+
+function stepper(label, value, max, onChange, id) {
+  return h(
+    "span",
+    { class: "stepper", "data-resource": id },
+    h("button", { type: "button", class: "step", "aria-label": `one ${label} less`, disabled: value <= 0, onclick: () => onChange(value - 1) }, "−"),
+    h("span", { class: `chip res-${label}` }, `${value} ${label}`),
+    h("button", { type: "button", class: "step", "aria-label": `one ${label} more`, disabled: value >= max, onclick: () => onChange(value + 1) }, "+"),
+  );
+}
+
+/** Widgets in the actions box: the discard picker and the trade builder. */
+export function widgets(ctx) {
+  const view = ctx.state.catan || {};
+  const notations = ctx.legal.map((a) => a.notation);
+  const out = [];
+  if (notations.some((n) => n.startsWith("discard "))) out.push(discardPicker(view, ctx));
+  if (notations.some((n) => n.startsWith("give ") || n.startsWith("bank ") || n.startsWith("add give"))) out.push(tradeBuilder(view, ctx, notations));
+  return out;
+}
+
+function discardPicker(view, ctx) {
+  const hand = myHand(view, ctx);
+  const need = view.discardLeft ?? 0;
+  const chosen = ctx.selection.discard || {};
+  const total = RESOURCES.reduce((sum, r) => sum + (chosen[r] || 0), 0);
+  const set = (r, n) => ctx.select({ discard: { ...chosen, [r]: n } });
+  return h(
+    "div",
+    { class: "discard-picker", id: "discard-picker" },
+    h("strong", {}, `A 7: discard ${pluralize(need, "card")}`),
+    h("div", { class: "steppers" }, RESOURCES.filter((r) => count(hand, r)).map((r) => stepper(r, chosen[r] || 0, Math.min(count(hand, r), (chosen[r] || 0) + need - total), (n) => set(r, n), r))),
+    h("span", { class: "counter", id: "discard-count", "aria-live": "polite" }, `${total} of ${need} chosen`),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "primary",
+        id: "discard-submit",
+        disabled: total !== need,
+        onclick: () => ctx.actMany(RESOURCES.flatMap((r) => Array(chosen[r] || 0).fill(`discard ${r}`))),
+      },
+      "Discard",
+    ),
+  );
+}
+
+function sideText(side) {
+  return RESOURCES.filter((r) => side[r]).map((r) => `${side[r]} ${r}`).join(" ");
+}
+
+function tradeBuilder(view, ctx, notations) {
+  const hand = myHand(view, ctx);
+  const me = (view.players || []).find((p) => (p.seat ?? 0) === ctx.viewer) || {};
+  const draft = ctx.selection.trade || { give: {}, get: {} };
+  const set = (side, r, n) => ctx.select({ trade: { ...draft, [side]: { ...draft[side], [r]: n } } });
+  const give = sideText(draft.give);
+  const get = sideText(draft.get);
+  const offer = give && get ? `give ${give} get ${get}` : "";
+  const canOffer = notations.some((n) => n.startsWith("give ") || n.startsWith("add give"));
+  const gives = RESOURCES.filter((r) => draft.give[r]);
+  const gets = RESOURCES.filter((r) => draft.get[r]);
+  let bank = "";
+  if (gives.length === 1 && gets.length === 1 && draft.get[gets[0]] === 1) {
+    const rate = count(me.tradeRates, gives[0]) || 4;
+    const wanted = `bank ${rate} ${gives[0]} for ${gets[0]}`;
+    if (draft.give[gives[0]] === rate && notations.includes(wanted)) bank = wanted;
+  }
+  const rates = RESOURCES.map((r) => `${r} ${count(me.tradeRates, r) || 4}:1`).join(" · ");
+  return h(
+    "details",
+    { class: "trade-builder", id: "trade-builder", open: give || get ? true : undefined },
+    h("summary", {}, "Trade (give ⇄ get)"),
+    h("div", { class: "trade-side" }, h("span", { class: "side-label" }, "Give"), RESOURCES.filter((r) => count(hand, r)).map((r) => stepper(r, draft.give[r] || 0, count(hand, r), (n) => set("give", r, n), r))),
+    h("div", { class: "trade-side" }, h("span", { class: "side-label" }, "Get"), RESOURCES.filter((r) => !draft.give[r]).map((r) => stepper(r, draft.get[r] || 0, 19, (n) => set("get", r, n), r))),
+    h("p", { class: "small muted" }, `Bank rates: ${rates}`),
+    h(
+      "div",
+      { class: "row wrap" },
+      h("button", { type: "button", id: "trade-offer", disabled: !offer || !canOffer, onclick: () => ctx.act({ notation: offer }) }, offer ? `Offer ${give} for ${get}` : "Offer to the players"),
+      h("button", { type: "button", id: "trade-bank", disabled: !bank, onclick: () => ctx.act({ notation: bank }) }, bank ? `Bank: ${give} for ${get}` : "Trade with the bank"),
+      give || get ? h("button", { type: "button", onclick: () => ctx.select({ trade: { give: {}, get: {} } }) }, "Clear") : null,
+    ),
+  );
 }
 
 function offerBox(view, ctx) {
@@ -378,11 +702,11 @@ function offerBox(view, ctx) {
   return h(
     "div",
     { class: "offer" },
-    h("strong", {}, `Trade offer by ${ctx.seatLabel(view.turnSeat ?? 0)}: `),
+    h("strong", {}, `Trade offer by ${seatName(view.turnSeat ?? 0, ctx.viewer)}: `),
     "gives ",
     resourceChips(offer.give, false),
     " for ",
     resourceChips(offer.get, false),
-    h("div", { class: "small" }, answers.map((a, seat) => (words[a] ? `seat ${seat} ${words[a]}` : null)).filter(Boolean).join(", ") || "waiting for answers"),
+    h("div", { class: "small" }, answers.map((a, seat) => (words[a] ? `${seatName(seat, ctx.viewer)} ${words[a]}` : null)).filter(Boolean).join(", ") || "waiting for answers"),
   );
 }
