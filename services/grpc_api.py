@@ -16,6 +16,8 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import clock, metrics, seating
 from services.access import api_key_of, client_id
+from services.archive.archive import ArchivedSummary
+from services.archive.listing import ListQuery
 from services.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -64,6 +66,38 @@ _REASON = {
     SeatChangeReason.JOINED: pb.SeatChange.JOINED,
 }
 _STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
+
+
+def _seat_spec(seat: dict[str, Any]) -> pb.SeatSpec:
+    return pb.SeatSpec(
+        kind=_SEAT_KIND.get(seat["kind"], pb.HUMAN),
+        bot_level=seat.get("level", ""),
+        name=seat.get("name", ""),
+    )
+
+
+def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
+    """A ListGames entry: a game from the store, or a finished one from the archive."""
+    if isinstance(game, ArchivedSummary):
+        return pb.GameSummary(
+            game_id=game.game_id,
+            game_type=game.game_type,
+            players=game.players,
+            status=_STATUS[game.status],
+            seats=[_seat_spec(s) for s in game.seats],
+            finished_at=game.finished_at,
+            tournament=game.tournament,
+        )
+    return pb.GameSummary(
+        game_id=game.game_id,
+        game_type=game.meta["game_type"],
+        players=game.meta["players"],
+        status=_STATUS[game.status],
+        version=game.version,
+        free_seats=len(seating.free_seats(game)),
+        seats=[_seat_spec(s) for s in game.meta["seats"]],
+        tournament=(game.meta.get("tournament") or {}).get("name", ""),
+    )
 
 
 _INFRASTRUCTURE = infrastructure_errors()
@@ -456,19 +490,22 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def ListGames(self, request, context):
-        snapshots = await self.host.list_games(request.limit)
+        status = {pb.IN_PROGRESS: GameStatus.IN_PROGRESS, pb.FINISHED: GameStatus.FINISHED}
+        games, next_token = await self.host.list_games(
+            ListQuery(
+                game_type=request.game_type,
+                player=request.player,
+                tournament=request.tournament,
+                bot_level=request.bot_level,
+                finished_after=request.finished_after or None,
+                finished_before=request.finished_before or None,
+                page_size=request.page_size or request.limit or 100,
+                page_token=request.page_token,
+                status=status.get(request.status, ""),
+            )
+        )
         return pb.ListGamesResponse(
-            games=[
-                pb.GameSummary(
-                    game_id=s.game_id,
-                    game_type=s.meta["game_type"],
-                    players=s.meta["players"],
-                    status=_STATUS[s.status],
-                    version=s.version,
-                    free_seats=len(seating.free_seats(s)),
-                )
-                for s in snapshots
-            ]
+            games=[game_summary(g) for g in games], next_page_token=next_token
         )
 
     @_unary

@@ -17,6 +17,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
 from services import access, expiry, limits, tls
+from services.archive import archiver
+from services.archive.archive import Archive
 from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.gateway.app import GatewayConfig, HttpGateway
@@ -87,6 +89,9 @@ class ServerConfig:
     max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
     hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
     hint_burst: float = HintLimits.burst
+    # The SQL archive of finished games (docs/archive.md): a SQLAlchemy URL, None: off.
+    archive_url: str | None = None
+    archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
 
 
 @dataclass
@@ -103,6 +108,7 @@ class RunningServer:
     tournaments: TournamentRunner | None = None
     http: HttpGateway | None = None
     http_port: int | None = None
+    archive: Archive | None = None
 
     @property
     def target(self) -> str:
@@ -132,6 +138,8 @@ class RunningServer:
             await _bounded("the tournament runner", self.tournaments.close())
         await _bounded("the bot runner", self.runner.close())
         await _bounded("the store", self.store.close())
+        if self.archive is not None:
+            self.archive.close()
 
 
 STOP_STEP_SECONDS = 10.0
@@ -151,17 +159,25 @@ async def _bounded(part: str, step, seconds: float = STOP_STEP_SECONDS) -> None:
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
+    archive = None
+    if config.archive_url:
+        # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
+        archive = await asyncio.to_thread(
+            Archive.open, config.archive_url, create=config.archive_create
+        )
     store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:
         # Fail at start with one clear line rather than serve calls that all fail.
         await check_store(store, config.redis_url or "memory")
     except StoreUnreachable:
         await store.close()
+        if archive is not None:
+            archive.close()
         raise
     if executor is None:  # the embedded default (Celery's executor comes from workers.cli)
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
-    host = GameHost(store, runner, config.live_games_per_client)
+    host = GameHost(store, runner, config.live_games_per_client, archive)
     interceptor = limits.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
         limits.TokenBuckets(config.rate_limit, config.rate_burst),
@@ -191,7 +207,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_burst,
         ),
     )
-    tournaments = TournamentService(store, tournament_runner, host.hub)
+    tournaments = TournamentService(store, tournament_runner, host.hub, archive)
     servicer = GameHostServicer(host, tournaments, hints)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
@@ -240,7 +256,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         tournaments=tournament_runner,
         http=http,
         http_port=http_port,
+        archive=archive,
     )
+    if archive is not None:  # finished games and ended tournaments into SQL
+        running.background.append(asyncio.create_task(archiver.archive_forever(store, archive)))
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
         asyncio.create_task(

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
-__all__ = ["EmbeddedServerUnavailable", "board", "embedded_server", "serve", "worker"]
+__all__ = ["EmbeddedServerUnavailable", "board", "db", "embedded_server", "serve", "worker"]
 
 
 class EmbeddedServerUnavailable(Exception):
@@ -76,11 +76,13 @@ def serve(args: argparse.Namespace) -> int:
         from services.metrics_export import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
+    from services.archive.database import SchemaBehind
     from services.server import ServerConfig, run
     from services.server import serve as serve_forever
     from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
+    archive_url, archive_create = _archive_url(args.archive)
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -93,6 +95,8 @@ def serve(args: argparse.Namespace) -> int:
         http_port=args.http_port,
         http_web_dir=args.http_web_dir,
         http_cors_origins=tuple(args.http_cors_origin),
+        archive_url=archive_url,
+        archive_create=archive_create,
     )
     executor = None
     if args.celery:
@@ -101,9 +105,39 @@ def serve(args: argparse.Namespace) -> int:
         executor = CeleryExecutor(args.redis, args.redis_prefix, args.max_search_iterations or None)
     try:
         run(serve_forever(config, executor))
-    except StoreUnreachable as exc:
+    except (StoreUnreachable, SchemaBehind) as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _archive_url(given: str | None) -> tuple[str | None, bool]:
+    """(the archive URL or None for off, whether serve may make its schema): the
+    embedded SQLite default is made and upgraded by serve itself; a database named
+    with --archive is upgraded by ``gamehost db upgrade``."""
+    from services.archive.database import OFF, default_url
+
+    if given is None:
+        return default_url(), True
+    return (None, False) if given == OFF else (given, False)
+
+
+def db(args: argparse.Namespace) -> int:
+    """``gamehost db upgrade``: the archive's migrations, up to the newest."""
+    from services.archive import database
+
+    url, _ = _archive_url(args.archive)
+    if url is None:
+        print("gamehost: db upgrade needs an archive, not --archive none", file=sys.stderr)
+        return 2
+    engine = database.make_engine(url)
+    try:
+        before = database.current_revision(engine)
+        database.upgrade(engine)
+        after = database.current_revision(engine)
+    finally:
+        engine.dispose()
+    print(f"archive schema: {before or 'empty'} -> {after}")
     return 0
 
 
@@ -132,6 +166,15 @@ def _serve_processes(args: argparse.Namespace) -> int:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]
     argv += ["--max-search-iterations", str(args.max_search_iterations)]
+    archive_url, archive_create = _archive_url(args.archive)
+    if archive_url is not None and archive_create:
+        # The embedded archive's schema is made here once, not raced by the children.
+        from services.archive import database
+
+        engine = database.make_engine(archive_url)
+        database.upgrade(engine)
+        engine.dispose()
+    argv += ["--archive", archive_url or "none"]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
         argv += ["--http-port", str(args.http_port)]

@@ -156,7 +156,8 @@ class GameHostServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Games known to this server, newest first.
+        """Games known to this server, newest first: live games from the store, then
+        finished games from the archive (docs/archive.md, "ListGames"), filtered and paged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
