@@ -174,6 +174,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         if archive is not None:
             archive.close()
         raise
+    await store.set_archiving(archive is not None)
     if executor is None:  # the embedded default (Celery's executor comes from workers.cli)
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)

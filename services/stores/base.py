@@ -265,12 +265,18 @@ class GameStore(ABC):
         """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
 
     # ------------------------------------------------------------------ archive outbox
-    # The commit that finishes a game (and the status change that ends a tournament)
+    # While the deployment archives (``set_archiving``), the commit that finishes a game (and the status change that ends a tournament)
     # puts ``game:<id>`` (``tournament:<name>``) on the archive outbox in the same atomic
     # write. An archiver (services.archive.archiver) claims entries with a lease like bot
     # turns, copies each into SQL idempotently, then acks it: an entry whose archiver
     # died is due again when its lease runs out, so every one is archived exactly once.
     # Expiry keeps a game or tournament while its entry is on the outbox.
+
+    @abstractmethod
+    async def set_archiving(self, on: bool) -> None:
+        """Whether finishing commits fill the outbox, for every process writing to this
+        store (Celery workers too). A server with an archive turns it on at start, one
+        with ``--archive none`` off (which also drops the outbox: nothing would drain it)."""
 
     @abstractmethod
     async def claim_archive(self, limit: int, lease: float) -> list[str]:

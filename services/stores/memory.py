@@ -65,6 +65,7 @@ class _Tournament:
 
 class MemoryStore(GameStore):
     def __init__(self, request_ttl: float = 86400.0) -> None:
+        self._archive_outbox = False  # finishing commits fill the outbox (set_archiving)
         self._games: dict[str, _Game] = {}
         self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
         self._request_ttl = request_ttl
@@ -159,7 +160,11 @@ class MemoryStore(GameStore):
         for seat, (expected, _) in (tokens or {}).items():
             if game.tokens.get(seat, "") != expected:
                 return CommitResult(CommitOutcome.SEAT_TAKEN, game.version)
-        if status == GameStatus.FINISHED and game.status != GameStatus.FINISHED:
+        if (
+            self._archive_outbox
+            and status == GameStatus.FINISHED
+            and game.status != GameStatus.FINISHED
+        ):
             self._outbox.setdefault(archive_entry(ARCHIVE_GAME, game_id), 0.0)
         game.state, game.version, game.status = state, new_version, status
         if luck is not None:
@@ -301,6 +306,11 @@ class MemoryStore(GameStore):
             game.bot_status = f"{version}:{status}"
 
     # ------------------------------------------------------------------ archive outbox
+    async def set_archiving(self, on: bool) -> None:
+        self._archive_outbox = on
+        if not on:
+            self._outbox.clear()
+
     async def claim_archive(self, limit: int, lease: float) -> list[str]:
         now = time.monotonic()
         due = sorted((at, e) for e, at in self._outbox.items() if at <= now)[:limit]
@@ -380,7 +390,8 @@ class MemoryStore(GameStore):
         t.status = status
         t.touched = time.time()  # when it ended: its retention counts from here
         self._tournament_due.pop(name, None)
-        self._outbox.setdefault(archive_entry(ARCHIVE_TOURNAMENT, name), 0.0)
+        if self._archive_outbox:
+            self._outbox.setdefault(archive_entry(ARCHIVE_TOURNAMENT, name), 0.0)
         self._tournament_append(t, events)
         return True
 

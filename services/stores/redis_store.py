@@ -24,6 +24,8 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:archive        sorted set: the archive outbox, ``game:<id>`` and
                             ``tournament:<name>`` entries by the Redis time (ms) they are
                             due (0: at once) or their archiver's lease runs out
+    <prefix>:archiving      string: present while the deployment archives (the outbox
+                            is written only then, by whichever process commits)
 
 Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
 
@@ -91,7 +93,8 @@ for _, t in ipairs(tokens) do
   if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
-if ARGV[4] == 'finished' and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
+if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
+   and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
@@ -247,7 +250,9 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+if redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+end
 for i = 3, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
@@ -357,6 +362,10 @@ class RedisStore(GameStore):
     def _archive_key(self) -> str:
         return f"{self._prefix}:archive"
 
+    @property
+    def _archiving_key(self) -> str:
+        return f"{self._prefix}:archiving"
+
     async def create(self, game: NewGame) -> list[int]:
         ids = await self._create(
             keys=[
@@ -431,6 +440,7 @@ class RedisStore(GameStore):
                 self._bot_turns_key,
                 self._key(game_id, "tokens"),
                 self._archive_key,
+                self._archiving_key,
             ],
             args=[
                 str(expected_version),
@@ -603,6 +613,12 @@ class RedisStore(GameStore):
         await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])
 
     # ------------------------------------------------------------------ archive outbox
+    async def set_archiving(self, on: bool) -> None:
+        if on:
+            await self._redis.set(self._archiving_key, "1")
+        else:
+            await self._redis.delete(self._archiving_key, self._archive_key)
+
     async def claim_archive(self, limit: int, lease: float) -> list[str]:
         entries = await self._claim_bot_turns(keys=[self._archive_key], args=[limit, _ms(lease)])
         return [raw.decode() for raw in entries]
@@ -685,6 +701,7 @@ class RedisStore(GameStore):
                 self._tkey(name, "events"),
                 f"{self._prefix}:tournamentsweep",
                 self._archive_key,
+                self._archiving_key,
             ],
             args=[name, status, *map(_dumps, events)],
         )
