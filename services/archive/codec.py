@@ -74,6 +74,21 @@ class _Replay:
         self.meta = meta
         self.state: State | None = None
         self.version = 0
+        self.initial = b""
+        self.applied: list[int] = []  # actions applied since the created event
+
+    def rewind(self) -> None:
+        """Back to the position before the last action (replayed from the start: only
+        done for an event the engine rebuilt differently, which should not happen)."""
+        self.applied.pop()
+        self.state = get_game(self.game_type).state_class.from_bytes(self.initial)
+        for action in self.applied:
+            self.state.apply_unchecked(action)
+
+    def apply(self, action: int) -> None:
+        assert self.state is not None
+        self.state.apply_unchecked(action)
+        self.applied.append(action)
 
     def created(self) -> dict[str, Any] | None:
         try:
@@ -90,7 +105,7 @@ class _Replay:
             return None
         try:
             event = ev.action_event(state, action, self.version + 1)
-            state.apply_unchecked(action)
+            self.apply(action)
         except Exception:
             return None
         return ev.followed_by(event, state)
@@ -104,9 +119,9 @@ class _Replay:
         """Follow a logged event (rebuilt or kept): the state and version after it."""
         kind = event["kind"]
         if kind == EventKind.CREATED:
-            self.state = get_game(self.game_type).state_class.from_bytes(
-                ev.initial_state_bytes(event)
-            )
+            self.initial = ev.initial_state_bytes(event)
+            self.state = get_game(self.game_type).state_class.from_bytes(self.initial)
+            self.applied = []
         self.version = event.get("version", self.version)
 
 
@@ -123,17 +138,18 @@ def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
                 item = "C"
             replay.saw(event)
         elif kind == EventKind.ACTION:
-            before = replay.state.to_bytes() if replay.state is not None else None
+            applied = len(replay.applied)
             rebuilt = replay.action(event["action"])
             if rebuilt == event:
                 item = event["action"]
             elif rebuilt is not None and all(event.get(k) == v for k, v in rebuilt.items()):
                 item = {"a": event["action"], "x": {k: event[k] for k in event if k not in rebuilt}}
-            elif before is not None:
-                # Not what the engine replays: keep it as logged, and the position as
-                # the log says (its action applied to the position before it).
-                replay.state = get_game(replay.game_type).state_class.from_bytes(before)
-                replay.state.apply_unchecked(event["action"])
+            elif replay.state is not None:
+                # Not what the engine replays: kept as logged, and the position is the
+                # log's (its action applied to the position before it).
+                if len(replay.applied) > applied:
+                    replay.rewind()
+                replay.apply(event["action"])
             replay.saw(event)
         elif kind == EventKind.FINISHED:
             if replay.finished() == event:
@@ -176,7 +192,7 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
         else:
             event = item["e"]
             if event["kind"] == EventKind.ACTION and replay.state is not None:
-                replay.state.apply_unchecked(event["action"])
+                replay.apply(event["action"])
         if event is None:
             raise ValueError(f"archived game {game_id}: its log no longer replays")
         replay.saw(event)
