@@ -82,7 +82,12 @@ def serve(args: argparse.Namespace) -> int:
     from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
-    archive_url, archive_create = _archive_url(args.archive)
+    archive_url, archive_create = _archive_url(args.archive, args.redis)
+    if archive_url is None and args.archive is None:
+        logging.getLogger("gamehost").warning(
+            "no archive: finished games live only in Redis until --finished-retention; "
+            "give every replica --archive postgresql://... (docs/archive.md)"
+        )
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -111,14 +116,16 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _archive_url(given: str | None) -> tuple[str | None, bool]:
-    """(the archive URL or None for off, whether serve may make its schema): the
-    embedded SQLite default is made and upgraded by serve itself; a database named
-    with --archive is upgraded by ``gamehost db upgrade``."""
+def _archive_url(given: str | None, redis_url: str | None = None) -> tuple[str | None, bool]:
+    """(the archive URL or None for off, whether serve may make its schema). With no
+    --archive, the embedded server (no --redis) archives into SQLite in the data
+    directory, made and upgraded by serve itself; replicas on Redis have no default
+    (each would keep a file of its own): they are given a shared database, which
+    ``gamehost db upgrade`` migrates."""
     from services.archive.database import OFF, default_url
 
     if given is None:
-        return default_url(), True
+        return (None, False) if redis_url else (default_url(), True)
     return (None, False) if given == OFF else (given, False)
 
 
@@ -166,7 +173,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]
     argv += ["--max-search-iterations", str(args.max_search_iterations)]
-    archive_url, archive_create = _archive_url(args.archive)
+    archive_url, archive_create = _archive_url(args.archive, args.redis)
     if archive_url is not None and archive_create:
         # The embedded archive's schema is made here once, not raced by the children.
         from services.archive import database

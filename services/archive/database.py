@@ -26,7 +26,12 @@ def data_dir() -> Path:
     $XDG_DATA_HOME/gamehost, else ~/.local/share/gamehost."""
     if os.environ.get("GAMEHOST_DATA_DIR"):
         return Path(os.environ["GAMEHOST_DATA_DIR"])
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    base = os.environ.get("XDG_DATA_HOME")
+    if not base:
+        try:
+            base = Path.home() / ".local" / "share"
+        except RuntimeError:  # a user with no home (a container's numeric user)
+            base = Path.cwd() / ".local" / "share"
     return Path(base) / "gamehost"
 
 
@@ -82,8 +87,15 @@ def current_revision(engine: sa.Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
+_MIGRATION_LOCK = 0x6761_6D65  # "game": replicas upgrading at once take turns
+
+
 def upgrade(engine: sa.Engine, revision: str = "head") -> None:
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Several replicas may run `gamehost db upgrade` at start: one migrates, the
+            # others wait, then find the schema current and do nothing.
+            connection.execute(sa.text(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})"))
         command.upgrade(_config(connection), revision)
 
 
