@@ -157,6 +157,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10, help="pooled games per type")
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
     args = parser.parse_args()
     rng = random.Random(1)
     games_by_type = pool(args.samples)
@@ -238,8 +239,9 @@ def main() -> None:
         print(f"  all tables and indexes: {total / max(1, args.games):,.0f} B per game")
         archive.close()
     finally:
-        with psycopg.connect(args.postgres, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not args.keep:
+            with psycopg.connect(args.postgres, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 if __name__ == "__main__":

@@ -66,6 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     upgrade = db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
     _archive_option(upgrade)
 
+    export = commands.add_parser(
+        "export", help="print archived games as NDJSON, one a line (docs/export.md)"
+    )
+    export.add_argument("--game", metavar="TYPE", help="only this game type")
+    export.add_argument("--since", metavar="DATE", help="finished on or after (ISO 8601, UTC)")
+    export.add_argument("--player", metavar="NAME", help="a seat played by this name")
+    export.add_argument("--tournament", metavar="NAME", help="the tables of this tournament")
+    _archive_option(export)
+
     worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
     worker.add_argument(
         "--broker", metavar="URL", help="Celery broker (default: $GAMEHOST_CELERY_BROKER)"
@@ -129,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             "serve": lambda args: _server_side("serve").serve(args),
             "worker": lambda args: _server_side("worker").worker(args),
             "db": lambda args: _server_side("db").db(args),
+            "export": lambda args: _server_side("export").export(args),
             "play": _play,
             "selfplay": _selfplay,
             "tournament": _tournament,

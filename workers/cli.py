@@ -20,7 +20,15 @@ from collections.abc import Iterator
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
-__all__ = ["EmbeddedServerUnavailable", "board", "db", "embedded_server", "serve", "worker"]
+__all__ = [
+    "EmbeddedServerUnavailable",
+    "board",
+    "db",
+    "embedded_server",
+    "export",
+    "serve",
+    "worker",
+]
 
 
 class EmbeddedServerUnavailable(Exception):
@@ -145,6 +153,41 @@ def db(args: argparse.Namespace) -> int:
     finally:
         engine.dispose()
     print(f"archive schema: {before or 'empty'} -> {after}")
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """``gamehost export``: the archive's games as NDJSON on stdout (docs/export.md)."""
+    import asyncio
+
+    from services.archive.archive import Archive
+    from services.archive.database import SchemaBehind
+    from services.archive.export import BadExportQuery, ExportQuery, export_lines
+
+    url, _ = _archive_url(args.archive)
+    if url is None:
+        print("gamehost: export needs an archive, not --archive none", file=sys.stderr)
+        return 2
+    fields = {"game": args.game, "since": args.since, "player": args.player}
+    fields["tournament"] = args.tournament
+    try:
+        query = ExportQuery.parse({k: v for k, v in fields.items() if v})
+        archive = Archive.open(url)
+    except (BadExportQuery, SchemaBehind) as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, BadExportQuery) else 1
+
+    async def write() -> None:
+        async for line in export_lines(archive, query):
+            sys.stdout.write(line)
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(write())
+    except BrokenPipeError:  # `| head`: the reader has had enough
+        sys.stderr.close()
+    finally:
+        archive.close()
     return 0
 
 

@@ -147,14 +147,15 @@ class Archive:
                 connection.execute(_insert(self.engine, seats), seat_rows)
         return bool(inserted)
 
-    async def game(self, game_id: str) -> ArchivedGame | None:
-        """A game as archived (snapshot and log), None if it is not."""
+    async def game(self, game_id: str, cache: bool = True) -> ArchivedGame | None:
+        """A game as archived (snapshot and log), None if it is not. ``cache``: keep it
+        among the recently read (an export reading everything once does not)."""
         cached = self._cache.get(game_id)
         if cached is not None:
             self._cache.move_to_end(game_id)
             return cached
         found = await asyncio.to_thread(self._game, game_id)
-        if found is not None:
+        if found is not None and cache:
             self._cache[game_id] = found
             while len(self._cache) > _CACHED_GAMES:
                 self._cache.popitem(last=False)

@@ -9,7 +9,7 @@ import json
 import logging
 import socket
 import ssl
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ class GatewayConfig:
     cors_origins: Sequence[str] = ()  # empty: no CORS headers (same-origin pages only)
     heartbeat: float = 15.0  # seconds between SSE keep-alive comments
     open_after: float = 1.0  # seconds an SSE stream with nothing to send waits to answer 200
+    # GET /v1/export: query fields -> NDJSON lines (raises ValueError for a bad query);
+    # None: the server keeps no archive.
+    export: Callable[[Mapping[str, str]], AsyncIterator[str]] | None = None
 
 
 def to_json(message: Message) -> str:
@@ -72,6 +75,7 @@ class HttpGateway:
         self._openapi = json.dumps(openapi_document(ROUTES), indent=1)
         self.app = web.Application(client_max_size=MAX_BODY)
         self.app.router.add_get("/v1/openapi.json", self._openapi_json)
+        self.app.router.add_get("/v1/export", self._export)
         self.app.router.add_route("*", "/v1", self._api)
         # [\s\S]: a decoded path may hold a newline ("%0A"), which "." does not match;
         # every path must reach our handlers, so even those get the JSON error body.
@@ -105,6 +109,24 @@ class HttpGateway:
     # ------------------------------------------------------------------ handlers
     async def _openapi_json(self, request: web.Request) -> web.Response:
         return web.Response(text=self._openapi, content_type="application/json")
+
+    async def _export(self, request: web.Request) -> web.StreamResponse:
+        """The archive's games as NDJSON, streamed (docs/export.md)."""
+        if self.config.export is None:
+            return _error(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "this server keeps no archive of finished games (serve --archive URL)",
+            )
+        try:
+            lines = self.config.export(dict(request.query))
+        except ValueError as exc:
+            return _error(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+        await response.prepare(request)
+        async for line in lines:
+            await response.write(line.encode())
+        await response.write_eof()
+        return response
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = request.raw_path.split("?", 1)[0]
