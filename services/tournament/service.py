@@ -176,10 +176,18 @@ class TournamentService:
         return files
 
     async def list(self, limit: int) -> list[TournamentView]:
-        names = await self.store.list_tournaments(min(max(limit, 1), 1000) if limit else 100)
+        """The store's tournaments, newest first, then ended ones only the archive has."""
+        limit = min(max(limit, 1), 1000) if limit else 100
+        names = await self.store.list_tournaments(limit)
+        if self.archive is not None and len(names) < limit:
+            archived = await self.archive.tournament_names(limit)
+            names += [n for n in archived if n not in names][: limit - len(names)]
         found = []
         for name in names:
             snapshot = await self.store.load_tournament(name)
+            if snapshot is None and self.archive is not None:
+                archived_one = await self.archive.tournament(name)
+                snapshot = archived_one[0] if archived_one is not None else None
             if snapshot is not None:
                 defn = records.definition_of(snapshot)
                 found.append(

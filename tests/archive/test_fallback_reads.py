@@ -87,6 +87,7 @@ def test_a_fresh_replica_serves_every_archived_game_after_redis_forgot(
         for (game_id, token), answers in before.items():
             assert _answers(client, game_id, token) == answers
         assert client.tournament("kept", include_exports=True) == tournament
+        assert [t.name for t in client.list_tournaments()] == ["kept"]
         for game_id, record in table_records.items():
             assert client.record(game_id, "", include_views=True) == record
         # Hidden information and tokens keep their rules: a wrong token is refused.
