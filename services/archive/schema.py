@@ -47,8 +47,8 @@ seats = sa.Table(
     sa.Column("name", sa.String(128), nullable=False),
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("level", sa.String(32), nullable=False),
-    sa.Index("archived_seats_name", "name"),
-    sa.Index("archived_seats_level", "level"),
+    sa.Index("archived_seats_name", "name", "game_id"),
+    sa.Index("archived_seats_level", "level", "game_id"),
 )
 
 tournaments = sa.Table(

@@ -48,8 +48,8 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(8), nullable=False),
         sa.Column("level", sa.String(32), nullable=False),
     )
-    op.create_index("archived_seats_name", "archived_seats", ["name"])
-    op.create_index("archived_seats_level", "archived_seats", ["level"])
+    op.create_index("archived_seats_name", "archived_seats", ["name", "game_id"])
+    op.create_index("archived_seats_level", "archived_seats", ["level", "game_id"])
     op.create_table(
         "archived_tournaments",
         sa.Column("name", sa.String(64), primary_key=True),
