@@ -81,7 +81,10 @@ async def list_games(
             )
         archive_token = query.page_token[len(_ARCHIVE_PAGE) :]
     else:
-        scanned = await store_games(STORE_SCAN if _filtered(query) else size + 1)
+        # Unfiltered, the store's newest games mostly match (finished ones are skipped
+        # when the archive lists them): a few pages' worth is looked through.
+        scan = STORE_SCAN if _filtered(query) else min(STORE_SCAN, 4 * size)
+        scanned = await store_games(scan)
         found = [s for s in scanned if _matches(s, query, archive is not None)][:size]
     if archive is None or query.status == GameStatus.IN_PROGRESS:
         return found, ""

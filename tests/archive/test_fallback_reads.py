@@ -7,13 +7,16 @@ Real Redis, real PostgreSQL, real servers."""
 from __future__ import annotations
 
 import grpc
+import psycopg
 import pytest
 import redis
+import sqlalchemy as sa
 
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.archive.archive import Archive
 from services.server import ServerConfig, ServerThread
+from tests.archive.conftest import POSTGRES_URL
 from tests.procs import wait_until
 from tests.tournament_service.test_api import definition
 
@@ -116,3 +119,15 @@ def test_a_fresh_replica_serves_every_archived_game_after_redis_forgot(
             client.list_games_page(page_token="nonsense")
         assert bad.value.code == grpc.StatusCode.INVALID_ARGUMENT
         client.close()
+
+
+def test_an_archive_that_does_not_answer_is_unavailable_not_internal(postgres_url):
+    Archive.open(postgres_url, create=True).close()
+    config = ServerConfig(port=0, bot_workers=1, archive_url=postgres_url)
+    with ServerThread(config) as server, Client(server.target) as client:
+        name = sa.make_url(postgres_url).database
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        with pytest.raises(GameError) as down:
+            client.state("0" * 32)  # not in the store: the archive is asked
+        assert down.value.code == grpc.StatusCode.UNAVAILABLE
