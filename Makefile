@@ -5,7 +5,8 @@ install:
 	@test -x .venv/bin/python || python3 -m venv .venv
 	@.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
 
-# The service on embedded defaults: in-memory store, local bot process pool; gRPC on
+# The service on embedded defaults: in-memory store, local bot process pool, finished
+# games archived in SQLite under ~/.local/share/gamehost (docs/archive.md); gRPC on
 # 50051, the web client and HTTP/JSON API (docs/http-api.md) on 8080.
 run: install
 	@echo "gamehost: web client and HTTP API at http://127.0.0.1:8080/ (gRPC on 127.0.0.1:50051)"
