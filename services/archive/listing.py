@@ -20,6 +20,7 @@ from services.stores import Snapshot
 
 STORE_SCAN = 1000  # the store's newest games looked through for the first page
 MAX_PAGE = 1000
+_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time SQL dates hold
 _ARCHIVE_PAGE = "A"  # a page token: the archive's pages, from its start or its token after
 
 
@@ -71,6 +72,12 @@ async def list_games(
     query: ListQuery,
 ) -> tuple[list[Snapshot | ArchivedSummary], str]:
     """One page of games and the next page's token ("" on the last page)."""
+    for name in ("finished_after", "finished_before"):
+        bound = getattr(query, name)
+        if bound is not None and not 0 <= bound <= _LAST_SECOND:
+            raise InvalidArgument(
+                f"{name} {bound} is out of range: send Unix seconds from 0 to {_LAST_SECOND}"
+            )
     size = min(max(query.page_size, 1), MAX_PAGE)
     found: list[Snapshot | ArchivedSummary] = []
     archive_token = ""

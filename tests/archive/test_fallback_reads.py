@@ -131,3 +131,23 @@ def test_an_archive_that_does_not_answer_is_unavailable_not_internal(postgres_ur
         with pytest.raises(GameError) as down:
             client.state("0" * 32)  # not in the store: the archive is asked
         assert down.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_list_games_refuses_filters_it_cannot_use(tmp_path):
+    config = ServerConfig(
+        port=0,
+        bot_workers=1,
+        archive_url=f"sqlite:///{tmp_path / 'archive.sqlite3'}",
+        archive_create=True,
+    )
+    with ServerThread(config) as server, Client(server.target) as client:
+        for fields in (
+            {"finished_after": 2**62},
+            {"finished_before": -5},
+            {"game_type": "chess"},
+            {"page_token": "A" + "!" * 20},
+        ):
+            with pytest.raises(GameError) as refused:
+                client.list_games_page(**fields)
+            assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT, fields
+        assert client.list_games(finished_after=1, finished_before=2**33) == []
