@@ -147,8 +147,7 @@ def db(args: argparse.Namespace) -> int:
         return 2
     engine = database.make_engine(url)
     try:
-        before = database.current_revision(engine)
-        database.upgrade(engine)
+        before = database.upgrade(engine)
         after = database.current_revision(engine)
     finally:
         engine.dispose()

@@ -4,7 +4,10 @@ embedded SQLite file under the data directory), the engine, and the migrations
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -90,13 +93,28 @@ def current_revision(engine: sa.Engine) -> str | None:
 _MIGRATION_LOCK = 0x6761_6D65  # "game": replicas upgrading at once take turns
 
 
-def upgrade(engine: sa.Engine, revision: str = "head") -> None:
-    with engine.begin() as connection:
+@contextlib.contextmanager
+def _file_lock(engine: sa.Engine) -> Iterator[None]:
+    """For a SQLite file: processes upgrading it at once take turns (a lock file)."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        yield
+        return
+    with open(f"{database}.migrate-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def upgrade(engine: sa.Engine, revision: str = "head") -> str | None:
+    """Migrate to ``revision``; returns the revision it was at (None: no schema)."""
+    with _file_lock(engine), engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             # Several replicas may run `gamehost db upgrade` at start: one migrates, the
             # others wait, then find the schema current and do nothing.
             connection.execute(sa.text(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})"))
+        before = MigrationContext.configure(connection).get_current_revision()
         command.upgrade(_config(connection), revision)
+        return before
 
 
 def downgrade(engine: sa.Engine, revision: str = "base") -> None:

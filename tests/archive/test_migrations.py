@@ -80,3 +80,21 @@ def test_a_schema_that_is_behind_is_refused_with_what_to_run(archive_url):
     assert upgrade.returncode == 0, upgrade.stderr
     assert f"empty -> {database.head_revision()}" in upgrade.stdout
     Archive.open(archive_url).close()  # now current
+
+
+def test_replicas_upgrading_at_once_take_turns(archive_url):
+    """docker-compose starts its replicas together, each running `gamehost db upgrade`."""
+    upgrades = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gamehost.cli", "db", "upgrade", "--archive", archive_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [upgrade.communicate(timeout=120) for upgrade in upgrades]
+    assert [u.returncode for u in upgrades] == [0, 0, 0], outputs
+    head = database.head_revision()
+    said = sorted(out.strip() for out, _ in outputs)
+    assert said == [f"archive schema: {head} -> {head}"] * 2 + [f"archive schema: empty -> {head}"]
