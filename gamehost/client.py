@@ -367,6 +367,12 @@ class Client:
             pb.WatchTournamentRequest(name=name, after_event_id=after, entrant_token=entrant_token),
         )
 
+    def export_games(self, **filters: str) -> Iterator[str]:
+        """Archived games as export lines (docs/export.md), newest first; ``filters``:
+        game_type, since, player, tournament. Not retried."""
+        for game in self._stream(self._stub.ExportGames, pb.ExportGamesRequest(**filters)):
+            yield game.json
+
     def join_tournament(self, name: str, entrant: str) -> str:
         """Register as the external entrant ``entrant``; returns its entrant token
         (not retried: the token is given once)."""

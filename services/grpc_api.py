@@ -17,6 +17,7 @@ from games import CHANCE, TERMINAL
 from services import clock, metrics, seating
 from services.access import api_key_of, client_id
 from services.archive.archive import ArchivedSummary
+from services.archive.export import BadExportQuery, ExportQuery, export_lines
 from services.archive.listing import ListQuery
 from services.errors import (
     FailedPrecondition,
@@ -608,6 +609,22 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def ListTournaments(self, request, context):
         views = await self._tournaments().list(request.limit)
         return pb.ListTournamentsResponse(tournaments=[wire.summary_message(v) for v in views])
+
+    @_streaming
+    async def ExportGames(self, request, context):
+        archive = self.host.archive
+        if archive is None:
+            raise FailedPrecondition(
+                "this server keeps no archive of finished games (serve --archive URL)"
+            )
+        fields = {"game": request.game_type, "since": request.since, "player": request.player}
+        fields["tournament"] = request.tournament
+        try:
+            query = ExportQuery.parse({k: v for k, v in fields.items() if v})
+        except BadExportQuery as exc:
+            raise InvalidArgument(str(exc)) from None
+        async for line in export_lines(archive, query):
+            yield pb.ExportedGame(json=line.rstrip("\n"))
 
     @_streaming
     async def WatchTournament(self, request, context):

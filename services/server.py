@@ -19,7 +19,6 @@ from gamehost.v1 import gamehost_pb2
 from services import access, expiry, limits, tls
 from services.archive import archiver
 from services.archive.archive import Archive
-from services.archive.export import ExportQuery, export_lines
 from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.gateway.app import GatewayConfig, HttpGateway
@@ -230,8 +229,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     http = http_port = None
     if config.http_port is not None:
         # The same handlers behind the same interceptors: one set of rules, limits, metrics.
-        gateway = _gateway(config, archive)
-        http = HttpGateway(Dispatcher(method_handlers(servicer), interceptors), gateway)
+        http = HttpGateway(Dispatcher(method_handlers(servicer), interceptors), _gateway(config))
         try:
             http_port = await http.start(config.host, config.http_port, _http_tls(config))
         except BaseException:
@@ -272,21 +270,13 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     return running
 
 
-def _gateway(config: ServerConfig, archive: Archive | None = None) -> GatewayConfig:
+def _gateway(config: ServerConfig) -> GatewayConfig:
     web_dir = Path(config.http_web_dir) if config.http_web_dir else default_web_dir()
     if web_dir is None or not (web_dir / "index.html").is_file():
         log.warning("no web client (index.html) in %s: / shows a placeholder", web_dir or "web/")
     else:
         log.info("serving the web client from %s", web_dir)
-    export = None
-    if archive is not None:
-
-        def export(fields):  # parsed at once: a bad query is answered 400 before streaming
-            return export_lines(archive, ExportQuery.parse(fields))
-
-    return GatewayConfig(
-        web_dir, tuple(config.http_cors_origins), config.http_heartbeat, export=export
-    )
+    return GatewayConfig(web_dir, tuple(config.http_cors_origins), config.http_heartbeat)
 
 
 def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:

@@ -932,3 +932,21 @@ class SeatChangeResponse(_message.Message):
     version: int
     duplicate: bool
     def __init__(self, game_id: _Optional[str] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class ExportGamesRequest(_message.Message):
+    __slots__ = ("game_type", "since", "player", "tournament")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    since: str
+    player: str
+    tournament: str
+    def __init__(self, game_type: _Optional[str] = ..., since: _Optional[str] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ...) -> None: ...
+
+class ExportedGame(_message.Message):
+    __slots__ = ("json",)
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    def __init__(self, json: _Optional[str] = ...) -> None: ...

@@ -9,7 +9,7 @@ import json
 import logging
 import socket
 import ssl
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,9 +41,6 @@ class GatewayConfig:
     cors_origins: Sequence[str] = ()  # empty: no CORS headers (same-origin pages only)
     heartbeat: float = 15.0  # seconds between SSE keep-alive comments
     open_after: float = 1.0  # seconds an SSE stream with nothing to send waits to answer 200
-    # GET /v1/export: query fields -> NDJSON lines (raises ValueError for a bad query);
-    # None: the server keeps no archive.
-    export: Callable[[Mapping[str, str]], AsyncIterator[str]] | None = None
 
 
 def to_json(message: Message) -> str:
@@ -75,7 +72,6 @@ class HttpGateway:
         self._openapi = json.dumps(openapi_document(ROUTES), indent=1)
         self.app = web.Application(client_max_size=MAX_BODY)
         self.app.router.add_get("/v1/openapi.json", self._openapi_json)
-        self.app.router.add_get("/v1/export", self._export)
         self.app.router.add_route("*", "/v1", self._api)
         # [\s\S]: a decoded path may hold a newline ("%0A"), which "." does not match;
         # every path must reach our handlers, so even those get the JSON error body.
@@ -109,24 +105,6 @@ class HttpGateway:
     # ------------------------------------------------------------------ handlers
     async def _openapi_json(self, request: web.Request) -> web.Response:
         return web.Response(text=self._openapi, content_type="application/json")
-
-    async def _export(self, request: web.Request) -> web.StreamResponse:
-        """The archive's games as NDJSON, streamed (docs/export.md)."""
-        if self.config.export is None:
-            return _error(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "this server keeps no archive of finished games (serve --archive URL)",
-            )
-        try:
-            lines = self.config.export(dict(request.query))
-        except ValueError as exc:
-            return _error(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
-        await response.prepare(request)
-        async for line in lines:
-            await response.write(line.encode())
-        await response.write_eof()
-        return response
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = request.raw_path.split("?", 1)[0]
@@ -177,6 +155,8 @@ class HttpGateway:
             call_request = MalformedRequest("JSON", str(exc))
         peer = peer_of(request.transport.get_extra_info("peername") if request.transport else None)
         metadata = metadata_of(request.headers)
+        if route.ndjson:
+            return await self._ndjson(request, route, call_request, peer, metadata)
         if route.streaming:
             return await self._stream(request, route, call_request, peer, metadata)
         try:
@@ -232,6 +212,31 @@ class HttpGateway:
             with contextlib.suppress(asyncio.CancelledError):
                 await beats
             self._streams.discard(task)
+        return response
+
+    async def _ndjson(self, request, route, call_request, peer, metadata) -> web.StreamResponse:
+        """A stream as NDJSON (ExportGames: each message's ``json``, one a line). A
+        refusal before the first line is a plain HTTP error; a failure later ends the
+        stream early (the lines sent are whole)."""
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+
+        async def write(message: Message) -> None:
+            try:
+                if not response.prepared:
+                    await response.prepare(request)
+                await response.write(message.json.encode() + b"\n")
+            except ConnectionError:
+                raise asyncio.CancelledError from None  # metrics: CANCELLED, as in gRPC
+
+        try:
+            await self.dispatcher.stream(route.rpc, call_request, peer, metadata, write)
+        except CallFailed as failed:
+            if not response.prepared:
+                return _error(failed.code, failed.message)
+            log.warning("%s ended early: %s", route.template, failed.message)
+        if not response.prepared:
+            await response.prepare(request)  # nothing matched: an empty answer
+        await response.write_eof()
         return response
 
     async def _heartbeats(self, send, stream: asyncio.Task) -> None:

@@ -79,14 +79,18 @@ def test_export_over_http_and_the_command_line(tmp_path):
             assert status == 200, body
             return [json.loads(line)["game_id"] for line in body.splitlines()]
 
-        assert ids("?game=cite") == [zed]
+        assert ids("?gameType=cite") == [zed] and ids("?game_type=cite") == [zed]
         assert ids("?player=Zed") == [zed]
         assert ids("?since=2000-01-01") != [] and ids("?since=2999-01-01") == []
         assert ids("?tournament=none-such") == []
         status, _, body = _get(base + "?since=yesterday")
         assert status == 400 and "INVALID_ARGUMENT" in body and "2026-11-01" in body
-        status, _, body = _get(base + "?game=chess")
+        status, _, body = _get(base + "?gameType=chess")
         assert status == 400 and "unknown game type" in body
+
+        # The same lines over gRPC.
+        assert list(client.export_games()) == body_all(base)
+        assert [json.loads(x)["game_id"] for x in client.export_games(game_type="cite")] == [zed]
 
         printed = subprocess.run(
             [sys.executable, "-m", "gamehost.cli", "export", "--archive", archive_url],
