@@ -6,6 +6,8 @@ Real Redis, real PostgreSQL, real servers."""
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import psycopg
 import pytest
@@ -107,6 +109,14 @@ def test_a_fresh_replica_serves_every_archived_game_after_redis_forgot(
         assert sorted(g.game_id for g in client.list_games(tournament="kept")) == sorted(tables)
         assert [g.game_id for g in client.list_games(game_type="endeavor")] == [people.game_id]
         assert client.list_games(status=pb.IN_PROGRESS) == []
+        greedy = {g.game_id for g in client.list_games(bot_level="greedy")}
+        assert greedy == {people.game_id, *tables}  # a greedy seat: Endeavor's, every table's
+        now = time.time()
+        assert {g.game_id for g in client.list_games(finished_after=int(now) - 3600)} == {
+            *games,
+            *tables,
+        }
+        assert client.list_games(finished_before=int(now) - 3600) == []
         paged, token = [], ""
         while True:
             page = client.list_games_page(page_size=1, page_token=token)
