@@ -57,7 +57,6 @@ class ArchivedSummary:
     game_type: str
     players: int
     status: str
-    version: int
     finished_at: float
     tournament: str
     seats: list[dict[str, str]]  # name, kind, level
@@ -170,14 +169,6 @@ class Archive:
             return None
         return codec.decode(game_id, codec.unpack(row.record, row.codec))
 
-    async def has_game(self, game_id: str) -> bool:
-        return await asyncio.to_thread(self._has_game, game_id)
-
-    def _has_game(self, game_id: str) -> bool:
-        with self.engine.connect() as connection:
-            query = sa.select(games.c.game_id).where(games.c.game_id == game_id)
-            return connection.execute(query).first() is not None
-
     async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         """Public archived games matching ``query``, newest first, and the token of the
         next page ("" when this is the last)."""
@@ -247,7 +238,6 @@ class Archive:
                 r.game_type,
                 r.players,
                 r.status,
-                0,
                 _aware(r.finished_at).timestamp(),
                 r.tournament or "",
                 seated[r.game_id],

@@ -53,7 +53,11 @@ async def archive_once(store: GameStore, archive: Archive, lease: float = LEASE_
     """One sweep: claim due entries and archive each; returns how many were done."""
     done = 0
     for entry in await store.claim_archive(BATCH, lease):
-        await archive_entry(store, archive, entry)
+        try:
+            await archive_entry(store, archive, entry)
+        except Exception:  # this entry only: it is tried again when its lease runs out
+            log.warning("archive: %s failed; retrying after its lease", entry, exc_info=True)
+            continue
         done += 1
     return done
 

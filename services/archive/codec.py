@@ -90,6 +90,16 @@ class _Replay:
         self.state.apply_unchecked(action)
         self.applied.append(action)
 
+    def follow(self, action: int) -> None:
+        """Apply an action kept as logged; one the engine cannot apply ends the replay
+        (every later event is then kept as logged, and the final state with them)."""
+        if self.state is None:
+            return
+        try:
+            self.apply(action)
+        except Exception:
+            self.state = None
+
     def created(self) -> dict[str, Any] | None:
         try:
             initial = get_game(self.game_type).new_game(
@@ -149,7 +159,7 @@ def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
                 # log's (its action applied to the position before it).
                 if len(replay.applied) > applied:
                     replay.rewind()
-                replay.apply(event["action"])
+                replay.follow(event["action"])
             replay.saw(event)
         elif kind == EventKind.FINISHED:
             if replay.finished() == event:
@@ -191,8 +201,8 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
             event = None if rebuilt is None else {**rebuilt, **item["x"]}
         else:
             event = item["e"]
-            if event["kind"] == EventKind.ACTION and replay.state is not None:
-                replay.apply(event["action"])
+            if event["kind"] == EventKind.ACTION:
+                replay.follow(event["action"])
         if event is None:
             raise ValueError(f"archived game {game_id}: its log no longer replays")
         replay.saw(event)

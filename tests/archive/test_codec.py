@@ -56,3 +56,16 @@ def test_a_log_the_engine_does_not_replay_is_kept_whole():
     record = codec.encode(snapshot, stored)
     assert record["log"][first_action] == {"e": logged[first_action]}
     assert [e.data for e in codec.decode(snapshot.game_id, record).events] == logged
+
+
+def test_an_action_the_engine_cannot_apply_keeps_the_rest_as_logged():
+    snapshot, events = finished_game("cite", 2, seed=5)
+    logged = [e.data for e in events]
+    first_action = next(i for i, e in enumerate(logged) if e["kind"] == EventKind.ACTION)
+    logged[first_action] = dict(logged[first_action], action=10**6)  # no such action
+    stored = [StoredEvent(i + 1, data) for i, data in enumerate(logged)]
+    record = codec.encode(snapshot, stored)
+    assert all(isinstance(item, dict) for item in record["log"][first_action:])
+    assert "state" in record  # the final state as stored, since replay stopped
+    back = codec.decode(snapshot.game_id, record)
+    assert [e.data for e in back.events] == logged and back.snapshot.state == snapshot.state
