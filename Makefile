@@ -13,7 +13,8 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 
 install: $(STAMP)
 
-# The service on embedded defaults: in-memory store, local bot process pool; gRPC on
+# The service on embedded defaults: in-memory store, local bot process pool, finished
+# games archived in SQLite under ~/.local/share/gamehost (docs/archive.md); gRPC on
 # 50051, the web client and HTTP/JSON API (docs/http-api.md) on 8080.
 run: $(STAMP)
 	@echo "gamehost: web client and HTTP API at http://127.0.0.1:8080/ (gRPC on 127.0.0.1:50051)"

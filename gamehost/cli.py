@@ -61,6 +61,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="URL",
         help="Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)",
     )
+    _archive_option(serve)
+
+    db = commands.add_parser("db", help="the archive's database (docs/archive.md)")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    upgrade = db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
+    _archive_option(upgrade)
+
+    export = commands.add_parser(
+        "export", help="print archived games as NDJSON, one a line (docs/export.md)"
+    )
+    export.add_argument("--game", metavar="TYPE", help="only this game type")
+    export.add_argument("--since", metavar="DATE", help="finished on or after (ISO 8601, UTC)")
+    export.add_argument("--player", metavar="NAME", help="a seat played by this name")
+    export.add_argument("--tournament", metavar="NAME", help="the tables of this tournament")
+    _archive_option(export)
 
     worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
     worker.add_argument(
@@ -136,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         handlers = {
             "serve": lambda args: _server_side("serve").serve(args),
             "worker": lambda args: _server_side("worker").worker(args),
+            "db": lambda args: _server_side("db").db(args),
+            "export": lambda args: _server_side("export").export(args),
             "play": _play,
             "selfplay": _selfplay,
             "tournament": _tournament,
@@ -154,6 +171,15 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, EOFError):
         print("\ngamehost: stopped", file=sys.stderr)
         return 130
+
+
+def _archive_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--archive",
+        metavar="URL",
+        help="the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
+        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
+    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

@@ -213,9 +213,15 @@ class Client:
         )
         return Seat(reply.game_id, reply.seat, reply.token)
 
-    def list_games(self, limit: int = 100) -> list[pb.GameSummary]:
-        request = pb.ListGamesRequest(limit=limit)
-        return list(self._call(self._stub.ListGames, request, retry=True).games)
+    def list_games(self, limit: int = 100, **filters: Any) -> list[pb.GameSummary]:
+        """One page of games; ``filters``: ListGamesRequest fields (game_type, status,
+        player, tournament, bot_level, finished_after, finished_before, page_token)."""
+        return list(self.list_games_page(page_size=limit, **filters).games)
+
+    def list_games_page(self, **fields: Any) -> pb.ListGamesResponse:
+        """ListGames with any ListGamesRequest fields; the answer has next_page_token."""
+        request = pb.ListGamesRequest(**fields)
+        return self._call(self._stub.ListGames, request, retry=True)
 
     def state(self, game_id: str, token: str = "") -> pb.GameState:
         return self._call(
@@ -386,6 +392,12 @@ class Client:
             self._stub.WatchTournament,
             pb.WatchTournamentRequest(name=name, after_event_id=after, entrant_token=entrant_token),
         )
+
+    def export_games(self, **filters: str) -> Iterator[str]:
+        """Archived games as export lines (docs/export.md), newest first; ``filters``:
+        game_type, since, player, tournament. Not retried."""
+        for game in self._stream(self._stub.ExportGames, pb.ExportGamesRequest(**filters)):
+            yield game.json
 
     def join_tournament(self, name: str, entrant: str) -> str:
         """Register as the external entrant ``entrant``; returns its entrant token

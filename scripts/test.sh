@@ -28,6 +28,10 @@ if (( ${#apt_missing[@]} )); then
     "${apt_missing[@]}" >/dev/null
 fi
 
+# Services the script starts are stopped on exit.
+cleanups=()
+trap 'for c in "${cleanups[@]}"; do eval "$c"; done' EXIT
+
 # A Redis for the tests: the machine's on 127.0.0.1:6379 if it answers, else one of our own.
 redis_answers() {
   .venv/bin/python - "$1" <<'PY'
@@ -47,13 +51,51 @@ if [[ -z "${GAMEHOST_TEST_REDIS_URL:-}" ]]; then
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
       --dir "$root/.ci-redis" --daemonize yes --pidfile "$root/.ci-redis/redis.pid" \
       --logfile "$root/.ci-redis/redis.log"
-    trap 'kill "$(cat "$root/.ci-redis/redis.pid")" 2>/dev/null || true' EXIT
+    cleanups+=('kill "$(cat "$root/.ci-redis/redis.pid")" 2>/dev/null || true')
     export GAMEHOST_TEST_REDIS_URL="redis://127.0.0.1:$port/0"
     for _ in $(seq 50); do redis_answers "$GAMEHOST_TEST_REDIS_URL" && break; sleep 0.1; done
     redis_answers "$GAMEHOST_TEST_REDIS_URL" || { echo "our Redis did not start" >&2; exit 1; }
   fi
 fi
 echo "tests use Redis at $GAMEHOST_TEST_REDIS_URL"
+
+# A PostgreSQL for the archive's tests (each makes and drops a database of its own): the
+# machine's on 127.0.0.1:5432 if it answers, else one of our own (initdb + pg_ctl from
+# Debian's postgresql package, installed when missing; run as the postgres user).
+postgres_answers() {
+  .venv/bin/python - "$1" <<'PY'
+import sys, psycopg
+try:
+    psycopg.connect(sys.argv[1], connect_timeout=2).close()
+except Exception:
+    sys.exit(1)
+PY
+}
+if [[ -z "${GAMEHOST_TEST_POSTGRES_URL:-}" ]]; then
+  if postgres_answers postgresql://postgres@127.0.0.1:5432/postgres; then
+    export GAMEHOST_TEST_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres
+  else
+    pg_bin=$(dirname "$(command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1 || true)")
+    if [[ ! -x "$pg_bin/pg_ctl" ]]; then
+      sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        postgresql >/dev/null
+      pg_bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)")
+    fi
+    as_pg=(); [[ $(id -u) -eq 0 ]] && as_pg=(runuser -u postgres --)
+    pg_dir=$(mktemp -d /tmp/gamehost-ci-postgres.XXXXXX)
+    [[ $(id -u) -eq 0 ]] && chown postgres "$pg_dir"
+    pg_port=$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    "${as_pg[@]}" "$pg_bin/initdb" -D "$pg_dir/data" -A trust -U postgres >/dev/null
+    "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/postgres.log" -w \
+      -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1" start >/dev/null
+    cleanups+=("${as_pg[*]} $pg_bin/pg_ctl -D $pg_dir/data -m immediate stop >/dev/null 2>&1; rm -rf $pg_dir")
+    export GAMEHOST_TEST_POSTGRES_URL="postgresql://postgres@127.0.0.1:$pg_port/postgres"
+    postgres_answers "$GAMEHOST_TEST_POSTGRES_URL" || { echo "our PostgreSQL did not start" >&2; exit 1; }
+  fi
+fi
+echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 
 .venv/bin/ruff check .
 .venv/bin/pytest "$@"

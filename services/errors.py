@@ -54,15 +54,17 @@ class Unavailable(ServiceError):
 
 
 def infrastructure_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean "the store or the broker is not answering right now"."""
+    """Exceptions that mean "the store, the broker or the archive is not answering right now"."""
     import kombu.exceptions
     import redis.exceptions
+    import sqlalchemy.exc
 
     return (
         redis.exceptions.ConnectionError,  # BusyLoadingError, MaxConnectionsError included
         redis.exceptions.TimeoutError,
         redis.exceptions.ReadOnlyError,
         kombu.exceptions.OperationalError,
+        sqlalchemy.exc.OperationalError,  # the archive's database: down, unreachable, locked
         ConnectionError,
         TimeoutError,
     )

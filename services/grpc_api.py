@@ -16,6 +16,9 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
 from services import clock, limits, metrics, record_pages, seating
 from services import events as ev
+from services.archive.archive import ArchivedSummary
+from services.archive.export import BadExportQuery, ExportQuery, export_lines
+from services.archive.listing import ListQuery
 from services.errors import (
     FIELD_METADATA,
     FailedPrecondition,
@@ -72,6 +75,38 @@ _FINISH_REASON = {
     FinishReason.PLAYED_OUT: pb.PLAYED_OUT,
     FinishReason.ABANDONED: pb.ABANDONED,
 }
+
+
+def _seat_spec(seat: dict[str, Any]) -> pb.SeatSpec:
+    return pb.SeatSpec(
+        kind=_SEAT_KIND.get(seat["kind"], pb.HUMAN),
+        bot_level=seat.get("level", ""),
+        name=seat.get("name", ""),
+    )
+
+
+def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
+    """A ListGames entry: a game from the store, or a finished one from the archive."""
+    if isinstance(game, ArchivedSummary):
+        return pb.GameSummary(
+            game_id=game.game_id,
+            game_type=game.game_type,
+            players=game.players,
+            status=_STATUS[game.status],
+            seats=[_seat_spec(s) for s in game.seats],
+            finished_at=game.finished_at,
+            tournament=game.tournament,
+        )
+    return pb.GameSummary(
+        game_id=game.game_id,
+        game_type=game.meta["game_type"],
+        players=game.meta["players"],
+        status=_STATUS[game.status],
+        version=game.version,
+        free_seats=len(seating.free_seats(game)),
+        seats=[_seat_spec(s) for s in game.meta["seats"]],
+        tournament=(game.meta.get("tournament") or {}).get("name", ""),
+    )
 
 
 _INFRASTRUCTURE = infrastructure_errors()
@@ -472,19 +507,22 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @_unary
     async def ListGames(self, request, context):
-        snapshots = await self.host.list_games(request.limit)
+        status = {pb.IN_PROGRESS: GameStatus.IN_PROGRESS, pb.FINISHED: GameStatus.FINISHED}
+        games, next_token = await self.host.list_games(
+            ListQuery(
+                game_type=request.game_type,
+                player=request.player,
+                tournament=request.tournament,
+                bot_level=request.bot_level,
+                finished_after=request.finished_after or None,
+                finished_before=request.finished_before or None,
+                page_size=request.page_size or request.limit or 100,
+                page_token=request.page_token,
+                status=status.get(request.status, ""),
+            )
+        )
         return pb.ListGamesResponse(
-            games=[
-                pb.GameSummary(
-                    game_id=s.game_id,
-                    game_type=s.meta["game_type"],
-                    players=s.meta["players"],
-                    status=_STATUS[s.status],
-                    version=s.version,
-                    free_seats=len(seating.free_seats(s)),
-                )
-                for s in snapshots
-            ]
+            games=[game_summary(g) for g in games], next_page_token=next_token
         )
 
     @_unary
@@ -609,6 +647,22 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def ListTournaments(self, request, context):
         views = await self._tournaments().list(request.limit)
         return pb.ListTournamentsResponse(tournaments=[wire.summary_message(v) for v in views])
+
+    @_streaming
+    async def ExportGames(self, request, context):
+        archive = self.host.archive
+        if archive is None:
+            raise FailedPrecondition(
+                "this server keeps no archive of finished games (serve --archive URL)"
+            )
+        fields = {"game": request.game_type, "since": request.since, "player": request.player}
+        fields["tournament"] = request.tournament
+        try:
+            query = ExportQuery.parse({k: v for k, v in fields.items() if v})
+        except BadExportQuery as exc:
+            raise InvalidArgument(str(exc)) from None
+        async for line in export_lines(archive, query):
+            yield pb.ExportedGame(json=line.rstrip("\n"))
 
     @_streaming
     async def WatchTournament(self, request, context):

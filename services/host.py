@@ -34,6 +34,9 @@ from games.base import quote_input
 from services import access, clock, metrics, play, seat_control, seating
 from services import events as ev
 from services.access import hash_token
+from services.archive import listing
+from services.archive.archive import Archive, ArchivedSummary
+from services.archive.listing import ListQuery
 from services.bot_runner import BotRunner
 from services.errors import (
     Aborted,
@@ -152,8 +155,15 @@ class _Stale(Exception):
 
 
 class GameHost:
-    def __init__(self, store: GameStore, runner: BotRunner, live_games_per_client: int = 0) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        runner: BotRunner,
+        live_games_per_client: int = 0,
+        archive: Archive | None = None,
+    ) -> None:
         self.store = store
+        self.archive = archive  # finished games the store has forgotten are read from it
         self.runner = runner
         self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
         self.live_games_per_client = live_games_per_client  # 0: no cap
@@ -364,6 +374,19 @@ class GameHost:
             raise NotFound(f"no game {game_id}")
         return snapshot
 
+    async def load_any(self, game_id: str) -> Snapshot:
+        """``load`` for reading: a game the store has forgotten comes from the archive
+        (``Snapshot.archived``), with the same metadata, tokens and final state."""
+        try:
+            return await self.load(game_id)
+        except NotFound:
+            if self.archive is None:
+                raise
+            archived = await self.archive.game(game_id)
+            if archived is None:
+                raise
+            return archived.snapshot
+
     @staticmethod
     def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
         """The seat a token belongs to; None (spectator) for no token."""
@@ -384,16 +407,22 @@ class GameHost:
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self.load(game_id)
+        snapshot = await self.load_any(game_id)
         viewer = self.viewer(snapshot, token)
         state = play.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, viewer)
 
-    async def list_games(self, limit: int) -> list[Snapshot]:
-        games = await self.store.list_games(min(max(limit, 1), 1000) if limit else 100)
-        return [s for s in games if not s.meta.get("private")]  # private: listed to nobody
+    async def list_games(self, query: ListQuery) -> tuple[list[Snapshot | ArchivedSummary], str]:
+        """One page of games (live from the store, finished from the archive: the merge
+        is ``services.archive.listing``'s) and the next page's token."""
+        if query.game_type and query.game_type not in game_names():
+            raise InvalidArgument(
+                f"unknown game type {quote_input(query.game_type)}; "
+                f"choose one of: {', '.join(game_names())}"
+            )
+        return await listing.list_games(self.store.list_games, self.archive, query)
 
     # ------------------------------------------------------------------ acting
     async def submit_action(
@@ -553,7 +582,7 @@ class GameHost:
         and the stream ends with PermissionDenied: never another seat's view, nor a
         spectator's instead."""
         after = check_after_event_id(after)
-        snapshot = await self.load(game_id)
+        snapshot = await self.load_any(game_id)
         viewer = self.viewer(snapshot, token)
         # The token held ``viewer`` as of this event: seat changes up to it came before
         # the token's hold (a rejoined seat's log shows its hand-over); later ones end it.
@@ -570,7 +599,7 @@ class GameHost:
         reveal = reveals_everything(snapshot)
         async with contextlib.AsyncExitStack() as stack:
             if finished:
-                events = self._logged(game_id, after)  # a replay: the log is complete
+                events = self._logged(snapshot, after)  # a replay: the log is complete
             else:
                 events = await stack.enter_async_context(
                     self.hub.subscribe(game_id, after, snapshot.last_event_id)
@@ -613,8 +642,16 @@ class GameHost:
             return None
         return GameView(snapshot, play.load_state(snapshot), viewer).legal_actions
 
-    async def _logged(self, game_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """The stored log after ``after``, page by page, up to its current end."""
+    async def _logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """The stored log after ``after``, page by page, up to its current end (an
+        archived game's from the archive, where its whole log was rebuilt)."""
+        game_id = snapshot.game_id
+        if snapshot.archived and self.archive is not None:
+            archived = await self.archive.game(game_id)
+            for event in archived.events if archived is not None else []:
+                if event.event_id > after:
+                    yield event
+            return
         while True:
             batch = await self.store.events(game_id, after)
             if not batch:
@@ -638,7 +675,7 @@ class GameHost:
         Paged with ``limit``: the entries from ``offset`` on, at most ``limit`` of them,
         with the seat changes among them (``next_offset``: where the next page starts).
         Only the first page (offset 0) has the initial view."""
-        snapshot = await self.load(game_id)
+        snapshot = await self.load_any(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         game_type = snapshot.meta["game_type"]
@@ -649,7 +686,7 @@ class GameHost:
         returns: list[float] = []
         seat_changes: list[dict[str, Any]] = []
         finish_reason = ""
-        async for event in self._logged(game_id):
+        async for event in self._logged(snapshot):
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)

@@ -18,6 +18,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
 from services import access, expiry, limits, tls
+from services.archive import archiver
+from services.archive.archive import Archive
 from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.gateway.app import GatewayConfig, HttpGateway
@@ -93,6 +95,9 @@ class ServerConfig:
     max_tournament_tables: int = TournamentBounds.max_tables  # tables at once (parallel)
     max_tournament_games: int = TournamentBounds.max_games
     max_tournament_entrants: int = TournamentBounds.max_entrants
+    # The SQL archive of finished games (docs/archive.md): a SQLAlchemy URL, None: off.
+    archive_url: str | None = None
+    archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -116,6 +121,7 @@ class RunningServer:
     tournaments: TournamentRunner | None = None
     http: HttpGateway | None = None
     http_port: int | None = None
+    archive: Archive | None = None
 
     @property
     def target(self) -> str:
@@ -151,6 +157,8 @@ class RunningServer:
         for task in self.background:
             task.cancel()
         await _bounded("the store", self.store.close(), deadline)
+        if self.archive is not None:
+            self.archive.close()
         log.info("shutdown: drained and stopped in %.2f s", time.monotonic() - started)
 
 
@@ -170,17 +178,26 @@ async def _bounded(part: str, step, deadline: float) -> None:
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
+    archive = None
+    if config.archive_url:
+        # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
+        archive = await asyncio.to_thread(
+            Archive.open, config.archive_url, create=config.archive_create
+        )
     store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:
         # Fail at start with one clear line rather than serve calls that all fail.
         await check_store(store, config.redis_url or "memory")
     except StoreUnreachable:
         await store.close()
+        if archive is not None:
+            archive.close()
         raise
+    await store.set_archiving(archive is not None)
     if executor is None:  # the embedded default (Celery's executor comes from workers.cli)
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
-    host = GameHost(store, runner, config.live_games_per_client)
+    host = GameHost(store, runner, config.live_games_per_client, archive)
     interceptor = limits.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
         limits.TokenBuckets(config.rate_limit, config.rate_burst),
@@ -213,7 +230,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_burst,
         ),
     )
-    tournaments = TournamentService(store, tournament_runner, host.hub, bounds)
+    tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
     servicer = GameHostServicer(host, tournaments, hints)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
@@ -262,7 +279,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         tournaments=tournament_runner,
         http=http,
         http_port=http_port,
+        archive=archive,
     )
+    if archive is not None:  # finished games and ended tournaments into SQL
+        running.background.append(asyncio.create_task(archiver.archive_forever(store, archive)))
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
         asyncio.create_task(

@@ -20,6 +20,13 @@ pytest_plugins = ["tests.celery_fixtures"]
 REDIS_URL = os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _data_dir(tmp_path_factory) -> None:
+    """Servers the tests start keep their embedded archive (docs/archive.md) in the
+    session's temporary folder, never in the home directory."""
+    os.environ["GAMEHOST_DATA_DIR"] = str(tmp_path_factory.mktemp("gamehost-data"))
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """A Redis that answers; .ci/run starts one when none does. No skipping: fail loudly."""

@@ -20,7 +20,15 @@ from collections.abc import Iterator
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
-__all__ = ["EmbeddedServerUnavailable", "board", "embedded_server", "serve", "worker"]
+__all__ = [
+    "EmbeddedServerUnavailable",
+    "board",
+    "db",
+    "embedded_server",
+    "export",
+    "serve",
+    "worker",
+]
 
 
 class EmbeddedServerUnavailable(Exception):
@@ -82,11 +90,18 @@ def serve(args: argparse.Namespace) -> int:
         from services.metrics_export import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
+    from services.archive.database import SchemaBehind
     from services.server import ServerConfig, run
     from services.server import serve as serve_forever
     from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
+    archive_url, archive_create = _archive_url(args.archive, args.redis)
+    if archive_url is None and args.archive is None:
+        logging.getLogger("gamehost").warning(
+            "no archive: finished games live only in Redis until --finished-retention; "
+            "give every replica --archive postgresql://... (docs/archive.md)"
+        )
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -100,6 +115,8 @@ def serve(args: argparse.Namespace) -> int:
         http_port=args.http_port,
         http_web_dir=args.http_web_dir,
         http_cors_origins=tuple(args.http_cors_origin),
+        archive_url=archive_url,
+        archive_create=archive_create,
     )
     executor = None
     if args.celery:
@@ -108,9 +125,75 @@ def serve(args: argparse.Namespace) -> int:
         executor = CeleryExecutor(args.redis, args.redis_prefix, args.max_search_iterations or None)
     try:
         run(serve_forever(config, executor))
-    except StoreUnreachable as exc:
+    except (StoreUnreachable, SchemaBehind) as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _archive_url(given: str | None, redis_url: str | None = None) -> tuple[str | None, bool]:
+    """(the archive URL or None for off, whether serve may make its schema). With no
+    --archive, the embedded server (no --redis) archives into SQLite in the data
+    directory, made and upgraded by serve itself; replicas on Redis have no default
+    (each would keep a file of its own): they are given a shared database, which
+    ``gamehost db upgrade`` migrates."""
+    from services.archive.database import OFF, default_url
+
+    if given is None:
+        return (None, False) if redis_url else (default_url(), True)
+    return (None, False) if given == OFF else (given, False)
+
+
+def db(args: argparse.Namespace) -> int:
+    """``gamehost db upgrade``: the archive's migrations, up to the newest."""
+    from services.archive import database
+
+    url, _ = _archive_url(args.archive)
+    if url is None:
+        print("gamehost: db upgrade needs an archive, not --archive none", file=sys.stderr)
+        return 2
+    engine = database.make_engine(url)
+    try:
+        before = database.upgrade(engine)
+        after = database.current_revision(engine)
+    finally:
+        engine.dispose()
+    print(f"archive schema: {before or 'empty'} -> {after}")
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """``gamehost export``: the archive's games as NDJSON on stdout (docs/export.md)."""
+    import asyncio
+
+    from services.archive.archive import Archive
+    from services.archive.database import SchemaBehind
+    from services.archive.export import BadExportQuery, ExportQuery, export_lines
+
+    url, _ = _archive_url(args.archive)
+    if url is None:
+        print("gamehost: export needs an archive, not --archive none", file=sys.stderr)
+        return 2
+    fields = {"game": args.game, "since": args.since, "player": args.player}
+    fields["tournament"] = args.tournament
+    try:
+        query = ExportQuery.parse({k: v for k, v in fields.items() if v})
+        archive = Archive.open(url)
+    except (BadExportQuery, SchemaBehind) as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, BadExportQuery) else 1
+
+    async def write() -> None:
+        async for line in export_lines(archive, query):
+            sys.stdout.write(line)
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(write())
+    except BrokenPipeError:  # `| head`: the reader has had enough
+        sys.stderr.close()
+    finally:
+        archive.close()
     return 0
 
 
@@ -139,6 +222,15 @@ def _serve_processes(args: argparse.Namespace) -> int:
             flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
             argv += [flag, str(value)]
     argv += ["--max-search-iterations", str(args.max_search_iterations)]
+    archive_url, archive_create = _archive_url(args.archive, args.redis)
+    if archive_url is not None and archive_create:
+        # The embedded archive's schema is made here once, not raced by the children.
+        from services.archive import database
+
+        engine = database.make_engine(archive_url)
+        database.upgrade(engine)
+        engine.dispose()
+    argv += ["--archive", archive_url or "none"]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
         argv += ["--http-port", str(args.http_port)]

@@ -239,32 +239,58 @@ class JoinGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ("limit",)
+    __slots__ = ("limit", "game_type", "status", "player", "tournament", "bot_level", "finished_after", "finished_before", "page_size", "page_token")
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     limit: int
-    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+    game_type: str
+    status: GameStatus
+    player: str
+    tournament: str
+    bot_level: str
+    finished_after: int
+    finished_before: int
+    page_size: int
+    page_token: str
+    def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats")
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     FREE_SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
     status: GameStatus
     version: int
     free_seats: int
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ...) -> None: ...
+    seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
+    finished_at: float
+    tournament: str
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
-    __slots__ = ("games",)
+    __slots__ = ("games", "next_page_token")
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedCompositeFieldContainer[GameSummary]
-    def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
     __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers")
@@ -943,3 +969,21 @@ class SeatChangeResponse(_message.Message):
     version: int
     duplicate: bool
     def __init__(self, game_id: _Optional[str] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class ExportGamesRequest(_message.Message):
+    __slots__ = ("game_type", "since", "player", "tournament")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    since: str
+    player: str
+    tournament: str
+    def __init__(self, game_type: _Optional[str] = ..., since: _Optional[str] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ...) -> None: ...
+
+class ExportedGame(_message.Message):
+    __slots__ = ("json",)
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    def __init__(self, json: _Optional[str] = ...) -> None: ...

@@ -134,6 +134,11 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
                 _registered_method=True)
+        self.ExportGames = channel.unary_stream(
+                '/gamehost.v1.GameHost/ExportGames',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -161,7 +166,8 @@ class GameHostServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Games known to this server, newest first.
+        """Games known to this server, newest first: live games from the store, then
+        finished games from the archive (docs/archive.md, "ListGames"), filtered and paged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -298,6 +304,14 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportGames(self, request, context):
+        """Finished games from the archive, newest first, one export line each
+        (docs/export.md; over HTTP: GET /v1/export as NDJSON).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -400,6 +414,11 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.SetSeatOptions,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.SerializeToString,
+            ),
+            'ExportGames': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportGames,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -942,6 +961,33 @@ class GameHost:
             '/gamehost.v1.GameHost/SetSeatOptions',
             gamehost_dot_v1_dot_gamehost__pb2.SetSeatOptionsRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.SeatChangeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/gamehost.v1.GameHost/ExportGames',
+            gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.FromString,
             options,
             channel_credentials,
             insecure,

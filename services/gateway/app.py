@@ -155,6 +155,8 @@ class HttpGateway:
             call_request = MalformedRequest("JSON", str(exc), exc.field)
         peer = peer_of(request.transport.get_extra_info("peername") if request.transport else None)
         metadata = metadata_of(request.headers)
+        if route.ndjson:
+            return await self._ndjson(request, route, call_request, peer, metadata)
         if route.streaming:
             return await self._stream(request, route, call_request, peer, metadata)
         try:
@@ -211,6 +213,31 @@ class HttpGateway:
             with contextlib.suppress(asyncio.CancelledError):
                 await beats
             self._streams.discard(task)
+        return response
+
+    async def _ndjson(self, request, route, call_request, peer, metadata) -> web.StreamResponse:
+        """A stream as NDJSON (ExportGames: each message's ``json``, one a line). A
+        refusal before the first line is a plain HTTP error; a failure later ends the
+        stream early (the lines sent are whole)."""
+        response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+
+        async def write(message: Message) -> None:
+            try:
+                if not response.prepared:
+                    await response.prepare(request)
+                await response.write(message.json.encode() + b"\n")
+            except ConnectionError:
+                raise asyncio.CancelledError from None  # metrics: CANCELLED, as in gRPC
+
+        try:
+            await self.dispatcher.stream(route.rpc, call_request, peer, metadata, write)
+        except CallFailed as failed:
+            if not response.prepared:
+                return _error(failed.code, failed.message)
+            log.warning("%s ended early: %s", route.template, failed.message)
+        if not response.prepared:
+            await response.prepare(request)  # nothing matched: an empty answer
+        await response.write_eof()
         return response
 
     async def _heartbeats(self, send, stream: asyncio.Task) -> None:

@@ -114,7 +114,13 @@ def _parameters(route: Route, schemas: _Schemas) -> list[dict[str, Any]]:
 def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
     method = route.method
     output = schemas.message(method.output_type)
-    if route.streaming:
+    if route.ndjson:
+        ok = {
+            "description": f"NDJSON, streamed: one line per {method.output_type.name}, "
+            "the JSON object its `json` field holds (docs/export.md)",
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    elif route.streaming:
         ok = {
             "description": f"server-sent events: each `event: {event_name(method.output_type)}`"
             f" with `id:` its eventId and `data:` one {method.output_type.name} as JSON; "

@@ -26,6 +26,7 @@ class Route:
     template: str  # "/v1/games/{game_id}:join"
     rpc: str  # the GameHost method
     body: str = ""  # "*": every field not bound by the path comes from a JSON body
+    ndjson: bool = False  # a stream served as NDJSON (one message's JSON a line), not SSE
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +78,8 @@ _TABLE = (
     Route("POST", "/v1/games/{game_id}:handOver", "HandOverSeat", body="*"),
     Route("POST", "/v1/games/{game_id}:takeBack", "TakeBackSeat", body="*"),
     Route("POST", "/v1/games/{game_id}:seatOptions", "SetSeatOptions", body="*"),
+    # The archive's export (docs/export.md): each line is an ExportedGame's json.
+    Route("GET", "/v1/export", "ExportGames", ndjson=True),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

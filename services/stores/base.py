@@ -48,6 +48,7 @@ class Snapshot:
     last_event_id: int = 0  # the newest event's id (0: no event yet)
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
     luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
+    archived: bool = False  # read back from the SQL archive (services.archive), not the store
 
     def current_bot_status(self) -> str:
         """What the bot to move at this version is doing ("" when nobody said)."""
@@ -75,6 +76,15 @@ class TournamentSnapshot:
     results: dict[int, dict[str, Any]]
     entrants: dict[str, str]
     last_event_id: int = 0
+
+
+def archive_entry(kind: str, name: str) -> str:
+    """An archive outbox entry: ``game:<id>`` or ``tournament:<name>``."""
+    return f"{kind}:{name}"
+
+
+ARCHIVE_GAME = "game"
+ARCHIVE_TOURNAMENT = "tournament"
 
 
 class CommitOutcome(enum.Enum):
@@ -253,6 +263,32 @@ class GameStore(ABC):
     @abstractmethod
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         """Record what the bot turn at ``version`` is doing (read back in ``Snapshot``)."""
+
+    # ------------------------------------------------------------------ archive outbox
+    # While the deployment archives (``set_archiving``), the commit that finishes a game (and the status change that ends a tournament)
+    # puts ``game:<id>`` (``tournament:<name>``) on the archive outbox in the same atomic
+    # write. An archiver (services.archive.archiver) claims entries with a lease like bot
+    # turns, copies each into SQL idempotently, then acks it: an entry whose archiver
+    # died is due again when its lease runs out, so every one is archived exactly once.
+    # Expiry keeps a game or tournament while its entry is on the outbox.
+
+    @abstractmethod
+    async def set_archiving(self, on: bool) -> None:
+        """Whether finishing commits fill the outbox, for every process writing to this
+        store (Celery workers too). A server with an archive turns it on at start, one
+        with ``--archive none`` off (which also drops the outbox: nothing would drain it)."""
+
+    @abstractmethod
+    async def claim_archive(self, limit: int, lease: float) -> list[str]:
+        """Up to ``limit`` due outbox entries, each now leased for ``lease`` s."""
+
+    @abstractmethod
+    async def ack_archive(self, entry: str) -> None:
+        """Take an archived entry off the outbox."""
+
+    @abstractmethod
+    async def archive_backlog(self) -> int:
+        """Entries on the outbox (leased ones included)."""
 
     # ------------------------------------------------------------------ tournaments
     # A tournament's state is written only by set-if-absent (a table's start, a

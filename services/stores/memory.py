@@ -19,6 +19,8 @@ from typing import Any
 
 from services.kinds import GameStatus
 from services.stores.base import (
+    ARCHIVE_GAME,
+    ARCHIVE_TOURNAMENT,
     CommitOutcome,
     CommitResult,
     EventReader,
@@ -30,6 +32,7 @@ from services.stores.base import (
     StoredEvent,
     TournamentLog,
     TournamentSnapshot,
+    archive_entry,
 )
 
 
@@ -62,6 +65,7 @@ class _Tournament:
 
 class MemoryStore(GameStore):
     def __init__(self, request_ttl: float = 86400.0) -> None:
+        self._archive_outbox = False  # finishing commits fill the outbox (set_archiving)
         self._games: dict[str, _Game] = {}
         self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
         self._request_ttl = request_ttl
@@ -70,6 +74,7 @@ class MemoryStore(GameStore):
         self._bot_due: dict[str, float] = {}  # game id -> monotonic time its bot turn is due
         self._tournaments: dict[str, _Tournament] = {}
         self._tournament_due: dict[str, float] = {}  # running tournament -> next sweep
+        self._outbox: dict[str, float] = {}  # archive entry -> monotonic time it is due
 
     def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
         """The result of an applied request, unless it has expired (removed then)."""
@@ -155,6 +160,12 @@ class MemoryStore(GameStore):
         for seat, (expected, _) in (tokens or {}).items():
             if game.tokens.get(seat, "") != expected:
                 return CommitResult(CommitOutcome.SEAT_TAKEN, game.version)
+        if (
+            self._archive_outbox
+            and status == GameStatus.FINISHED
+            and game.status != GameStatus.FINISHED
+        ):
+            self._outbox.setdefault(archive_entry(ARCHIVE_GAME, game_id), 0.0)
         game.state, game.version, game.status = state, new_version, status
         if luck is not None:
             game.luck = luck
@@ -224,7 +235,8 @@ class MemoryStore(GameStore):
         gone = [
             game_id
             for game_id, game in self._games.items()
-            if now - game.touched
+            if archive_entry(ARCHIVE_GAME, game_id) not in self._outbox
+            and now - game.touched
             > (finished_retention if game.status == GameStatus.FINISHED else idle_expiry)
         ]
         for game_id in gone:
@@ -292,6 +304,25 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         if game is not None:
             game.bot_status = f"{version}:{status}"
+
+    # ------------------------------------------------------------------ archive outbox
+    async def set_archiving(self, on: bool) -> None:
+        self._archive_outbox = on
+        if not on:
+            self._outbox.clear()
+
+    async def claim_archive(self, limit: int, lease: float) -> list[str]:
+        now = time.monotonic()
+        due = sorted((at, e) for e, at in self._outbox.items() if at <= now)[:limit]
+        for _, entry in due:
+            self._outbox[entry] = now + lease
+        return [entry for _, entry in due]
+
+    async def ack_archive(self, entry: str) -> None:
+        self._outbox.pop(entry, None)
+
+    async def archive_backlog(self) -> int:
+        return len(self._outbox)
 
     # ------------------------------------------------------------------ tournaments
     def _tournament_append(self, tournament: _Tournament, events: list[dict[str, Any]]) -> None:
@@ -362,6 +393,8 @@ class MemoryStore(GameStore):
             self._tournament_due[name] = 0.0
         else:
             self._tournament_due.pop(name, None)
+        if self._archive_outbox:
+            self._outbox.setdefault(archive_entry(ARCHIVE_TOURNAMENT, name), 0.0)
         self._tournament_append(t, events)
         return True
 
@@ -391,7 +424,8 @@ class MemoryStore(GameStore):
         gone = [
             name
             for name, t in self._tournaments.items()
-            if now - t.touched > (idle_expiry if t.status == "running" else finished_retention)
+            if archive_entry(ARCHIVE_TOURNAMENT, name) not in self._outbox
+            and now - t.touched > (idle_expiry if t.status == "running" else finished_retention)
         ]
         for name in gone:
             del self._tournaments[name]
@@ -414,6 +448,7 @@ class MemoryStore(GameStore):
         self._bot_due.clear()
         self._tournaments.clear()
         self._tournament_due.clear()
+        self._outbox.clear()
 
 
 class _MemoryEventReader(EventReader):

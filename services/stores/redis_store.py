@@ -21,6 +21,11 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
     <prefix>:botturns       sorted set: game ids whose bot is to move, by the Redis-time
                             (ms) their turn is due or their lease runs out
+    <prefix>:archive        sorted set: the archive outbox, ``game:<id>`` and
+                            ``tournament:<name>`` entries by the Redis time (ms) they are
+                            due (0: at once) or their archiver's lease runs out
+    <prefix>:archiving      string: present while the deployment archives (the outbox
+                            is written only then, by whichever process commits)
 
 Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
 
@@ -34,9 +39,10 @@ Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
     <prefix>:tournamentsweep  sorted set: running tournaments by the Redis time (ms) of
                               their next sweep or the end of a replica's lease
 
-The bot-turn schedule is written inside the commit script with the game's keys, so
-a due bot turn is never lost between a commit and its scheduling (on a Redis
-Cluster this one key would have to share the games' slot; we run one primary).
+The bot-turn schedule and the archive outbox are written inside the commit script
+with the game's keys, so a due bot turn or a finished game is never lost between a
+commit and its scheduling (on a Redis Cluster these keys would have to share the
+games' slot; we run one primary).
 """
 
 from __future__ import annotations
@@ -52,6 +58,8 @@ import redis.asyncio as aioredis
 
 from services.kinds import GameStatus
 from services.stores.base import (
+    ARCHIVE_GAME,
+    ARCHIVE_TOURNAMENT,
     CommitOutcome,
     CommitResult,
     EventReader,
@@ -63,6 +71,7 @@ from services.stores.base import (
     StoredEvent,
     TournamentLog,
     TournamentSnapshot,
+    archive_entry,
 )
 from services.stores.timing import time_store_calls
 
@@ -84,6 +93,10 @@ for _, t in ipairs(tokens) do
   if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
+if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
+   and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
+  redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
+end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
 if ARGV[7] == '' then
@@ -238,6 +251,9 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
 if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
 else redis.call('ZREM', KEYS[3], ARGV[1]) end
+if redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+end
 for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
@@ -343,6 +359,14 @@ class RedisStore(GameStore):
     def _bot_turns_key(self) -> str:
         return f"{self._prefix}:botturns"
 
+    @property
+    def _archive_key(self) -> str:
+        return f"{self._prefix}:archive"
+
+    @property
+    def _archiving_key(self) -> str:
+        return f"{self._prefix}:archiving"
+
     async def create(self, game: NewGame) -> list[int]:
         ids = await self._create(
             keys=[
@@ -416,6 +440,8 @@ class RedisStore(GameStore):
                 self._key(game_id, "events"),
                 self._bot_turns_key,
                 self._key(game_id, "tokens"),
+                self._archive_key,
+                self._archiving_key,
             ],
             args=[
                 str(expected_version),
@@ -529,8 +555,13 @@ class RedisStore(GameStore):
             pipe = self._redis.pipeline(transaction=False)
             for game_id in ids:
                 pipe.hmget(self._key(game_id, "game"), "status", "touched")
+                pipe.zscore(self._archive_key, archive_entry(ARCHIVE_GAME, game_id))
             replies = await pipe.execute()
-            for game_id, (status, touched) in zip(ids, replies, strict=True):
+            for game_id, (status, touched), outbox in zip(
+                ids, replies[::2], replies[1::2], strict=True
+            ):
+                if outbox is not None:
+                    continue  # not archived yet: kept until it is
                 if status is None:
                     gone.append(game_id)  # already gone: drop it from the index
                     continue
@@ -581,6 +612,23 @@ class RedisStore(GameStore):
 
     async def set_bot_status(self, game_id: str, version: int, status: str) -> None:
         await self._set_bot_status(keys=[self._key(game_id, "game")], args=[f"{version}:{status}"])
+
+    # ------------------------------------------------------------------ archive outbox
+    async def set_archiving(self, on: bool) -> None:
+        if on:
+            await self._redis.set(self._archiving_key, "1")
+        else:
+            await self._redis.delete(self._archiving_key, self._archive_key)
+
+    async def claim_archive(self, limit: int, lease: float) -> list[str]:
+        entries = await self._claim_bot_turns(keys=[self._archive_key], args=[limit, _ms(lease)])
+        return [raw.decode() for raw in entries]
+
+    async def ack_archive(self, entry: str) -> None:
+        await self._redis.zrem(self._archive_key, entry)
+
+    async def archive_backlog(self) -> int:
+        return int(await self._redis.zcard(self._archive_key))
 
     # ------------------------------------------------------------------ tournaments
     def _tkey(self, name: str, part: str) -> str:
@@ -653,6 +701,8 @@ class RedisStore(GameStore):
                 self._tkey(name, "meta"),
                 self._tkey(name, "events"),
                 f"{self._prefix}:tournamentsweep",
+                self._archive_key,
+                self._archiving_key,
             ],
             args=[name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
@@ -686,8 +736,13 @@ class RedisStore(GameStore):
             pipe = self._redis.pipeline(transaction=False)
             for name, _ in names:
                 pipe.hmget(self._tkey(name, "meta"), "status", "touched")
+                pipe.zscore(self._archive_key, archive_entry(ARCHIVE_TOURNAMENT, name))
             replies = await pipe.execute()
-            for (name, created), (status, touched) in zip(names, replies, strict=True):
+            for (name, created), (status, touched), outbox in zip(
+                names, replies[::2], replies[1::2], strict=True
+            ):
+                if outbox is not None:
+                    continue  # not archived yet: kept until it is
                 if status is None:
                     gone.append(name)  # already gone: drop it from the index
                     continue

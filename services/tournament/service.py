@@ -20,6 +20,7 @@ from bots.levels import get_level
 from games import GameError, game_names, get_game
 from games.base import quote_input
 from services import clock
+from services.archive.archive import Archive
 from services.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -107,8 +108,10 @@ class TournamentService:
         runner: TournamentRunner,
         hub: WatchHub,
         bounds: TournamentBounds | None = None,
+        archive: Archive | None = None,
     ) -> None:
         self.store = store
+        self.archive = archive  # ended tournaments the store has forgotten are read from it
         self.runner = runner
         self.hub = hub  # the replica's shared event reader, WatchGame's too
         self.bounds = bounds or TournamentBounds()
@@ -133,15 +136,22 @@ class TournamentService:
         return await self.get(defn.name)
 
     async def _load(self, name: str) -> TournamentSnapshot:
+        return (await self._load_any(name))[0]
+
+    async def _load_any(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent] | None]:
+        """The tournament, from the store or else the archive (then with its whole log)."""
         if not _NAME.fullmatch(name or ""):
             raise InvalidArgument(
                 f"malformed tournament name {quote_input(name)}: "
                 "1-64 letters, digits, '.', '_' or '-'"
             )
         snapshot = await self.store.load_tournament(name)
-        if snapshot is None:
+        if snapshot is not None:
+            return snapshot, None
+        archived = await self.archive.tournament(name) if self.archive is not None else None
+        if archived is None:
             raise NotFound(f"no tournament {name}")
-        return snapshot
+        return archived
 
     async def get(self, name: str, include_exports: bool = False) -> TournamentView:
         snapshot = await self._load(name)
@@ -170,10 +180,18 @@ class TournamentService:
         return files
 
     async def list(self, limit: int) -> list[TournamentView]:
-        names = await self.store.list_tournaments(min(max(limit, 1), 1000) if limit else 100)
+        """The store's tournaments, newest first, then ended ones only the archive has."""
+        limit = min(max(limit, 1), 1000) if limit else 100
+        names = await self.store.list_tournaments(limit)
+        if self.archive is not None and len(names) < limit:
+            archived = await self.archive.tournament_names(limit)
+            names += [n for n in archived if n not in names][: limit - len(names)]
         found = []
         for name in names:
             snapshot = await self.store.load_tournament(name)
+            if snapshot is None and self.archive is not None:
+                archived_one = await self.archive.tournament(name)
+                snapshot = archived_one[0] if archived_one is not None else None
             if snapshot is not None:
                 defn = records.definition_of(snapshot)
                 found.append(
@@ -256,7 +274,7 @@ class TournamentService:
         """Events after ``after``; ends after the tournament's last (finished or
         cancelled). With an entrant token, a started table that seats the entrant
         carries ``seat`` and ``seat_token``."""
-        snapshot = await self._load(name)
+        snapshot, archived_log = await self._load_any(name)
         entrant = self._entrant_of(snapshot, token)
         running = snapshot.status == TournamentStatus.RUNNING
         if after > snapshot.last_event_id:
@@ -273,6 +291,8 @@ class TournamentService:
                 events: AsyncIterator[StoredEvent] = await stack.enter_async_context(
                     self.hub.subscribe(source, after, snapshot.last_event_id)
                 )
+            elif archived_log is not None:  # from the archive
+                events = _after(archived_log, after)
             else:
                 events = self._logged(name, after)  # a replay: the log is complete
             async for event in events:
@@ -295,3 +315,10 @@ class TournamentService:
             for event in batch:
                 yield event
             after = batch[-1].event_id
+
+
+async def _after(log: list[StoredEvent], after: int) -> AsyncIterator[StoredEvent]:
+    for event in log:
+        if event.event_id > after:
+            yield event
+

@@ -82,6 +82,8 @@ function stream(url, name, onEvent, onError, onConnection) {
 export const api = {
   gameTypes: () => call("GET", "/v1/game-types"),
   listGames: (limit = 50) => call("GET", "/v1/games", { query: { limit } }),
+  // Finished games (from the archive), filtered and paged: docs/archive.md.
+  listFinishedGames: (filters) => call("GET", "/v1/games", { query: { status: "FINISHED", ...filters } }),
   createGame: (request) => call("POST", "/v1/games", { body: request }),
   join: (gameId, seat, name, inviteCode = "") =>
     call("POST", `/v1/games/${enc(gameId)}:join`, {

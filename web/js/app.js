@@ -3,6 +3,7 @@
 import { mount, h } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { gamePage, joinPage } from "./game.js";
+import { historyPage } from "./history.js";
 import { replayPage } from "./replay.js";
 import { tournamentPage, tournamentsPage } from "./tournament.js";
 
@@ -11,6 +12,7 @@ const routes = [
   [/^\/game\/([^/]+)$/, () => gamePage],
   [/^\/join\/([^/]+)\/(\d+)$/, () => joinPage],
   [/^\/replay\/([^/]+)$/, () => replayPage],
+  [/^\/history$/, () => historyPage],
   [/^\/tournaments$/, () => tournamentsPage],
   [/^\/tournament\/([^/]+)$/, () => tournamentPage],
 ];

@@ -1,0 +1,319 @@
+"""The SQL archive's reads and writes: finished games and ended tournaments in,
+records and searches out. SQLAlchemy Core on a thread (the engine is synchronous),
+so the event loop keeps serving meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import datetime as dt
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from services.archive import codec, database
+from services.archive.codec import ArchivedGame
+from services.archive.schema import games, seats, tournaments
+from services.kinds import EventKind
+from services.stores import Snapshot, StoredEvent, TournamentSnapshot
+
+_CACHED_GAMES = 256  # decoded games kept per replica: a replay is read many times
+
+
+def _utc(seconds: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC)
+
+
+def _insert(engine: sa.Engine, table: sa.Table):
+    """INSERT ... ON CONFLICT DO NOTHING in the engine's dialect."""
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table).on_conflict_do_nothing()
+
+
+@dataclass(frozen=True)
+class GameQuery:
+    """ListGames' filters over the archive (empty: any)."""
+
+    game_type: str = ""
+    player: str = ""  # a seat's name
+    tournament: str = ""
+    bot_level: str = ""  # some seat is a bot of this level
+    finished_after: float | None = None  # Unix seconds, inclusive
+    finished_before: float | None = None  # Unix seconds, exclusive
+    page_size: int = 50
+    page_token: str = ""
+
+
+@dataclass(frozen=True)
+class ArchivedSummary:
+    """One archived game as ListGames and export list it."""
+
+    game_id: str
+    game_type: str
+    players: int
+    status: str
+    finished_at: float
+    tournament: str
+    seats: list[dict[str, str]]  # name, kind, level
+    returns: list[float]
+
+
+class BadPageToken(ValueError):
+    """A page token this archive did not hand out."""
+
+
+def _page_token(finished_at: dt.datetime, game_id: str) -> str:
+    raw = f"{finished_at.timestamp():.6f}|{game_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _parse_page_token(token: str) -> tuple[dt.datetime, str]:
+    try:
+        at, game_id = base64.urlsafe_b64decode(token.encode()).decode().split("|")
+        return _utc(float(at)), game_id
+    except Exception:
+        raise BadPageToken(
+            "page_token is not one this server sent: send next_page_token as received"
+        ) from None
+
+
+class Archive:
+    def __init__(self, engine: sa.Engine, codec_name: str = codec.ZSTD) -> None:
+        self.engine = engine
+        self.codec = codec_name
+        self._cache: OrderedDict[str, ArchivedGame] = OrderedDict()
+
+    @classmethod
+    def open(cls, url: str, *, create: bool = False) -> Archive:
+        """The archive at ``url``; raises ``SchemaBehind`` unless its schema is current
+        (with ``create``, an archive with no schema yet, or an older one, is upgraded)."""
+        engine = database.make_engine(url)
+        if create:
+            database.upgrade(engine)
+        try:
+            database.check_schema(engine, url)
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ games
+    async def put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
+        """Archive a finished game (its complete log); False if it was already there."""
+        return await asyncio.to_thread(self._put_game, snapshot, events)
+
+    def _put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
+        record = codec.encode(snapshot, events)
+        meta = snapshot.meta
+        returns = next(
+            (e.data["returns"] for e in reversed(events) if e.data["kind"] == EventKind.FINISHED),
+            [],
+        )
+        row = {
+            "game_id": snapshot.game_id,
+            "game_type": meta["game_type"],
+            "players": meta["players"],
+            "status": snapshot.status,
+            "private": bool(meta.get("private")),
+            "tournament": (meta.get("tournament") or {}).get("name"),
+            "created_at": _utc(meta.get("created", 0.0)),
+            "finished_at": dt.datetime.now(dt.UTC),
+            "returns": json.dumps(returns),
+            "codec": self.codec,
+            "record": codec.pack(record, self.codec),
+        }
+        seat_rows = [
+            {
+                "game_id": snapshot.game_id,
+                "seat": index,
+                "name": seat.get("name") or "",
+                "kind": seat["kind"],
+                "level": seat.get("level") or "",
+            }
+            for index, seat in enumerate(meta["seats"])
+        ]
+        with self.engine.begin() as connection:
+            inserted = connection.execute(_insert(self.engine, games).values(row)).rowcount
+            if inserted and seat_rows:
+                connection.execute(_insert(self.engine, seats), seat_rows)
+        return bool(inserted)
+
+    async def game(self, game_id: str, cache: bool = True) -> ArchivedGame | None:
+        """A game as archived (snapshot and log), None if it is not. ``cache``: keep it
+        among the recently read (an export reading everything once does not)."""
+        cached = self._cache.get(game_id)
+        if cached is not None:
+            self._cache.move_to_end(game_id)
+            return cached
+        found = await asyncio.to_thread(self._game, game_id)
+        if found is not None and cache:
+            self._cache[game_id] = found
+            while len(self._cache) > _CACHED_GAMES:
+                self._cache.popitem(last=False)
+        return found
+
+    def _game(self, game_id: str) -> ArchivedGame | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(games.c.codec, games.c.record).where(games.c.game_id == game_id)
+            ).first()
+        if row is None:
+            return None
+        return codec.decode(game_id, codec.unpack(row.record, row.codec))
+
+    async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
+        """Public archived games matching ``query``, newest first, and the token of the
+        next page ("" when this is the last)."""
+        return await asyncio.to_thread(self._find_games, query)
+
+    def _find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
+        size = min(max(query.page_size, 1), 1000)
+        where = [games.c.private.is_(False)]
+        if query.game_type:
+            where.append(games.c.game_type == query.game_type)
+        if query.tournament:
+            where.append(games.c.tournament == query.tournament)
+        if query.finished_after is not None:
+            where.append(games.c.finished_at >= _utc(query.finished_after))
+        if query.finished_before is not None:
+            where.append(games.c.finished_at < _utc(query.finished_before))
+        # Seat filters as IN (ids of the seats table's index): the planner starts from
+        # the few games a name played rather than walking every game by time.
+        if query.player:
+            where.append(
+                games.c.game_id.in_(sa.select(seats.c.game_id).where(seats.c.name == query.player))
+            )
+        if query.bot_level:
+            where.append(
+                games.c.game_id.in_(
+                    sa.select(seats.c.game_id).where(
+                        seats.c.kind == "bot", seats.c.level == query.bot_level
+                    )
+                )
+            )
+        if query.page_token:
+            at, game_id = _parse_page_token(query.page_token)
+            where.append(
+                sa.or_(
+                    games.c.finished_at < at,
+                    sa.and_(games.c.finished_at == at, games.c.game_id < game_id),
+                )
+            )
+        select = (
+            sa.select(
+                games.c.game_id,
+                games.c.game_type,
+                games.c.players,
+                games.c.status,
+                games.c.tournament,
+                games.c.finished_at,
+                games.c.returns,
+            )
+            .where(*where)
+            .order_by(games.c.finished_at.desc(), games.c.game_id.desc())
+            .limit(size + 1)
+        )
+        with self.engine.connect() as connection:
+            rows = connection.execute(select).all()
+            page = rows[:size]
+            seated: dict[str, list[dict[str, str]]] = {r.game_id: [] for r in page}
+            if page:
+                for s in connection.execute(
+                    sa.select(seats)
+                    .where(seats.c.game_id.in_(list(seated)))
+                    .order_by(seats.c.game_id, seats.c.seat)
+                ):
+                    seated[s.game_id].append({"name": s.name, "kind": s.kind, "level": s.level})
+        found = [
+            ArchivedSummary(
+                r.game_id,
+                r.game_type,
+                r.players,
+                r.status,
+                _aware(r.finished_at).timestamp(),
+                r.tournament or "",
+                seated[r.game_id],
+                json.loads(r.returns),
+            )
+            for r in page
+        ]
+        token = _page_token(_aware(page[-1].finished_at), page[-1].game_id) if len(rows) > size else ""
+        return found, token
+
+    # ------------------------------------------------------------------ tournaments
+    async def put_tournament(self, snapshot: TournamentSnapshot, events: list[StoredEvent]) -> bool:
+        return await asyncio.to_thread(self._put_tournament, snapshot, events)
+
+    def _put_tournament(self, snapshot: TournamentSnapshot, events: list[StoredEvent]) -> bool:
+        record = {
+            "format": codec.FORMAT,
+            "record": snapshot.record,
+            "status": snapshot.status,
+            "tables": {str(k): v for k, v in snapshot.tables.items()},
+            "results": {str(k): v for k, v in snapshot.results.items()},
+            "entrants": snapshot.entrants,
+            "events": [e.data for e in events],
+        }
+        row = {
+            "name": snapshot.name,
+            "status": snapshot.status,
+            "created_at": _utc(snapshot.record.get("created", 0.0)),
+            "ended_at": dt.datetime.now(dt.UTC),
+            "codec": self.codec,
+            "record": codec.pack(record, self.codec),
+        }
+        with self.engine.begin() as connection:
+            return bool(
+                connection.execute(_insert(self.engine, tournaments).values(row)).rowcount
+            )
+
+    async def tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
+        return await asyncio.to_thread(self._tournament, name)
+
+    def _tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                sa.select(tournaments.c.codec, tournaments.c.record).where(
+                    tournaments.c.name == name
+                )
+            ).first()
+        if row is None:
+            return None
+        data = codec.unpack(row.record, row.codec)
+        events = [StoredEvent(i + 1, e) for i, e in enumerate(data["events"])]
+        snapshot = TournamentSnapshot(
+            name=name,
+            record=data["record"],
+            status=data["status"],
+            tables={int(k): v for k, v in data["tables"].items()},
+            results={int(k): v for k, v in data["results"].items()},
+            entrants=data["entrants"],
+            last_event_id=len(events),
+        )
+        return snapshot, events
+
+    async def tournament_names(self, limit: int) -> list[str]:
+        return await asyncio.to_thread(self._tournament_names, limit)
+
+    def _tournament_names(self, limit: int) -> list[str]:
+        with self.engine.connect() as connection:
+            return list(
+                connection.execute(
+                    sa.select(tournaments.c.name)
+                    .order_by(tournaments.c.ended_at.desc())
+                    .limit(limit)
+                ).scalars()
+            )
+
+
+def _aware(at: dt.datetime) -> dt.datetime:
+    """SQLite hands back naive datetimes (stored as UTC)."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)

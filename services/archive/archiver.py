@@ -1,0 +1,72 @@
+"""The archiver: moves each archive outbox entry from the store into SQL.
+
+Every replica runs one. An entry is claimed with a lease (the bot-turn schedule's
+kind), copied with INSERT ... ON CONFLICT DO NOTHING, and only then taken off the
+outbox, so an archiver killed at any moment leaves its entries to whoever claims
+them when the lease runs out, and a second copy is never written."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from services.archive.archive import Archive
+from services.stores import GameStore, StoredEvent, TournamentLog
+from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 30.0  # an entry's archiver has this long before another may take it
+BATCH = 50
+IDLE_SECONDS = 1.0  # the pause between sweeps of an empty outbox
+
+
+async def _whole_log(store: GameStore, log_id: str | TournamentLog) -> list[StoredEvent]:
+    events: list[StoredEvent] = []
+    while batch := await store.log_events(log_id, events[-1].event_id if events else 0):
+        events.extend(batch)
+    return events
+
+
+async def archive_entry(store: GameStore, archive: Archive, entry: str) -> None:
+    """Copy one outbox entry into SQL (idempotently), then take it off the outbox."""
+    kind, _, name = entry.partition(":")
+    if kind == ARCHIVE_GAME:
+        snapshot = await store.load(name)
+        if snapshot is not None:
+            await archive.put_game(snapshot, await _whole_log(store, name))
+        else:
+            log.warning("archive: game %s is gone from the store; nothing to archive", name)
+    elif kind == ARCHIVE_TOURNAMENT:
+        tournament = await store.load_tournament(name)
+        if tournament is not None:
+            events = await _whole_log(store, TournamentLog(name))
+            await archive.put_tournament(tournament, events)
+        else:
+            log.warning("archive: tournament %s is gone from the store", name)
+    else:
+        log.warning("archive: dropping an outbox entry of unknown kind: %r", entry)
+    await store.ack_archive(entry)
+
+
+async def archive_once(store: GameStore, archive: Archive, lease: float = LEASE_SECONDS) -> int:
+    """One sweep: claim due entries and archive each; returns how many were done."""
+    done = 0
+    for entry in await store.claim_archive(BATCH, lease):
+        try:
+            await archive_entry(store, archive, entry)
+        except Exception:  # this entry only: it is tried again when its lease runs out
+            log.warning("archive: %s failed; retrying after its lease", entry, exc_info=True)
+            continue
+        done += 1
+    return done
+
+
+async def archive_forever(store: GameStore, archive: Archive) -> None:
+    while True:
+        try:
+            if await archive_once(store, archive) == BATCH:
+                continue  # more may be due: no pause
+        except Exception:  # the store or the database may be down a while: try again
+            log.warning("archive sweep failed; retrying", exc_info=True)
+        await asyncio.sleep(IDLE_SECONDS)

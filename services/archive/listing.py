@@ -1,0 +1,115 @@
+"""ListGames: live games from the store merged with finished games from the archive.
+
+The merge (docs/archive.md, "ListGames"): the first page holds the matching games
+the store has, newest first (live ones, plus finished ones when there is no
+archive), then fills up with finished games from the archive, newest finished
+first; later pages come from the archive alone. With an archive, a finished game
+is listed from the archive only, so it never appears twice. The store is looked
+through its newest ``STORE_SCAN`` games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from services.archive.archive import Archive, ArchivedSummary, BadPageToken, GameQuery
+from services.errors import InvalidArgument
+from services.kinds import GameStatus
+from services.stores import Snapshot
+
+STORE_SCAN = 1000  # the store's newest games looked through for the first page
+MAX_PAGE = 1000
+_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time SQL dates hold
+_ARCHIVE_PAGE = "A"  # a page token: the archive's pages, from its start or its token after
+
+
+@dataclass(frozen=True)
+class ListQuery(GameQuery):
+    status: str = ""  # GameStatus value; "": any
+
+
+def _matches(snapshot: Snapshot, query: ListQuery, archive_on: bool) -> bool:
+    meta = snapshot.meta
+    if meta.get("private"):
+        return False  # private: listed to nobody
+    finished = snapshot.status == GameStatus.FINISHED
+    if finished and archive_on:
+        return False  # listed from the archive
+    if query.status and snapshot.status != query.status:
+        return False
+    if query.finished_after is not None or query.finished_before is not None:
+        return False  # the store keeps no finish time: time bounds are the archive's
+    if query.game_type and meta["game_type"] != query.game_type:
+        return False
+    if query.tournament and (meta.get("tournament") or {}).get("name") != query.tournament:
+        return False
+    seats = meta["seats"]
+    if query.player and not any(s.get("name") == query.player for s in seats):
+        return False
+    return not query.bot_level or any(
+        s["kind"] == "bot" and s.get("level") == query.bot_level for s in seats
+    )
+
+
+def _filtered(query: ListQuery) -> bool:
+    return any(
+        (
+            query.status,
+            query.game_type,
+            query.player,
+            query.tournament,
+            query.bot_level,
+            query.finished_after is not None,
+            query.finished_before is not None,
+        )
+    )
+
+
+async def list_games(
+    store_games: Callable[[int], Awaitable[list[Snapshot]]],
+    archive: Archive | None,
+    query: ListQuery,
+) -> tuple[list[Snapshot | ArchivedSummary], str]:
+    """One page of games and the next page's token ("" on the last page)."""
+    for name in ("finished_after", "finished_before"):
+        bound = getattr(query, name)
+        if bound is not None and not 0 <= bound <= _LAST_SECOND:
+            raise InvalidArgument(
+                f"{name} {bound} is out of range: send Unix seconds from 0 to {_LAST_SECOND}"
+            )
+    size = min(max(query.page_size, 1), MAX_PAGE)
+    found: list[Snapshot | ArchivedSummary] = []
+    archive_token = ""
+    if query.page_token:
+        if archive is None or not query.page_token.startswith(_ARCHIVE_PAGE):
+            raise InvalidArgument(
+                "page_token is not one this server sent: send next_page_token as received"
+            )
+        archive_token = query.page_token[len(_ARCHIVE_PAGE) :]
+    else:
+        # Unfiltered, the store's newest games mostly match (finished ones are skipped
+        # when the archive lists them): a few pages' worth is looked through.
+        scan = STORE_SCAN if _filtered(query) else min(STORE_SCAN, 4 * size)
+        scanned = await store_games(scan)
+        found = [s for s in scanned if _matches(s, query, archive is not None)][:size]
+    if archive is None or query.status == GameStatus.IN_PROGRESS:
+        return found, ""
+    if len(found) == size:
+        return found, _ARCHIVE_PAGE  # the archive's pages follow
+    try:
+        archived, next_token = await archive.find_games(
+            GameQuery(
+                game_type=query.game_type,
+                player=query.player,
+                tournament=query.tournament,
+                bot_level=query.bot_level,
+                finished_after=query.finished_after,
+                finished_before=query.finished_before,
+                page_size=size - len(found),
+                page_token=archive_token,
+            )
+        )
+    except BadPageToken as exc:
+        raise InvalidArgument(str(exc)) from None
+    return [*found, *archived], _ARCHIVE_PAGE + next_token if next_token else ""

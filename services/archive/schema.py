@@ -1,0 +1,64 @@
+"""The archive's tables (SQLAlchemy Core). Alembic migrations (``migrations/``) make
+them; a test checks that the head migration makes exactly these.
+
+    archived_games        one row per finished game: what ListGames filters on, and
+                          the compressed compact record (services.archive.codec)
+    archived_seats        one row per seat: who played it (name, kind, bot level), so a
+                          search by name or level is an index lookup
+    archived_tournaments  one row per ended tournament: its stored state and log,
+                          compressed; its report and standings are rebuilt from them
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "archived_games",
+    metadata,
+    sa.Column("game_id", sa.String(32), primary_key=True),
+    sa.Column("game_type", sa.String(32), nullable=False),
+    sa.Column("players", sa.SmallInteger, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("private", sa.Boolean, nullable=False),
+    sa.Column("tournament", sa.String(64), nullable=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("returns", sa.Text, nullable=False),  # JSON list, one per seat
+    sa.Column("codec", sa.String(8), nullable=False),
+    sa.Column("record", sa.LargeBinary, nullable=False),
+    sa.Index("archived_games_finished_at", "finished_at", "game_id"),
+    sa.Index("archived_games_type_finished_at", "game_type", "finished_at", "game_id"),
+    sa.Index("archived_games_tournament", "tournament"),
+)
+
+seats = sa.Table(
+    "archived_seats",
+    metadata,
+    sa.Column(
+        "game_id",
+        sa.String(32),
+        sa.ForeignKey("archived_games.game_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("seat", sa.SmallInteger, primary_key=True),
+    sa.Column("name", sa.String(128), nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("level", sa.String(32), nullable=False),
+    sa.Index("archived_seats_name", "name", "game_id"),
+    sa.Index("archived_seats_level", "level", "game_id"),
+)
+
+tournaments = sa.Table(
+    "archived_tournaments",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("codec", sa.String(8), nullable=False),
+    sa.Column("record", sa.LargeBinary, nullable=False),
+    sa.Index("archived_tournaments_ended_at", "ended_at"),
+)

@@ -1,0 +1,57 @@
+"""Finished games made without a server, for the archive's tests and benchmark: a
+random game played through the service's own steps (``services.play``), so its log
+is what the store would hold, event for event."""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import time
+from typing import Any
+
+from games import get_game
+from services import events as ev
+from services import play
+from services.kinds import GameStatus, SeatKind
+from services.stores import Snapshot, StoredEvent
+
+
+def _plain(data: Any) -> Any:
+    return json.loads(json.dumps(data))  # as read back from a store: JSON types only
+
+
+def finished_game(
+    game_type: str, players: int, seed: int, names: list[str] | None = None
+) -> tuple[Snapshot, list[StoredEvent]]:
+    """A game of random bots played to its end: its final snapshot and whole log."""
+    game = get_game(game_type)
+    options = game.parse_options({})
+    state = game.new_game(players, seed, options)
+    log = [ev.created_event(state)]
+    version = play.resolve_chance(state, seed, 0, log)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        step = play.play(state, rng.choice(state.legal_actions()), seed, version)
+        log.extend(step.events)
+        version = step.version
+    names = names or [f"random-{i}" for i in range(players)]
+    meta = {
+        "game_type": game_type,
+        "players": players,
+        "options": options,
+        "seats": [{"kind": SeatKind.BOT, "level": "random", "name": n} for n in names],
+        "seed": seed,
+        "created": time.time(),
+        "private": False,
+        "spectators": True,
+        "invites": {},
+        "creator": secrets.token_hex(32),
+        "bots_by_anyone": False,
+        "rejoin_handed_seats": False,
+    }
+    events = [StoredEvent(i + 1, _plain(e)) for i, e in enumerate(log)]
+    snapshot = Snapshot(
+        secrets.token_hex(16), _plain(meta), state.to_bytes(), version, GameStatus.FINISHED, {}
+    )
+    return snapshot, events

@@ -1,0 +1,100 @@
+"""The archive's migrations run up and down on an empty and on a filled database
+(SQLite and PostgreSQL), the newest one makes exactly the tables the code uses, and
+a server refuses a schema that is behind, saying what to run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from services.archive import database
+from services.archive.archive import Archive
+from services.archive.schema import metadata
+from services.archive.synthetic import finished_game
+
+TABLES = {"archived_games", "archived_seats", "archived_tournaments"}
+
+
+def _tables(engine: sa.Engine) -> set[str]:
+    return set(sa.inspect(engine).get_table_names()) & TABLES
+
+
+def test_up_and_down_on_an_empty_database(archive_url):
+    engine = database.make_engine(archive_url)
+    try:
+        assert database.current_revision(engine) is None and _tables(engine) == set()
+        database.upgrade(engine)
+        assert database.current_revision(engine) == database.head_revision()
+        assert _tables(engine) == TABLES
+        with engine.connect() as connection:  # the migrations make what schema.py says
+            assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+        database.downgrade(engine, "base")
+        assert database.current_revision(engine) is None and _tables(engine) == set()
+        database.upgrade(engine)
+        assert _tables(engine) == TABLES
+    finally:
+        engine.dispose()
+
+
+async def test_up_and_down_on_a_filled_database(archive_url):
+    archive = Archive.open(archive_url, create=True)
+    try:
+        snapshot, events = finished_game("cite", 2, seed=1, names=["Ann", "Bob"])
+        assert await archive.put_game(snapshot, events)
+        database.upgrade(archive.engine)  # at head already: nothing to do, nothing lost
+        assert (await archive.game(snapshot.game_id)).events == events
+        database.downgrade(archive.engine, "base")
+        assert _tables(archive.engine) == set()
+        database.upgrade(archive.engine)
+        archive._cache.clear()
+        assert await archive.game(snapshot.game_id) is None
+        assert await archive.put_game(snapshot, events)
+        assert (await archive.game(snapshot.game_id)).events == events
+    finally:
+        archive.close()
+
+
+def test_a_schema_that_is_behind_is_refused_with_what_to_run(archive_url):
+    with pytest.raises(database.SchemaBehind, match=r"run `gamehost db upgrade --archive "):
+        Archive.open(archive_url)
+    # The same through `gamehost serve`: it exits before serving, saying what to run.
+    serve = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "serve", "--port", "0", "--archive", archive_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert serve.returncode == 1
+    assert "gamehost db upgrade --archive" in serve.stderr
+    upgrade = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "db", "upgrade", "--archive", archive_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert f"empty -> {database.head_revision()}" in upgrade.stdout
+    Archive.open(archive_url).close()  # now current
+
+
+def test_replicas_upgrading_at_once_take_turns(archive_url):
+    """docker-compose starts its replicas together, each running `gamehost db upgrade`."""
+    upgrades = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gamehost.cli", "db", "upgrade", "--archive", archive_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [upgrade.communicate(timeout=120) for upgrade in upgrades]
+    assert [u.returncode for u in upgrades] == [0, 0, 0], outputs
+    head = database.head_revision()
+    said = sorted(out.strip() for out, _ in outputs)
+    assert said == [f"archive schema: {head} -> {head}"] * 2 + [f"archive schema: empty -> {head}"]
