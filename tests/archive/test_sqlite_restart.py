@@ -25,7 +25,11 @@ def test_finished_games_survive_a_restart_of_the_embedded_server(tmp_path):
             seats = [pb.SeatSpec(kind=pb.BOT, bot_level="random", name=n) for n in ("Kim", "Lu")]
             game_id = client.create_game("cite", seats, seed=9).game_id
             # Listed by name once archived (a finished game is listed from the archive).
-            wait_until(lambda: client.list_games(player="Kim"), 120, "the game to be archived")
+            wait_until(
+                lambda: client.list_games(player="Kim", status=pb.FINISHED),
+                120,
+                "the game to be archived",
+            )
             before = (client.record(game_id, "", include_views=True), client.state(game_id))
             assert before[1].status == pb.FINISHED
         assert (data / "archive.sqlite3").is_file()
