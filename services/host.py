@@ -272,15 +272,8 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         creator_token = secrets.token_urlsafe(24)
-        initial = state.clone()
         luck = play.Luck() if deal_stream else None
-        log: list[dict[str, Any]] = []
-        version = play.resolve_chance(state, seed, 0, log, luck)
-        # The created event comes after the set-up's chance outcomes: its version is the
-        # one CreateGame answers (one number), and it is the newest event then.
-        done = [e for e in log if e["kind"] == EventKind.FINISHED]
-        log = [e for e in log if e["kind"] != EventKind.FINISHED]
-        log += [ev.created_event(initial, version, state.current_player()), *done]
+        log, version = play.creation_log(state, seed, luck)
         meta = {
             "game_type": game_type,
             "players": len(seats),

@@ -27,7 +27,7 @@ from typing import Any
 from games import State, get_game
 from services import clock, metrics, seat_control
 from services import events as ev
-from services.kinds import GameStatus, SeatKind
+from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 
 
@@ -85,6 +85,21 @@ def resolve_chance(
     if state.is_terminal():
         log.append(ev.finished_event(state, version))
     return version
+
+
+def creation_log(
+    state: State, seed: int, luck: Luck | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """A new game's first events and its version: the set-up's chance outcomes (played
+    on ``state``), then the created event, whose version is the one CreateGame answers
+    (one number) and which is the newest event then, then the end if set-up ended it."""
+    initial = state.clone()
+    log: list[dict[str, Any]] = []
+    version = resolve_chance(state, seed, 0, log, luck)
+    done = [e for e in log if e["kind"] == EventKind.FINISHED]
+    log = [e for e in log if e["kind"] != EventKind.FINISHED]
+    log += [ev.created_event(initial, version, state.current_player()), *done]
+    return log, version
 
 
 def bot_to_move(meta: dict[str, Any], state: State) -> bool:

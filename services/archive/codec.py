@@ -72,10 +72,21 @@ class _Replay:
     def __init__(self, meta: dict[str, Any]) -> None:
         self.game_type = meta["game_type"]
         self.meta = meta
-        self.state: State | None = None
         self.version = 0
-        self.initial = b""
-        self.applied: list[int] = []  # actions applied since the created event
+        # The log's set-up chance outcomes come before the created event (which closes
+        # the creation write), so the replay starts from the seed and options at once.
+        self.initial_state = self._new_game()
+        self.state: State | None = None if self.initial_state is None else self.initial_state.clone()
+        self.initial = b"" if self.initial_state is None else self.initial_state.to_bytes()
+        self.applied: list[int] = []  # actions applied since the initial position
+
+    def _new_game(self) -> State | None:
+        try:
+            return get_game(self.game_type).new_game(
+                self.meta["players"], self.meta["seed"], self.meta["options"]
+            )
+        except Exception:  # options the engine no longer takes: events are kept as logged
+            return None
 
     def rewind(self) -> None:
         """Back to the position before the last action (replayed from the start: only
@@ -101,13 +112,9 @@ class _Replay:
             self.state = None
 
     def created(self) -> dict[str, Any] | None:
-        try:
-            initial = get_game(self.game_type).new_game(
-                self.meta["players"], self.meta["seed"], self.meta["options"]
-            )
-        except Exception:  # options the engine no longer takes: the event is kept as logged
+        if self.initial_state is None or self.state is None:
             return None
-        return ev.created_event(initial)
+        return ev.created_event(self.initial_state, self.version, self.state.current_player())
 
     def action(self, action: int) -> dict[str, Any] | None:
         state = self.state
@@ -128,10 +135,13 @@ class _Replay:
     def saw(self, event: dict[str, Any]) -> None:
         """Follow a logged event (rebuilt or kept): the state and version after it."""
         kind = event["kind"]
-        if kind == EventKind.CREATED:
+        if kind == EventKind.CREATED and ev.initial_state_bytes(event) != self.initial:
+            # Not the position the seed and options give: the log's own, with the
+            # outcomes before it applied again.
             self.initial = ev.initial_state_bytes(event)
             self.state = get_game(self.game_type).state_class.from_bytes(self.initial)
-            self.applied = []
+            for action in self.applied:
+                self.state.apply_unchecked(action)
         self.version = event.get("version", self.version)
 
 

@@ -11,7 +11,6 @@ import time
 from typing import Any
 
 from games import get_game
-from services import events as ev
 from services import play
 from services.kinds import GameStatus, SeatKind
 from services.stores import Snapshot, StoredEvent
@@ -28,8 +27,7 @@ def finished_game(
     game = get_game(game_type)
     options = game.parse_options({})
     state = game.new_game(players, seed, options)
-    log = [ev.created_event(state)]
-    version = play.resolve_chance(state, seed, 0, log)
+    log, version = play.creation_log(state, seed)
     rng = random.Random(seed)
     while not state.is_terminal():
         step = play.play(state, rng.choice(state.legal_actions()), seed, version)
