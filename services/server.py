@@ -98,6 +98,7 @@ class ServerConfig:
     # The SQL archive of finished games (docs/archive.md): a SQLAlchemy URL, None: off.
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
+    warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -194,6 +195,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             archive.close()
         raise
     await store.set_archiving(archive is not None)
+    if config.warn_without_archive:
+        log.warning(
+            "no archive: finished games live only in Redis until --finished-retention; "
+            "give every replica --archive postgresql://... (docs/archive.md)"
+        )
     if executor is None:  # the embedded default (Celery's executor comes from workers.cli)
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)

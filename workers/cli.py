@@ -97,11 +97,6 @@ def serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO)
     archive_url, archive_create = _archive_url(args.archive, args.redis)
-    if archive_url is None and args.archive is None:
-        logging.getLogger("gamehost").warning(
-            "no archive: finished games live only in Redis until --finished-retention; "
-            "give every replica --archive postgresql://... (docs/archive.md)"
-        )
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -117,6 +112,8 @@ def serve(args: argparse.Namespace) -> int:
         http_cors_origins=tuple(args.http_cors_origin),
         archive_url=archive_url,
         archive_create=archive_create,
+        # Said once the store answers: a start that fails says only why (one line).
+        warn_without_archive=archive_url is None and args.archive is None,
     )
     executor = None
     if args.celery:
