@@ -137,10 +137,14 @@ def uct_search(
             elif mover == CHANCE:
                 outcome = state.sample_chance(rng)
                 state.apply_unchecked(outcome)
-                child = node.outcomes.get(outcome)
-                if child is None:
+                outcomes = node.outcomes
+                assert outcomes is not None  # a chance node has its outcome children
+                found = outcomes.get(outcome)
+                if found is None:
                     child = new_node(state, actions, rng)
-                    node.outcomes[outcome] = child
+                    outcomes[outcome] = child
+                else:
+                    child = found
                 path.append(child)
                 node = child
             else:  # terminal

@@ -12,7 +12,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from games.base import (
+from games.build import engine_build, install_switch
+
+install_switch()  # GAMEHOST_PURE_PYTHON=1: the .py sources, before any compiled module loads
+
+from games.base import (  # noqa: E402 - after the build switch
     CHANCE,
     TERMINAL,
     CorruptStateError,
@@ -44,7 +48,8 @@ def get_game(name: str) -> type[Game]:
     if target is None:
         raise KeyError(name)
     module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    game: type[Game] = getattr(importlib.import_module(module_name), attr)
+    return game
 
 
 def _available(name: str) -> bool:
@@ -66,6 +71,7 @@ __all__ = [
     "NotationError",
     "OptionsError",
     "State",
+    "engine_build",
     "game_names",
     "get_game",
 ]

@@ -59,4 +59,5 @@ fi
 echo "tests use Redis at $GAMEHOST_TEST_REDIS_URL"
 
 .venv/bin/ruff check .
+.venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
 .venv/bin/pytest "$@"

@@ -39,10 +39,11 @@ _DICE_WAYS = R.DICE_WAYS
 _NODE_HEXES = B.NODE_HEXES
 
 # Per board: for each intersection, its (hex, resource, pips) entries.
-_boards: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple] = {}
+_Yields = tuple[tuple[tuple[int, int, int], ...], ...]
+_boards: dict[tuple[tuple[int, ...], tuple[int, ...]], _Yields] = {}
 
 
-def _node_yields(state: CatanState) -> tuple:
+def _node_yields(state: CatanState) -> _Yields:
     key = (state.hex_terrain, state.hex_number)
     table = _boards.get(key)
     if table is None:

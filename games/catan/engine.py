@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from games.base import (
@@ -21,7 +21,7 @@ from games.base import (
 )
 from games.catan import board as B
 from games.catan import rules as R
-from games.copying import Fields, cloned
+from games.copying import Fields
 
 INFO = GameInfo(
     name="catan",
@@ -203,7 +203,6 @@ _COPIED = Fields(
 )
 
 
-@cloned(_COPIED)
 class CatanState(State):
     """A Catan game: hands and pieces as flat per-seat lists and bit masks (for speed)."""
 
@@ -214,15 +213,17 @@ class CatanState(State):
     # ------------------------------------------------------------------ construction
     def __init__(
         self,
-        players: int,
-        hex_terrain: tuple[int, ...],
-        hex_number: tuple[int, ...],
-        harbor_type: tuple[int, ...],
+        players: int = 0,
+        hex_terrain: tuple[int, ...] = (),
+        hex_number: tuple[int, ...] = (),
+        harbor_type: tuple[int, ...] = (),
         start_seat: int = 0,
         turn_limit: int = R.DEFAULT_TURN_LIMIT,
         board_kind: str = "random",
         tokens_kind: str = "spiral",
     ) -> None:
+        if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
+            return
         n = players
         self.n = n
         self._set_board(hex_terrain, hex_number, harbor_type)
@@ -284,7 +285,9 @@ class CatanState(State):
         self.answers: list[int] = []  # per seat during an offer: 0 waiting, 1 accept, 2 decline
         self.winners: list[int] = []
 
-    def _set_board(self, terrain: tuple, number: tuple, harbors: tuple) -> None:
+    def _set_board(
+        self, terrain: Sequence[int], number: Sequence[int], harbors: Sequence[int]
+    ) -> None:
         self.hex_terrain = tuple(terrain)
         self.hex_number = tuple(number)
         self.harbor_type = tuple(harbors)
@@ -1231,11 +1234,6 @@ class CatanState(State):
             "seats": seats,
         }
 
-    def view(self, seat: int | None) -> Any:
-        from games.catan.view import build_view
-
-        return build_view(self.observation(seat))
-
     def determinize(self, seat: int, rng: random.Random) -> CatanState:
         """Deal again what ``seat`` cannot see: the unknown part of the other
         hands and the other seats' development cards (with the deck)."""
@@ -1299,6 +1297,72 @@ class CatanState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> CatanState:
+        """A copy: lists copied, immutable fields shared (``_COPIED``, one line each, so
+        a compiled build emits plain slot copies)."""
+        new = CatanState()  # a blank (see __init__)
+        new.hex_terrain = self.hex_terrain
+        new.hex_number = self.hex_number
+        new.harbor_type = self.harbor_type
+        new.num_hexes = self.num_hexes
+        new.node_harbor = self.node_harbor
+        new.board_kind = self.board_kind
+        new.tokens_kind = self.tokens_kind
+        new.n = self.n
+        new.turn = self.turn
+        new.actor = self.actor
+        new.phase = self.phase
+        new.start_seat = self.start_seat
+        new.turn_no = self.turn_no
+        new.turn_limit = self.turn_limit
+        new.occupied = self.occupied
+        new.free_nodes = self.free_nodes
+        new.edges_used = self.edges_used
+        new.lr_holder = self.lr_holder
+        new.la_holder = self.la_holder
+        new.robber = self.robber
+        new.dice = self.dice
+        new.rolled = self.rolled
+        new.dev_played = self.dev_played
+        new.free_roads = self.free_roads
+        new.free_placed = self.free_placed
+        new.discard_left = self.discard_left
+        new.steal_victim = self.steal_victim
+        new.setup_index = self.setup_index
+        new.setup_node = self.setup_node
+        new.offers_made = self.offers_made
+        new.offer = self.offer
+        new.hand = self.hand[:]
+        new.hidden = self.hidden[:]
+        new.dev = self.dev[:]
+        new.dev_new = self.dev_new[:]
+        new.dev_count = self.dev_count[:]
+        new.bank = self.bank[:]
+        new.deck = self.deck[:]
+        new.played = self.played[:]
+        new.node_owner = self.node_owner[:]
+        new.node_city = self.node_city[:]
+        new.edge_owner = self.edge_owner[:]
+        new.settle_mask = self.settle_mask[:]
+        new.city_mask = self.city_mask[:]
+        new.road_mask = self.road_mask[:]
+        new.road_nodes = self.road_nodes[:]
+        new.road_cand = self.road_cand[:]
+        new.roads_left = self.roads_left[:]
+        new.settles_left = self.settles_left[:]
+        new.cities_left = self.cities_left[:]
+        new.rates = self.rates[:]
+        new.vp = self.vp[:]
+        new.road_len = self.road_len[:]
+        new.knights = self.knights[:]
+        new.discard_queue = self.discard_queue[:]
+        new.discard_pending = self.discard_pending[:]
+        new.declined = self.declined[:]
+        new.draft = self.draft[:]
+        new.answers = self.answers[:]
+        new.winners = self.winners[:]
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
@@ -1349,7 +1413,8 @@ class CatanState(State):
     def from_dict(cls, data: Mapping[str, Any]) -> CatanState:
         from games.catan.serial import load_state
 
-        return load_state(cls, data)
+        state: CatanState = load_state(cls, data)
+        return state
 
     # ------------------------------------------------------------------ derived data
     def rebuild_derived(self) -> None:
@@ -1463,9 +1528,11 @@ def make_board(
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """(terrain per hex, token per hex (0 = desert), harbor type per spot)."""
     if kind == "beginner":
-        terrain = tuple(t for t, _ in _BEGINNER)
-        numbers = tuple(k for _, k in _BEGINNER)
-        return terrain, numbers, BEGINNER_HARBORS
+        return (
+            tuple(t for t, _ in _BEGINNER),
+            tuple(k for _, k in _BEGINNER),
+            BEGINNER_HARBORS,
+        )
     tiles = [t for t, count in enumerate(R.TERRAIN_COUNTS) for _ in range(count)]
     rng.shuffle(tiles)
     harbors = list(R.HARBOR_TYPES)

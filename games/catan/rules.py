@@ -313,7 +313,7 @@ CITY_BASE = SPACE.base("city")  # + intersection
 ROBBER_BASE = SPACE.base("robber")  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
 DISCARD_BASE = SPACE.base("discard")  # + resource
 MARITIME_BASE = SPACE.base("maritime")  # + give * 5 + get (give != get)
-OFFER_BASE = SPACE.base("offer")  # + offer index
+OFFER_BASE: int = SPACE.base("offer")  # + offer index
 DICE_BASE = SPACE.base("dice")  # + sum - 2 (chance)
 DRAW_BASE = SPACE.base("draw")  # + card type (chance)
 STEAL_BASE = SPACE.base("steal")  # + resource (chance)
@@ -328,7 +328,7 @@ NUM_ACTIONS = SPACE.base("whole-offer")  # the enumerated action space (legal_ac
 # by legal_actions, accepted by is_legal. Terms as one signed count per resource
 # (+ given, - asked), each in -19..19, written in base 39.
 MAX_OFFER_KIND = RESOURCE_COUNT
-FREE_OFFER_BASE = NUM_ACTIONS
+FREE_OFFER_BASE: int = NUM_ACTIONS
 FREE_OFFER_END = SPACE.end
 
 

@@ -17,7 +17,7 @@ from games.base import (
     State,
     shared_win,
 )
-from games.copying import Fields, cloned
+from games.copying import Fields
 from games.endeavor import data as D
 from games.endeavor import rules as R
 from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit, level
@@ -104,7 +104,6 @@ _COPIED = Fields(
 )
 
 
-@cloned(_COPIED)
 class EndeavorState(State):
     """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
 
@@ -118,7 +117,9 @@ class EndeavorState(State):
         if name not in ("track_fill", "presence", "deck_mask", "passed_count")
     )
 
-    def __init__(self, players: int, round_down: bool = False) -> None:
+    def __init__(self, players: int = 0, round_down: bool = False) -> None:
+        if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
+            return
         n = players
         self.n = n
         self.round_down = round_down
@@ -772,12 +773,51 @@ class EndeavorState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> EndeavorState:
+        """A copy: lists copied, immutable fields shared (``_COPIED``, one line each, so
+        a compiled build emits plain slot copies)."""
+        new = EndeavorState()  # a blank (see __init__)
+        new.n = self.n
+        new.round_down = self.round_down
+        new.round = self.round
+        new.crown = self.crown
+        new.phase = self.phase
+        new.to_move = self.to_move
+        new.step = self.step
+        new.salary_left = self.salary_left
+        new.pending = self.pending
+        new.pending_target = self.pending_target
+        new.abolished = self.abolished
+        new.passed_count = self.passed_count
+        new.passed = self.passed[:]
+        new.track_values = self.track_values[:]
+        new.supply = self.supply[:]
+        new.harbor = self.harbor[:]
+        new.owned = self.owned[:]
+        new.used = self.used[:]
+        new.building_supply = self.building_supply[:]
+        new.city_owner = self.city_owner[:]
+        new.space_token = self.space_token[:]
+        new.shipping_track = self.shipping_track[:]
+        new.beside_track = self.beside_track[:]
+        new.blue_tokens = self.blue_tokens[:]
+        new.brown_tokens = self.brown_tokens[:]
+        new.spent_tokens = self.spent_tokens[:]
+        new.card_location = self.card_location[:]
+        new.scores = self.scores[:]
+        new.winners = self.winners[:]
+        new.track_fill = self.track_fill[:]
+        new.presence = self.presence[:]
+        new.deck_mask = self.deck_mask[:]
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EndeavorState:
-        return load_state(cls, data)
+        state: EndeavorState = load_state(cls, data)
+        return state
 
     # ------------------------------------------------------------------ derived data
     def _derive(self) -> None:
