@@ -1,6 +1,7 @@
 """Pure rules engines: no I/O, no clocks, no global randomness; observations as plain data.
 
-May import: the standard library and ``games`` itself, nothing else (no protobuf, no
+May import: the standard library, ``mypy_extensions`` (compile hints) and ``games``
+itself, nothing else (no protobuf, no
 ``bots``, ``services`` or ``gamehost``). Inside, imports point one way: ``base`` <-
 ``checks``, ``copying``, ``actions`` <- each game package (``cite``, ``catan``,
 ``endeavor``, which never import one another). ``pyproject.toml``'s import

@@ -39,7 +39,7 @@ INFO = GameInfo(
 )
 
 # Beginner layout (§6), rows top to bottom: (terrain, number).
-_BEGINNER = (
+_BEGINNER: tuple[tuple[int, int], ...] = (
     (R.MOUNTAINS, 10), (R.PASTURE, 2), (R.FOREST, 9),
     (R.FIELDS, 12), (R.HILLS, 6), (R.PASTURE, 4), (R.HILLS, 10),
     (R.FIELDS, 9), (R.FOREST, 11), (R.DESERT, 0), (R.FOREST, 3), (R.MOUNTAINS, 8),
@@ -49,7 +49,7 @@ _BEGINNER = (
 # Harbor types of the beginner board at the 9 standard spots, clockwise from the
 # top-left. The facts file has not transcribed them from the illustration, so
 # this is a fixed assignment of the project's own (documented in docs/games/catan.md).
-BEGINNER_HARBORS = (
+BEGINNER_HARBORS: tuple[int, ...] = (
     R.GENERIC,
     R.WOOL,
     R.GENERIC,
@@ -131,7 +131,7 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
 
 
 _OFFERS_BY_CAP = _offer_lists()
-_CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
+_CAP3: tuple[int, ...] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 
 _COPIED = Fields(
@@ -592,7 +592,7 @@ class CatanState(State):
         d = self.draft
         return R.offer_key(tuple(max(t, 0) for t in d), tuple(max(-t, 0) for t in d))
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: object) -> bool:
         if type(action) is int and action >= R.FREE_OFFER_BASE:
             return self._whole_offer_ok(action - _OFFER_BASE)
         return super().is_legal(action)
@@ -693,7 +693,7 @@ class CatanState(State):
                 return base + t
         return base + max(t for t in _RANGE5 if counts[t])
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: object) -> None:
         if type(action) is not int:
             raise IllegalActionError(f"action ids are integers, not {action!r}")
         super().apply_action(action)

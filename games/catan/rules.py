@@ -24,13 +24,13 @@ TERRAIN_COUNTS = (3, 4, 4, 4, 3, 1)  # §3
 RESOURCE_COUNT = 19  # of each resource (§1)
 
 # Number tokens in letter order A..R, laid along the spiral (§4).
-TOKEN_LETTER_ORDER = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
-DICE_WAYS = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
+TOKEN_LETTER_ORDER: tuple[int, ...] = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
+DICE_WAYS: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
 
 # Harbors: 0..4 = 2:1 for that resource, 5 = generic 3:1 (§5).
 GENERIC = 5
 HARBOR_NAMES = ("2:1 brick", "2:1 lumber", "2:1 wool", "2:1 grain", "2:1 ore", "3:1")
-HARBOR_TYPES = (BRICK, LUMBER, WOOL, GRAIN, ORE, GENERIC, GENERIC, GENERIC, GENERIC)
+HARBOR_TYPES: tuple[int, ...] = (BRICK, LUMBER, WOOL, GRAIN, ORE, GENERIC, GENERIC, GENERIC, GENERIC)
 
 # Development cards (§14).
 KNIGHT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, VICTORY_POINT = range(5)

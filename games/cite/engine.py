@@ -625,11 +625,11 @@ class CiteState(State):
         return new
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in _COPIED.names}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CiteState:
-        data = require_fields(data, cls.__slots__, "Cité")
+        data = require_fields(data, _COPIED.names, "Cité")
         n = checked_int(data["n"], 2, R.MAX_PLAYERS, "n")
         state = cls(n)
         state.gauges = [

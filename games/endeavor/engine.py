@@ -104,6 +104,12 @@ _COPIED = Fields(
 )
 
 
+_SERIALIZED = tuple(
+    name
+    for name in _COPIED.names
+    if name not in ("track_fill", "presence", "deck_mask", "passed_count")
+)
+
 class EndeavorState(State):
     """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
 
@@ -111,11 +117,7 @@ class EndeavorState(State):
 
     __slots__ = _COPIED.names
     # Serialized fields (to_dict): all but those derived from them (rebuilt by from_dict).
-    _FIELDS = tuple(
-        name
-        for name in _COPIED.names
-        if name not in ("track_fill", "presence", "deck_mask", "passed_count")
-    )
+    _FIELDS: ClassVar[tuple[str, ...]] = _SERIALIZED
 
     def __init__(self, players: int = 0, round_down: bool = False) -> None:
         if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
