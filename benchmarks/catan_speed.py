@@ -417,7 +417,7 @@ def _merge(total: dict | None, part: dict) -> None:
     for key, value in part.items():
         if key.endswith("_us"):
             total[key] = min(total.get(key, value), value)
-        elif key == "state_bytes":
+        elif key in ("state_bytes", "build"):
             total[key] = value
         else:
             total[key] = total.get(key, 0) + value

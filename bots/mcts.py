@@ -34,11 +34,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from games import CHANCE, TERMINAL, State
 
 # How often (in iterations) a time-limited search reads the clock.
-_CLOCK_EVERY = 8
+_CLOCK_EVERY: Final = 8
 
 
 class Node:

@@ -19,13 +19,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr  # compile hints only (a no-op when interpreted)
 
 # ``current_player`` values that are not seats.
-CHANCE = -1
-TERMINAL = -4
+CHANCE: Final = -1
+TERMINAL: Final = -4
 
 
 def quote_input(text: object, limit: int = 40) -> str:

@@ -10,6 +10,8 @@ The last city standing wins: shares are safety normalized over standing cities.
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.cite import rules as R
 from games.cite.engine import CiteState
 
@@ -17,7 +19,7 @@ from games.cite.engine import CiteState
 # discards, levies and starves cities to a fall, so random playouts judged leaves
 # badly, and no budget made up for it. At mcts-fast's budget, greedy playouts
 # (10% random moves) won 66% of 2-player duplicate games against random ones.
-PLAYOUT_EPSILON = 0.1
+PLAYOUT_EPSILON: Final = 0.1
 
 # Tables tuned by greedy-vs-random self-play (800 games per variant).
 # Safety by distance to a fall (index = margin, capped at 5).

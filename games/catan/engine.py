@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from games.base import (
     CHANCE,
@@ -61,41 +61,41 @@ BEGINNER_HARBORS: tuple[int, ...] = (
     R.ORE,
 )
 
-_RANGE5 = range(5)
+_RANGE5: Final = range(5)
 _NODE_HEXES = B.NODE_HEXES
-_HEX_NODES = B.HEX_NODES
-_EDGE_NODES = B.EDGE_NODES
-_NODE_EDGES = B.NODE_EDGES
-_NODE_EDGE_MASK = B.NODE_EDGE_MASK
-_NODE_BLOCK_MASK = B.NODE_BLOCK_MASK
-_NODE_HEX_MASK = B.NODE_HEX_MASK
-_EDGE_NODE_MASK = B.EDGE_NODE_MASK
+_HEX_NODES: Final = B.HEX_NODES
+_EDGE_NODES: Final = B.EDGE_NODES
+_NODE_EDGES: Final = B.NODE_EDGES
+_NODE_EDGE_MASK: Final = B.NODE_EDGE_MASK
+_NODE_BLOCK_MASK: Final = B.NODE_BLOCK_MASK
+_NODE_HEX_MASK: Final = B.NODE_HEX_MASK
+_EDGE_NODE_MASK: Final = B.EDGE_NODE_MASK
 _longest_road = B.longest_road
 _longest_road_after = B.longest_road_after
 
-_VP = R.VICTORY_POINT
-_ROAD_COST = R.ROAD_COST
-_SETTLEMENT_COST = R.SETTLEMENT_COST
-_CITY_COST = R.CITY_COST
-_DEV_COST = R.DEV_COST
-_ROAD_BASE = R.ROAD_BASE
-_SETTLE_BASE = R.SETTLE_BASE
-_CITY_BASE = R.CITY_BASE
-_ROBBER_BASE = R.ROBBER_BASE
-_DISCARD_BASE = R.DISCARD_BASE
-_MARITIME_BASE = R.MARITIME_BASE
+_VP: Final = R.VICTORY_POINT
+_ROAD_COST: Final = R.ROAD_COST
+_SETTLEMENT_COST: Final = R.SETTLEMENT_COST
+_CITY_COST: Final = R.CITY_COST
+_DEV_COST: Final = R.DEV_COST
+_ROAD_BASE: Final = R.ROAD_BASE
+_SETTLE_BASE: Final = R.SETTLE_BASE
+_CITY_BASE: Final = R.CITY_BASE
+_ROBBER_BASE: Final = R.ROBBER_BASE
+_DISCARD_BASE: Final = R.DISCARD_BASE
+_MARITIME_BASE: Final = R.MARITIME_BASE
 _OFFER_BASE = R.OFFER_BASE
-_DICE_BASE = R.DICE_BASE
-_DRAW_BASE = R.DRAW_BASE
-_STEAL_BASE = R.STEAL_BASE
-_STEAL_END = R.STEAL_BASE + 5
-_DRAFT_GIVE_BASE = R.DRAFT_GIVE_BASE
-_DRAFT_GET_BASE = R.DRAFT_GET_BASE
+_DICE_BASE: Final = R.DICE_BASE
+_DRAW_BASE: Final = R.DRAW_BASE
+_STEAL_BASE: Final = R.STEAL_BASE
+_STEAL_END: Final = R.STEAL_BASE + 5
+_DRAFT_GIVE_BASE: Final = R.DRAFT_GIVE_BASE
+_DRAFT_GET_BASE: Final = R.DRAFT_GET_BASE
 _MAIN = R.MAIN
-_FREE_OFFER_KEY = R.FREE_OFFER_BASE - R.OFFER_BASE
+_FREE_OFFER_KEY: Final = R.FREE_OFFER_BASE - R.OFFER_BASE
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
-_BITS16 = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
+_BITS16: Final = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
 
 
 def _bits(mask: int) -> list[int]:
@@ -130,7 +130,7 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
     return tuple(lists)
 
 
-_OFFERS_BY_CAP = _offer_lists()
+_OFFERS_BY_CAP: Final = _offer_lists()
 _CAP3: tuple[int, ...] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from games.base import (
     TERMINAL,
@@ -24,7 +24,7 @@ from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit, level
 from games.endeavor.scoring import final_scores, score_lines
 from games.endeavor.validate import load_state
 
-TRACK_GLORY_OPTIONS = ("push-forward", "round-down")
+TRACK_GLORY_OPTIONS: Final = ("push-forward", "round-down")
 
 INFO = GameInfo(
     name="endeavor",
@@ -39,8 +39,8 @@ INFO = GameInfo(
 # Short names for the sizes that index the seat-major lists (``owned[s * NB + type]``,
 # ``presence[s * NR + region]``), the cities and the sub-action targets.
 NB = D.NUM_BUILDING_TYPES
-NR = D.NUM_REGIONS
-NC = D.NUM_CITIES
+NR: Final = D.NUM_REGIONS
+NC: Final = D.NUM_CITIES
 NT = R.NT
 USE_BASE = R.USE_BASE
 SECOND_BASE = R.SECOND_BASE
@@ -53,15 +53,15 @@ DECK_REGION = D.DECK_REGION
 CARD_ICONS = D.CARD_ICONS
 SOURCE_KINDS = R.SOURCE_KINDS
 SOURCE_COMBO = R.SOURCE_COMBO
-ACTIVATABLE = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
-SHIP_TARGETS = tuple(R.ship(r) for r in range(1, NR))
-FULL_DECK = (1 << D.DECK_SIZE) - 1
+ACTIVATABLE: Final = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
+SHIP_TARGETS: Final = tuple(R.ship(r) for r in range(1, NR))
+FULL_DECK: Final = (1 << D.DECK_SIZE) - 1
 # Lowest set bit -> its index, for masks of 6 bits.
-LOWEST_BIT = tuple(((m & -m).bit_length() - 1) if m else -1 for m in range(1 << D.DECK_SIZE))
+LOWEST_BIT: Final = tuple(((m & -m).bit_length() - 1) if m else -1 for m in range(1 << D.DECK_SIZE))
 SHIP, OCCUPY, ATTACK, DRAW, PAY = D.SHIP, D.OCCUPY, D.ATTACK, D.DRAW, D.PAY
 BOTH = D.BOTH
-FACE_DOWN = R.LOC_FACE_DOWN
-DOCKS = D.BUILDING_NAMES.index("Docks")
+FACE_DOWN: Final = R.LOC_FACE_DOWN
+DOCKS: Final = D.BUILDING_NAMES.index("Docks")
 
 
 _COPIED = Fields(
@@ -104,7 +104,7 @@ _COPIED = Fields(
 )
 
 
-_SERIALIZED = tuple(
+_SERIALIZED: Final = tuple(
     name
     for name in _COPIED.names
     if name not in ("track_fill", "presence", "deck_mask", "passed_count")

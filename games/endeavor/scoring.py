@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from games.endeavor import data as D
 from games.endeavor import rules as R
@@ -32,7 +32,7 @@ class ScoredState(Protocol):
 
 
 # The scoring list, in the order the breakdown reports it.
-LINES = (
+LINES: Final = (
     "tracks",
     "cities",
     "connections",
