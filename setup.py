@@ -42,7 +42,7 @@ def warn(reason: str) -> None:
     """The one warning of a pure install."""
     print(
         f"WARNING: gamehost-server: installing the pure-Python engines ({reason}); they "
-        "run several times slower. Install a C compiler and reinstall to compile them.",
+        "run 2-3x slower (docs/benchmarks.md). Install a C compiler and reinstall to compile them.",
         file=sys.stderr,
     )
 
