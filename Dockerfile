@@ -2,7 +2,7 @@
 # workers (gamehost worker). Runs as an unprivileged user.
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY games games
 COPY bots bots
 COPY services services
@@ -10,8 +10,11 @@ COPY workers workers
 COPY gamehost gamehost
 COPY clients clients
 COPY web web
-# The client distribution (gamehost: CLI, gamehost.v1) and the server (gamehost-server).
-RUN pip install --no-cache-dir ./clients/python . \
+# The client distribution (gamehost: CLI, gamehost.v1) and the server (gamehost-server),
+# its engines and bots compiled by mypyc (setup.py): a C compiler for the build only.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && pip install --no-cache-dir ./clients/python . \
+ && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gamehost \
  && mkdir -p /tmp/metrics && chown gamehost /tmp/metrics
 USER 10001

@@ -9,6 +9,7 @@ workers), ``merge_root_stats`` and ``best_action`` (combine trees), ``LEVELS`` /
 ``get_level`` / ``level_names`` (what a seat may be).
 """
 
+import games  # noqa: F401 - installs the build switch (games.build) before bots' modules load
 from bots.decide import choose_action
 from bots.levels import LEVELS, Level, LevelKind, Playout, get_level, level_names
 from bots.search import best_action, merge_root_stats, search_tree

@@ -34,11 +34,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from games import CHANCE, TERMINAL, State
 
 # How often (in iterations) a time-limited search reads the clock.
-_CLOCK_EVERY = 8
+_CLOCK_EVERY: Final = 8
 
 
 class Node:
@@ -137,10 +138,14 @@ def uct_search(
             elif mover == CHANCE:
                 outcome = state.sample_chance(rng)
                 state.apply_unchecked(outcome)
-                child = node.outcomes.get(outcome)
-                if child is None:
+                outcomes = node.outcomes
+                assert outcomes is not None  # a chance node has its outcome children
+                found = outcomes.get(outcome)
+                if found is None:
                     child = new_node(state, actions, rng)
-                    node.outcomes[outcome] = child
+                    outcomes[outcome] = child
+                else:
+                    child = found
                 path.append(child)
                 node = child
             else:  # terminal

@@ -413,6 +413,7 @@ def _games(args: argparse.Namespace) -> int:
         for game in reply.game_types:
             print(f"{game.name:10} {game.min_players}-{game.max_players} players  {game.summary}")
         print("bot levels:", ", ".join(reply.bot_levels))
+        print("engines:", reply.engine_build or "unknown")  # compiled or pure (the server's)
     return 0
 
 

@@ -1,6 +1,7 @@
 """Pure rules engines: no I/O, no clocks, no global randomness; observations as plain data.
 
-May import: the standard library and ``games`` itself, nothing else (no protobuf, no
+May import: the standard library, ``mypy_extensions`` (compile hints) and ``games``
+itself, nothing else (no protobuf, no
 ``bots``, ``services`` or ``gamehost``). Inside, imports point one way: ``base`` <-
 ``checks``, ``copying``, ``actions`` <- each game package (``cite``, ``catan``,
 ``endeavor``, which never import one another). ``pyproject.toml``'s import
@@ -12,7 +13,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from games.base import (
+from games.build import engine_build, install_switch
+
+install_switch()  # GAMEHOST_PURE_PYTHON=1: the .py sources, before any compiled module loads
+
+from games.base import (  # noqa: E402 - after the build switch
     CHANCE,
     TERMINAL,
     CorruptStateError,
@@ -44,7 +49,8 @@ def get_game(name: str) -> type[Game]:
     if target is None:
         raise KeyError(name)
     module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    game: type[Game] = getattr(importlib.import_module(module_name), attr)
+    return game
 
 
 def _available(name: str) -> bool:
@@ -66,6 +72,7 @@ __all__ = [
     "NotationError",
     "OptionsError",
     "State",
+    "engine_build",
     "game_names",
     "get_game",
 ]

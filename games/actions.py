@@ -52,7 +52,10 @@ from typing import Any, Protocol
 class Arg(Protocol):
     """An argument's range (``0 .. size - 1``) with its notation."""
 
-    size: int
+    @property
+    def size(self) -> int:
+        """How many values the argument takes (read-only, as frozen dataclasses hold it)."""
+        ...
 
     def show(self, value: int) -> str:
         """The words of ``value``."""

@@ -19,11 +19,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
+
+from mypy_extensions import mypyc_attr  # compile hints only (a no-op when interpreted)
 
 # ``current_player`` values that are not seats.
-CHANCE = -1
-TERMINAL = -4
+CHANCE: Final = -1
+TERMINAL: Final = -4
 
 
 def quote_input(text: object, limit: int = 40) -> str:
@@ -85,6 +87,8 @@ class GameInfo:
     option_bounds: Mapping[str, OptionBounds] = field(default_factory=dict)
 
 
+# Tests and other games may subclass the compiled base classes (mypyc allows it only so).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class State(ABC):
     """A game state. Subclasses hold their data in plain lists/ints for speed."""
 
@@ -120,11 +124,12 @@ class State(ABC):
     def apply_unchecked(self, action: int) -> None:
         """Apply an action known to be legal (the search fast path)."""
 
-    def apply_action(self, action: int) -> None:
-        """Apply a decision or chance outcome, checking legality first."""
+    def apply_action(self, action: object) -> None:
+        """Apply a decision or chance outcome, checking legality first (anything but a
+        legal int id is an IllegalActionError: a compiled build checks the type too)."""
         if self.is_terminal():
             raise IllegalActionError("the game is over")
-        if not self.is_legal(action):
+        if not isinstance(action, int) or not self.is_legal(action):
             raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal now")
         self.apply_unchecked(action)
 
@@ -138,7 +143,7 @@ class State(ABC):
         now; None when no offer waits on it (or the game has no offers)."""
         return None
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: object) -> bool:
         """Whether ``action`` may be applied now. Usually: it is listed. A game may also
         accept ids it does not list, each equal to a sequence of listed small choices
         (Catan's whole domestic offers), so the listed action space stays small."""
@@ -148,7 +153,9 @@ class State(ABC):
             return action in [a for a, _ in self.chance_outcomes()]
         return action in self.legal_actions()
 
-    def _describe(self, action: int) -> str:
+    def _describe(self, action: object) -> str:
+        if not isinstance(action, int):
+            return "outside the action space"
         try:
             return self.action_to_string(action)
         except GameError:
@@ -233,7 +240,7 @@ class State(ABC):
             raise CorruptStateError(f"state data is invalid: {exc!r}") from exc
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[union-attr]
+        return isinstance(other, State) and type(self) is type(other) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -244,6 +251,7 @@ def shared_win(winners: Sequence[int], players: int) -> list[float]:
     return [share if seat in winners else 0.0 for seat in range(players)]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC):
     """A game type: its facts and a factory for initial states."""
 

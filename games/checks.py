@@ -38,7 +38,7 @@ def checked_bool(value: Any, what: str = "value") -> bool:
     return value
 
 
-def checked_list(value: Any, length: int | None = None, what: str = "value") -> list:
+def checked_list(value: Any, length: int | None = None, what: str = "value") -> list[Any]:
     """``value`` when it is a list (of exactly ``length`` items, when given)."""
     if not isinstance(value, list) or (length is not None and len(value) != length):
         raise CorruptStateError(

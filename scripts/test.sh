@@ -98,4 +98,11 @@ fi
 echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 
 .venv/bin/ruff check .
+.venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
 .venv/bin/pytest "$@"
+# The whole suite above ran the compiled engines (where the install compiled them);
+# the engines' and bots' tests run again on the pure-Python build (games/build.py).
+if (( $# == 0 )); then
+  echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build)"
+  GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q tests/games tests/bots
+fi

@@ -13,7 +13,7 @@ import grpc
 
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from games import CHANCE, TERMINAL
+from games import CHANCE, TERMINAL, engine_build
 from services import clock, limits, metrics, record_pages, seating
 from services import events as ev
 from services.archive.archive import ArchivedSummary
@@ -463,6 +463,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                 for g in self.host.game_types()
             ],
             bot_levels=self.host.bot_levels(),
+            engine_build=engine_build(),
         )
 
     @_unary

@@ -15,6 +15,7 @@ offer made to them (accept/decline) and take every other decision.
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Final
 
 from bots.heuristics import softmax_shares
 from games.catan import board as B
@@ -22,27 +23,28 @@ from games.catan import rules as R
 from games.catan.engine import CatanState
 
 SHARPNESS = 0.9  # per VP-equivalent
-PIP_VALUE = 0.09  # a typical settlement's 10-12 pips are worth about one VP
-DIVERSITY = 0.25  # per resource type produced at all
-CARD_VALUE = 0.07
-OVER_LIMIT = 0.12  # per card above 7: half the hand is lost on a 7
-DEV_VALUE = 0.35
-KNIGHT_VALUE = 0.15
-ROAD_VALUE = 0.04
-SPOT_VALUE = 0.25  # per open settlement spot on one's roads (first two)
-HARBOR_VALUE = 0.1
+PIP_VALUE: Final = 0.09  # a typical settlement's 10-12 pips are worth about one VP
+DIVERSITY: Final = 0.25  # per resource type produced at all
+CARD_VALUE: Final = 0.07
+OVER_LIMIT: Final = 0.12  # per card above 7: half the hand is lost on a 7
+DEV_VALUE: Final = 0.35
+KNIGHT_VALUE: Final = 0.15
+ROAD_VALUE: Final = 0.04
+SPOT_VALUE: Final = 0.25  # per open settlement spot on one's roads (first two)
+HARBOR_VALUE: Final = 0.1
 
 _OFFER_BASE = R.OFFER_BASE
 _MAIN = R.MAIN
-_DESERT = R.DESERT
-_DICE_WAYS = R.DICE_WAYS
+_DESERT: Final = R.DESERT
+_DICE_WAYS: Final = R.DICE_WAYS
 _NODE_HEXES = B.NODE_HEXES
 
 # Per board: for each intersection, its (hex, resource, pips) entries.
-_boards: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple] = {}
+_Yields = tuple[tuple[tuple[int, int, int], ...], ...]
+_boards: dict[tuple[tuple[int, ...], tuple[int, ...]], _Yields] = {}
 
 
-def _node_yields(state: CatanState) -> tuple:
+def _node_yields(state: CatanState) -> _Yields:
     key = (state.hex_terrain, state.hex_number)
     table = _boards.get(key)
     if table is None:

@@ -9,6 +9,8 @@ buildings. Shares are a softmax of the scores.
 
 from __future__ import annotations
 
+from typing import Final
+
 from bots.heuristics import softmax_shares
 from games.endeavor import data as D
 from games.endeavor import rules as R
@@ -16,12 +18,12 @@ from games.endeavor.engine import EndeavorState
 from games.endeavor.scoring import score_lines
 
 SHARPNESS = 0.3  # per glory point
-LEVEL_VALUE = 1.5  # per track level, at the start of the game
+LEVEL_VALUE: Final = 1.5  # per track level, at the start of the game
 MARKER_VALUE = 0.1  # per marker in the harbor (more makes bots hoard them)
-BUILDING_VALUE = 0.6  # per building without a marker (an action this round)
+BUILDING_VALUE: Final = 0.6  # per building without a marker (an action this round)
 
-_LEVEL = D.TRACK_LEVEL
-_NB = D.NUM_BUILDING_TYPES
+_LEVEL: Final = D.TRACK_LEVEL
+_NB: Final = D.NUM_BUILDING_TYPES
 
 
 def scores(state: EndeavorState) -> list[float]:

@@ -128,12 +128,14 @@ class ListGameTypesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ListGameTypesResponse(_message.Message):
-    __slots__ = ("game_types", "bot_levels")
+    __slots__ = ("game_types", "bot_levels", "engine_build")
     GAME_TYPES_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVELS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_BUILD_FIELD_NUMBER: _ClassVar[int]
     game_types: _containers.RepeatedCompositeFieldContainer[GameType]
     bot_levels: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game_types: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ..., bot_levels: _Optional[_Iterable[str]] = ...) -> None: ...
+    engine_build: str
+    def __init__(self, game_types: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ..., bot_levels: _Optional[_Iterable[str]] = ..., engine_build: _Optional[str] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
     __slots__ = ("kind", "bot_level", "name")

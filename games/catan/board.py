@@ -33,7 +33,9 @@ def _hex_centres() -> tuple[tuple[int, int], ...]:
 HEX_CENTRE = _hex_centres()
 
 
-def _build():
+def _build() -> tuple[
+    tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...], tuple[tuple[int, int], ...]
+]:
     points: set[tuple[int, int]] = set()
     for cx, cy in HEX_CENTRE:
         for dx, dy in _CORNERS:

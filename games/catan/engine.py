@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
 
 from games.base import (
     CHANCE,
@@ -21,7 +21,7 @@ from games.base import (
 )
 from games.catan import board as B
 from games.catan import rules as R
-from games.copying import Fields, cloned
+from games.copying import Fields
 
 INFO = GameInfo(
     name="catan",
@@ -39,7 +39,7 @@ INFO = GameInfo(
 )
 
 # Beginner layout (§6), rows top to bottom: (terrain, number).
-_BEGINNER = (
+_BEGINNER: tuple[tuple[int, int], ...] = (
     (R.MOUNTAINS, 10), (R.PASTURE, 2), (R.FOREST, 9),
     (R.FIELDS, 12), (R.HILLS, 6), (R.PASTURE, 4), (R.HILLS, 10),
     (R.FIELDS, 9), (R.FOREST, 11), (R.DESERT, 0), (R.FOREST, 3), (R.MOUNTAINS, 8),
@@ -49,7 +49,7 @@ _BEGINNER = (
 # Harbor types of the beginner board at the 9 standard spots, clockwise from the
 # top-left. The facts file has not transcribed them from the illustration, so
 # this is a fixed assignment of the project's own (documented in docs/games/catan.md).
-BEGINNER_HARBORS = (
+BEGINNER_HARBORS: tuple[int, ...] = (
     R.GENERIC,
     R.WOOL,
     R.GENERIC,
@@ -61,41 +61,41 @@ BEGINNER_HARBORS = (
     R.ORE,
 )
 
-_RANGE5 = range(5)
+_RANGE5: Final = range(5)
 _NODE_HEXES = B.NODE_HEXES
-_HEX_NODES = B.HEX_NODES
-_EDGE_NODES = B.EDGE_NODES
-_NODE_EDGES = B.NODE_EDGES
-_NODE_EDGE_MASK = B.NODE_EDGE_MASK
-_NODE_BLOCK_MASK = B.NODE_BLOCK_MASK
-_NODE_HEX_MASK = B.NODE_HEX_MASK
-_EDGE_NODE_MASK = B.EDGE_NODE_MASK
+_HEX_NODES: Final = B.HEX_NODES
+_EDGE_NODES: Final = B.EDGE_NODES
+_NODE_EDGES: Final = B.NODE_EDGES
+_NODE_EDGE_MASK: Final = B.NODE_EDGE_MASK
+_NODE_BLOCK_MASK: Final = B.NODE_BLOCK_MASK
+_NODE_HEX_MASK: Final = B.NODE_HEX_MASK
+_EDGE_NODE_MASK: Final = B.EDGE_NODE_MASK
 _longest_road = B.longest_road
 _longest_road_after = B.longest_road_after
 
-_VP = R.VICTORY_POINT
-_ROAD_COST = R.ROAD_COST
-_SETTLEMENT_COST = R.SETTLEMENT_COST
-_CITY_COST = R.CITY_COST
-_DEV_COST = R.DEV_COST
-_ROAD_BASE = R.ROAD_BASE
-_SETTLE_BASE = R.SETTLE_BASE
-_CITY_BASE = R.CITY_BASE
-_ROBBER_BASE = R.ROBBER_BASE
-_DISCARD_BASE = R.DISCARD_BASE
-_MARITIME_BASE = R.MARITIME_BASE
+_VP: Final = R.VICTORY_POINT
+_ROAD_COST: Final = R.ROAD_COST
+_SETTLEMENT_COST: Final = R.SETTLEMENT_COST
+_CITY_COST: Final = R.CITY_COST
+_DEV_COST: Final = R.DEV_COST
+_ROAD_BASE: Final = R.ROAD_BASE
+_SETTLE_BASE: Final = R.SETTLE_BASE
+_CITY_BASE: Final = R.CITY_BASE
+_ROBBER_BASE: Final = R.ROBBER_BASE
+_DISCARD_BASE: Final = R.DISCARD_BASE
+_MARITIME_BASE: Final = R.MARITIME_BASE
 _OFFER_BASE = R.OFFER_BASE
-_DICE_BASE = R.DICE_BASE
-_DRAW_BASE = R.DRAW_BASE
-_STEAL_BASE = R.STEAL_BASE
-_STEAL_END = R.STEAL_BASE + 5
-_DRAFT_GIVE_BASE = R.DRAFT_GIVE_BASE
-_DRAFT_GET_BASE = R.DRAFT_GET_BASE
+_DICE_BASE: Final = R.DICE_BASE
+_DRAW_BASE: Final = R.DRAW_BASE
+_STEAL_BASE: Final = R.STEAL_BASE
+_STEAL_END: Final = R.STEAL_BASE + 5
+_DRAFT_GIVE_BASE: Final = R.DRAFT_GIVE_BASE
+_DRAFT_GET_BASE: Final = R.DRAFT_GET_BASE
 _MAIN = R.MAIN
-_FREE_OFFER_KEY = R.FREE_OFFER_BASE - R.OFFER_BASE
+_FREE_OFFER_KEY: Final = R.FREE_OFFER_BASE - R.OFFER_BASE
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
-_BITS16 = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
+_BITS16: Final = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(1 << 16))
 
 
 def _bits(mask: int) -> list[int]:
@@ -130,8 +130,8 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
     return tuple(lists)
 
 
-_OFFERS_BY_CAP = _offer_lists()
-_CAP3 = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
+_OFFERS_BY_CAP: Final = _offer_lists()
+_CAP3: tuple[int, ...] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 
 _COPIED = Fields(
@@ -203,7 +203,6 @@ _COPIED = Fields(
 )
 
 
-@cloned(_COPIED)
 class CatanState(State):
     """A Catan game: hands and pieces as flat per-seat lists and bit masks (for speed)."""
 
@@ -214,15 +213,17 @@ class CatanState(State):
     # ------------------------------------------------------------------ construction
     def __init__(
         self,
-        players: int,
-        hex_terrain: tuple[int, ...],
-        hex_number: tuple[int, ...],
-        harbor_type: tuple[int, ...],
+        players: int = 0,
+        hex_terrain: tuple[int, ...] = (),
+        hex_number: tuple[int, ...] = (),
+        harbor_type: tuple[int, ...] = (),
         start_seat: int = 0,
         turn_limit: int = R.DEFAULT_TURN_LIMIT,
         board_kind: str = "random",
         tokens_kind: str = "spiral",
     ) -> None:
+        if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
+            return
         n = players
         self.n = n
         self._set_board(hex_terrain, hex_number, harbor_type)
@@ -284,7 +285,9 @@ class CatanState(State):
         self.answers: list[int] = []  # per seat during an offer: 0 waiting, 1 accept, 2 decline
         self.winners: list[int] = []
 
-    def _set_board(self, terrain: tuple, number: tuple, harbors: tuple) -> None:
+    def _set_board(
+        self, terrain: Sequence[int], number: Sequence[int], harbors: Sequence[int]
+    ) -> None:
         self.hex_terrain = tuple(terrain)
         self.hex_number = tuple(number)
         self.harbor_type = tuple(harbors)
@@ -609,7 +612,7 @@ class CatanState(State):
         d = self.draft
         return R.offer_key(tuple(max(t, 0) for t in d), tuple(max(-t, 0) for t in d))
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: object) -> bool:
         if type(action) is int and action >= R.FREE_OFFER_BASE:
             return self._whole_offer_ok(action - _OFFER_BASE)
         return super().is_legal(action)
@@ -710,7 +713,7 @@ class CatanState(State):
                 return base + t
         return base + max(t for t in _RANGE5 if counts[t])
 
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: object) -> None:
         if type(action) is not int:
             raise IllegalActionError(f"action ids are integers, not {action!r}")
         super().apply_action(action)
@@ -1253,11 +1256,6 @@ class CatanState(State):
             "seats": seats,
         }
 
-    def view(self, seat: int | None) -> Any:
-        from games.catan.view import build_view
-
-        return build_view(self.observation(seat))
-
     def determinize(self, seat: int, rng: random.Random) -> CatanState:
         """Deal again what ``seat`` cannot see: the unknown part of the other
         hands and the other seats' development cards (with the deck)."""
@@ -1321,6 +1319,72 @@ class CatanState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> CatanState:
+        """A copy: lists copied, immutable fields shared (``_COPIED``, one line each, so
+        a compiled build emits plain slot copies)."""
+        new = CatanState()  # a blank (see __init__)
+        new.hex_terrain = self.hex_terrain
+        new.hex_number = self.hex_number
+        new.harbor_type = self.harbor_type
+        new.num_hexes = self.num_hexes
+        new.node_harbor = self.node_harbor
+        new.board_kind = self.board_kind
+        new.tokens_kind = self.tokens_kind
+        new.n = self.n
+        new.turn = self.turn
+        new.actor = self.actor
+        new.phase = self.phase
+        new.start_seat = self.start_seat
+        new.turn_no = self.turn_no
+        new.turn_limit = self.turn_limit
+        new.occupied = self.occupied
+        new.free_nodes = self.free_nodes
+        new.edges_used = self.edges_used
+        new.lr_holder = self.lr_holder
+        new.la_holder = self.la_holder
+        new.robber = self.robber
+        new.dice = self.dice
+        new.rolled = self.rolled
+        new.dev_played = self.dev_played
+        new.free_roads = self.free_roads
+        new.free_placed = self.free_placed
+        new.discard_left = self.discard_left
+        new.steal_victim = self.steal_victim
+        new.setup_index = self.setup_index
+        new.setup_node = self.setup_node
+        new.offers_made = self.offers_made
+        new.offer = self.offer
+        new.hand = self.hand[:]
+        new.hidden = self.hidden[:]
+        new.dev = self.dev[:]
+        new.dev_new = self.dev_new[:]
+        new.dev_count = self.dev_count[:]
+        new.bank = self.bank[:]
+        new.deck = self.deck[:]
+        new.played = self.played[:]
+        new.node_owner = self.node_owner[:]
+        new.node_city = self.node_city[:]
+        new.edge_owner = self.edge_owner[:]
+        new.settle_mask = self.settle_mask[:]
+        new.city_mask = self.city_mask[:]
+        new.road_mask = self.road_mask[:]
+        new.road_nodes = self.road_nodes[:]
+        new.road_cand = self.road_cand[:]
+        new.roads_left = self.roads_left[:]
+        new.settles_left = self.settles_left[:]
+        new.cities_left = self.cities_left[:]
+        new.rates = self.rates[:]
+        new.vp = self.vp[:]
+        new.road_len = self.road_len[:]
+        new.knights = self.knights[:]
+        new.discard_queue = self.discard_queue[:]
+        new.discard_pending = self.discard_pending[:]
+        new.declined = self.declined[:]
+        new.draft = self.draft[:]
+        new.answers = self.answers[:]
+        new.winners = self.winners[:]
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
@@ -1371,7 +1435,8 @@ class CatanState(State):
     def from_dict(cls, data: Mapping[str, Any]) -> CatanState:
         from games.catan.serial import load_state
 
-        return load_state(cls, data)
+        state: CatanState = load_state(cls, data)
+        return state
 
     # ------------------------------------------------------------------ derived data
     def rebuild_derived(self) -> None:
@@ -1485,9 +1550,11 @@ def make_board(
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """(terrain per hex, token per hex (0 = desert), harbor type per spot)."""
     if kind == "beginner":
-        terrain = tuple(t for t, _ in _BEGINNER)
-        numbers = tuple(k for _, k in _BEGINNER)
-        return terrain, numbers, BEGINNER_HARBORS
+        return (
+            tuple(t for t, _ in _BEGINNER),
+            tuple(k for _, k in _BEGINNER),
+            BEGINNER_HARBORS,
+        )
     tiles = [t for t, count in enumerate(R.TERRAIN_COUNTS) for _ in range(count)]
     rng.shuffle(tiles)
     harbors = list(R.HARBOR_TYPES)

@@ -5,54 +5,54 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, Final
 
 from games.actions import ActionSpace, Family, Names, Number, OptionalArg, custom
 
 # Resources; terrain ids equal the resource they produce, the desert is 5.
 BRICK, LUMBER, WOOL, GRAIN, ORE = range(5)
-RESOURCE_NAMES = ("brick", "lumber", "wool", "grain", "ore")
-RESOURCE_ALIASES = {"wood": LUMBER, "sheep": WOOL, "wheat": GRAIN}
+RESOURCE_NAMES: Final = ("brick", "lumber", "wool", "grain", "ore")
+RESOURCE_ALIASES: Final = {"wood": LUMBER, "sheep": WOOL, "wheat": GRAIN}
 HILLS, FOREST, PASTURE, FIELDS, MOUNTAINS, DESERT = range(6)
-TERRAIN_NAMES = ("hills", "forest", "pasture", "fields", "mountains", "desert")
-TERRAIN_SHORT = ("hil", "for", "pas", "fld", "mtn", "des")
-TERRAIN_LEGEND = tuple(
+TERRAIN_NAMES: Final = ("hills", "forest", "pasture", "fields", "mountains", "desert")
+TERRAIN_SHORT: Final = ("hil", "for", "pas", "fld", "mtn", "des")
+TERRAIN_LEGEND: Final = tuple(
     (s, f"{t} ({RESOURCE_NAMES[i]})" if i < 5 else t)
     for i, (s, t) in enumerate(zip(TERRAIN_SHORT, TERRAIN_NAMES, strict=True))
 )
-TERRAIN_COUNTS = (3, 4, 4, 4, 3, 1)  # §3
-RESOURCE_COUNT = 19  # of each resource (§1)
+TERRAIN_COUNTS: Final = (3, 4, 4, 4, 3, 1)  # §3
+RESOURCE_COUNT: Final = 19  # of each resource (§1)
 
 # Number tokens in letter order A..R, laid along the spiral (§4).
-TOKEN_LETTER_ORDER = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
-DICE_WAYS = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
+TOKEN_LETTER_ORDER: tuple[int, ...] = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
+DICE_WAYS: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
 
 # Harbors: 0..4 = 2:1 for that resource, 5 = generic 3:1 (§5).
-GENERIC = 5
-HARBOR_NAMES = ("2:1 brick", "2:1 lumber", "2:1 wool", "2:1 grain", "2:1 ore", "3:1")
-HARBOR_TYPES = (BRICK, LUMBER, WOOL, GRAIN, ORE, GENERIC, GENERIC, GENERIC, GENERIC)
+GENERIC: Final = 5
+HARBOR_NAMES: Final = ("2:1 brick", "2:1 lumber", "2:1 wool", "2:1 grain", "2:1 ore", "3:1")
+HARBOR_TYPES: tuple[int, ...] = (BRICK, LUMBER, WOOL, GRAIN, ORE, GENERIC, GENERIC, GENERIC, GENERIC)
 
 # Development cards (§14).
 KNIGHT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, VICTORY_POINT = range(5)
-DEV_NAMES = ("knight", "road-building", "year-of-plenty", "monopoly", "victory-point")
-DEV_DECK = (14, 2, 2, 2, 5)
-DEV_TOTAL = 25
+DEV_NAMES: Final = ("knight", "road-building", "year-of-plenty", "monopoly", "victory-point")
+DEV_DECK: Final = (14, 2, 2, 2, 5)
+DEV_TOTAL: Final = 25
 
 # Costs (brick, lumber, wool, grain, ore) (§7).
-ROAD_COST = (1, 1, 0, 0, 0)
-SETTLEMENT_COST = (1, 1, 1, 1, 0)
-CITY_COST = (0, 0, 0, 2, 3)
-DEV_COST = (0, 0, 1, 1, 1)
+ROAD_COST: Final = (1, 1, 0, 0, 0)
+SETTLEMENT_COST: Final = (1, 1, 1, 1, 0)
+CITY_COST: Final = (0, 0, 0, 2, 3)
+DEV_COST: Final = (0, 0, 1, 1, 1)
 ROADS, SETTLEMENTS, CITIES = 15, 5, 4  # supply per player
 
-WIN_VP = 10
-DISCARD_LIMIT = 7
-LONGEST_ROAD_MIN = 5
-LARGEST_ARMY_MIN = 3
-MAX_OFFERS_PER_TURN = 3  # §19a.4
+WIN_VP: Final = 10
+DISCARD_LIMIT: Final = 7
+LONGEST_ROAD_MIN: Final = 5
+LARGEST_ARMY_MIN: Final = 3
+MAX_OFFERS_PER_TURN: Final = 3  # §19a.4
 MAX_PLAYERS = 4
-DEFAULT_TURN_LIMIT = 1000  # §19a.5
-NO_ONE = -1
+DEFAULT_TURN_LIMIT: Final = 1000  # §19a.5
+NO_ONE: Final = -1
 
 # Phases.
 (
@@ -90,7 +90,7 @@ PHASE_NAMES = (
 # The compact table: offers giving 1-2 cards and asking for 1-2 cards, no resource on
 # both sides (§12, §19a.4), one id each. Each side is a multiset, a 5-count tuple.
 # Larger offers (§19a.8) are drafted step by step or given whole (FREE_OFFER_BASE).
-MAX_OFFER_SIDE = 2
+MAX_OFFER_SIDE: Final = 2
 
 
 def _sides() -> list[tuple[int, ...]]:
@@ -104,22 +104,22 @@ def _sides() -> list[tuple[int, ...]]:
     return sides
 
 
-_SIDES = _sides()
+_SIDES: Final = _sides()
 OFFERS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
     (give, get)
     for give in _SIDES
     for get in _SIDES
     if not any(g and w for g, w in zip(give, get, strict=True))
 )
-NUM_OFFERS = len(OFFERS)
-OFFER_INDEX = {offer: i for i, offer in enumerate(OFFERS)}
+NUM_OFFERS: Final = len(OFFERS)
+OFFER_INDEX: Final = {offer: i for i, offer in enumerate(OFFERS)}
 
 # --------------------------------------------------------------------- the action space
 # Ids are stable (logs and the API replay by id): families keep this order. The
 # notation of each is in docs/games/catan.md; ``games.actions`` explains the layout.
-YOP_PAIRS = tuple((a, b) for a in range(5) for b in range(a, 5))
-YOP_CHOICES = (*YOP_PAIRS, *((a,) for a in range(5)))  # 15 pairs (a <= b), then 5 singles
-RESOURCE = Names(RESOURCE_NAMES, aliases=RESOURCE_ALIASES)
+YOP_PAIRS: Final = tuple((a, b) for a in range(5) for b in range(a, 5))
+YOP_CHOICES: Final = (*YOP_PAIRS, *((a,) for a in range(5)))  # 15 pairs (a <= b), then 5 singles
+RESOURCE: Final = Names(RESOURCE_NAMES, aliases=RESOURCE_ALIASES)
 SEAT = Number(MAX_PLAYERS)
 
 
@@ -221,7 +221,7 @@ def _steal_read(words: Sequence[str], _state: Any, _limits: Mapping[str, int]) -
     return (RESOURCE.read(words[1:2]),)
 
 
-_TERM_BASE = 2 * RESOURCE_COUNT + 1  # whole-offer terms: one digit per resource
+_TERM_BASE: Final = 2 * RESOURCE_COUNT + 1  # whole-offer terms: one digit per resource
 SPACE = ActionSpace(
     [
         Family("end", "end", also=("end turn",)),
@@ -297,39 +297,39 @@ SPACE = ActionSpace(
 
 END_TURN = SPACE.base("end")
 ROLL = SPACE.base("roll")
-STOP_ROADS = SPACE.base("stop")
-BUY_DEV = SPACE.base("buy-dev")
-PLAY_KNIGHT = SPACE.base("knight")
+STOP_ROADS: Final = SPACE.base("stop")
+BUY_DEV: Final = SPACE.base("buy-dev")
+PLAY_KNIGHT: Final = SPACE.base("knight")
 PLAY_ROAD_BUILDING = SPACE.base("road-building")
-YOP_BASE = SPACE.base("year-of-plenty")  # + index in YOP_CHOICES
-MONOPOLY_BASE = SPACE.base("monopoly")  # + resource
-ACCEPT = SPACE.base("accept")
-DECLINE = SPACE.base("decline")
-CANCEL_TRADE = SPACE.base("cancel")
-CONFIRM_BASE = SPACE.base("confirm")  # + accepting seat
-ROAD_BASE = SPACE.base("road")  # + path
-SETTLE_BASE = SPACE.base("settle")  # + intersection
-CITY_BASE = SPACE.base("city")  # + intersection
-ROBBER_BASE = SPACE.base("robber")  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
+YOP_BASE: Final = SPACE.base("year-of-plenty")  # + index in YOP_CHOICES
+MONOPOLY_BASE: Final = SPACE.base("monopoly")  # + resource
+ACCEPT: Final = SPACE.base("accept")
+DECLINE: Final = SPACE.base("decline")
+CANCEL_TRADE: Final = SPACE.base("cancel")
+CONFIRM_BASE: Final = SPACE.base("confirm")  # + accepting seat
+ROAD_BASE: Final = SPACE.base("road")  # + path
+SETTLE_BASE: Final = SPACE.base("settle")  # + intersection
+CITY_BASE: Final = SPACE.base("city")  # + intersection
+ROBBER_BASE: Final = SPACE.base("robber")  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
 DISCARD_BASE = SPACE.base("discard")  # + resource
-MARITIME_BASE = SPACE.base("maritime")  # + give * 5 + get (give != get)
-OFFER_BASE = SPACE.base("offer")  # + offer index
-DICE_BASE = SPACE.base("dice")  # + sum - 2 (chance)
+MARITIME_BASE: Final = SPACE.base("maritime")  # + give * 5 + get (give != get)
+OFFER_BASE: int = SPACE.base("offer")  # + offer index
+DICE_BASE: Final = SPACE.base("dice")  # + sum - 2 (chance)
 DRAW_BASE = SPACE.base("draw")  # + card type (chance)
-STEAL_BASE = SPACE.base("steal")  # + resource (chance)
+STEAL_BASE: Final = SPACE.base("steal")  # + resource (chance)
 # Offer drafts (§19a.8): an offer of any terms built one card at a time.
-DRAFT_GIVE_BASE = SPACE.base("add-give")  # + resource: add one card to give
-DRAFT_GET_BASE = SPACE.base("add-get")  # + resource: add one card to ask for
-DRAFT_MAKE = SPACE.base("make-offer")  # make the drafted offer
-DRAFT_DROP = SPACE.base("drop-offer")  # abandon the draft
+DRAFT_GIVE_BASE: Final = SPACE.base("add-give")  # + resource: add one card to give
+DRAFT_GET_BASE: Final = SPACE.base("add-get")  # + resource: add one card to ask for
+DRAFT_MAKE: Final = SPACE.base("make-offer")  # make the drafted offer
+DRAFT_DROP: Final = SPACE.base("drop-offer")  # abandon the draft
 NUM_ACTIONS = SPACE.base("whole-offer")  # the enumerated action space (legal_actions)
 
 # Whole offers beyond the compact table, in one id (the one-line notation): never listed
 # by legal_actions, accepted by is_legal. Terms as one signed count per resource
 # (+ given, - asked), each in -19..19, written in base 39.
-MAX_OFFER_KIND = RESOURCE_COUNT
-FREE_OFFER_BASE = NUM_ACTIONS
-FREE_OFFER_END = SPACE.end
+MAX_OFFER_KIND: Final = RESOURCE_COUNT
+FREE_OFFER_BASE: int = NUM_ACTIONS
+FREE_OFFER_END: Final = SPACE.end
 
 
 def terms_code(terms: list[int] | tuple[int, ...]) -> int:
@@ -383,7 +383,7 @@ def is_offer_key(key: int) -> bool:
 
 
 # Constant chance outcomes of the dice.
-DICE_OUTCOMES = tuple((DICE_BASE + s - 2, DICE_WAYS[s] / 36) for s in range(2, 13))
+DICE_OUTCOMES: Final = tuple((DICE_BASE + s - 2, DICE_WAYS[s] / 36) for s in range(2, 13))
 
 
 def offer_text(index: int) -> str:

@@ -17,7 +17,7 @@ from games.catan import rules as R
 from games.checks import checked_bool, checked_choice, checked_int, checked_ints
 
 
-def load_state(cls: type, data: Mapping[str, Any]):  # noqa: C901 - one flat checklist
+def load_state(cls: Any, data: Mapping[str, Any]) -> Any:  # noqa: C901 - one flat checklist
     """A ``CatanState`` (``cls``) rebuilt from ``to_dict`` output, every field checked."""
     if not isinstance(data, Mapping):
         raise CorruptStateError("Catan state data must be an object")

@@ -28,7 +28,7 @@ from games.checks import (
     require_fields,
 )
 from games.cite import rules as R
-from games.copying import Fields, cloned
+from games.copying import Fields
 
 INFO = GameInfo(
     name="cite",
@@ -60,7 +60,6 @@ _COPIED = Fields(
 )
 
 
-@cloned(_COPIED)
 class CiteState(State):
     """A Cité game: per-city gauges and structures, the deck as counts, the turn's step."""
 
@@ -68,7 +67,9 @@ class CiteState(State):
 
     __slots__ = _COPIED.names
 
-    def __init__(self, players: int, round_limit: int = R.DEFAULT_ROUND_LIMIT) -> None:
+    def __init__(self, players: int = 0, round_limit: int = R.DEFAULT_ROUND_LIMIT) -> None:
+        if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
+            return
         self.n = players
         self.gauges = [[R.GAUGE_START] * 5 for _ in range(players)]
         self.standing = [True] * players
@@ -597,12 +598,38 @@ class CiteState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> CiteState:
+        """A copy: lists copied, immutable fields shared (``_COPIED``, one line each, so
+        a compiled build emits plain slot copies)."""
+        new = CiteState()  # a blank (see __init__)
+        new.n = self.n
+        new.phase = self.phase
+        new.turn = self.turn
+        new.actor = self.actor
+        new.to_draw = self.to_draw
+        new.round = self.round
+        new.round_limit = self.round_limit
+        new.levied = self.levied
+        new.standing = self.standing[:]
+        new.granary = self.granary[:]
+        new.outpost = self.outpost[:]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.hand = self.hand[:]
+        new.drawn = self.drawn[:]
+        new.deal_order = self.deal_order[:]
+        new.resolve_order = self.resolve_order[:]
+        new.spoils = self.spoils[:]
+        new.winners = self.winners[:]
+        new.gauges = [inner[:] for inner in self.gauges]
+        return new
+
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in _COPIED.names}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CiteState:
-        data = require_fields(data, cls.__slots__, "Cité")
+        data = require_fields(data, _COPIED.names, "Cité")
         n = checked_int(data["n"], 2, R.MAX_PLAYERS, "n")
         state = cls(n)
         state.gauges = [

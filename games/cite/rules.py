@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.actions import ActionSpace, Family, Names, Number
 
 # Gauges, in the order a city's gauge list stores them.
 GOLD, WHEAT, HEALTH, CIVILIANS, ARMY = range(5)
-GAUGE_NAMES = ("gold", "wheat", "health", "civilians", "army")
+GAUGE_NAMES: Final = ("gold", "wheat", "health", "civilians", "army")
 GAUGE_MIN, GAUGE_MAX, GAUGE_START = 0, 10, 5
 
-GRANARY_SLOTS = 2
-OUTPOST_SLOTS = 4
-NO_STRUCTURE = -1  # granary/outpost value when the city has none
+GRANARY_SLOTS: Final = 2
+OUTPOST_SLOTS: Final = 4
+NO_STRUCTURE: Final = -1  # granary/outpost value when the city has none
 
 # Cards and the deck composition [fixed].
 (
@@ -25,7 +27,7 @@ NO_STRUCTURE = -1  # granary/outpost value when the city has none
     CIVIL_WAR,
     LAND_OF_WELCOME,
 ) = range(9)
-CARD_NAMES = (
+CARD_NAMES: Final = (
     "granary",
     "good-war",
     "outpost",
@@ -39,20 +41,20 @@ CARD_NAMES = (
 DECK = (4, 5, 3, 5, 6, 5, 4, 4, 4)
 NUM_CARDS = len(DECK)
 DECK_SIZE = sum(DECK)  # 40
-NO_CARD = -1
+NO_CARD: Final = -1
 
 # Die faces: five distinct effects, plague on two of the six faces.
 HARVEST, COMMERCE, PLAGUE, HAIL, MEDICINE = range(5)
-FACE_NAMES = ("harvest", "commerce", "plague", "hail", "medicine")
-FACE_WAYS = (1, 1, 2, 1, 1)
-FACE_EFFECT = ((WHEAT, +1), (GOLD, +1), (HEALTH, -1), (WHEAT, -1), (HEALTH, +1))
+FACE_NAMES: Final = ("harvest", "commerce", "plague", "hail", "medicine")
+FACE_WAYS: Final = (1, 1, 2, 1, 1)
+FACE_EFFECT: Final = ((WHEAT, +1), (GOLD, +1), (HEALTH, -1), (WHEAT, -1), (HEALTH, +1))
 
 MAX_PLAYERS = 6
 
 # The action space (``games.actions``): ids are stable, they appear in logs and in the API.
 SEAT = Number(MAX_PLAYERS)
 CARD = Names(CARD_NAMES)
-SIMPLE_ACTIONS = {
+SIMPLE_ACTIONS: Final = {
     0: "no levy",  # step 3, the turn's city
     1: "levy",
     2: "store wheat",  # step 4, one unit into granary / outpost
@@ -73,19 +75,19 @@ SPACE = ActionSpace(
         Family("draw", "draw {card}", [("card", CARD)]),  # chance: a card drawn
     ]
 )
-NO_LEVY = SPACE.base("no-levy")
-LEVY = SPACE.base("levy")
-STORE_WHEAT = SPACE.base("store-wheat")
-STORE_ARMY = SPACE.base("store-army")
-EMPTY_GRANARY = SPACE.base("empty-granary")
+NO_LEVY: Final = SPACE.base("no-levy")
+LEVY: Final = SPACE.base("levy")
+STORE_WHEAT: Final = SPACE.base("store-wheat")
+STORE_ARMY: Final = SPACE.base("store-army")
+EMPTY_GRANARY: Final = SPACE.base("empty-granary")
 DONE = SPACE.base("done")
-PLAY = SPACE.base("play")
+PLAY: Final = SPACE.base("play")
 DISCARD = SPACE.base("discard")
-TAKE_GOLD = SPACE.base("take-gold")
-TAKE_WHEAT = SPACE.base("take-wheat")
-ATTACK_BASE = SPACE.base("attack")  # + target seat
-DEAL_BASE = SPACE.base("deal")  # + card * MAX_PLAYERS + recipient seat
-ROLL_BASE = SPACE.base("roll")  # + face (chance)
+TAKE_GOLD: Final = SPACE.base("take-gold")
+TAKE_WHEAT: Final = SPACE.base("take-wheat")
+ATTACK_BASE: Final = SPACE.base("attack")  # + target seat
+DEAL_BASE: Final = SPACE.base("deal")  # + card * MAX_PLAYERS + recipient seat
+ROLL_BASE: Final = SPACE.base("roll")  # + face (chance)
 DRAW_BASE = SPACE.base("draw")  # + card (chance)
 NUM_ACTIONS = SPACE.end
 
@@ -93,8 +95,8 @@ NUM_ACTIONS = SPACE.end
 ROLL, LEVY_STEP, STORE_STEP, DRAW, DEAL, RESOLVE, WAR_SPOILS, OVER = range(8)
 PHASE_NAMES = ("roll", "levy", "store", "draw", "deal", "resolve", "war-spoils", "over")
 
-DEFAULT_ROUND_LIMIT = 60
-MAX_ROUND_LIMIT = 1_000_000  # the largest a stored state accepts
+DEFAULT_ROUND_LIMIT: Final = 60
+MAX_ROUND_LIMIT: Final = 1_000_000  # the largest a stored state accepts
 
 
 # Fast encoders for the hot paths (``SPACE.encode`` gives the same ids; a test checks).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from games.base import (
     TERMINAL,
@@ -17,14 +17,14 @@ from games.base import (
     State,
     shared_win,
 )
-from games.copying import Fields, cloned
+from games.copying import Fields
 from games.endeavor import data as D
 from games.endeavor import rules as R
 from games.endeavor.holdings import TRACKS_PER_SEAT, cards_fit, level
 from games.endeavor.scoring import final_scores, score_lines
 from games.endeavor.validate import load_state
 
-TRACK_GLORY_OPTIONS = ("push-forward", "round-down")
+TRACK_GLORY_OPTIONS: Final = ("push-forward", "round-down")
 
 INFO = GameInfo(
     name="endeavor",
@@ -39,8 +39,8 @@ INFO = GameInfo(
 # Short names for the sizes that index the seat-major lists (``owned[s * NB + type]``,
 # ``presence[s * NR + region]``), the cities and the sub-action targets.
 NB = D.NUM_BUILDING_TYPES
-NR = D.NUM_REGIONS
-NC = D.NUM_CITIES
+NR: Final = D.NUM_REGIONS
+NC: Final = D.NUM_CITIES
 NT = R.NT
 USE_BASE = R.USE_BASE
 SECOND_BASE = R.SECOND_BASE
@@ -53,15 +53,15 @@ DECK_REGION = D.DECK_REGION
 CARD_ICONS = D.CARD_ICONS
 SOURCE_KINDS = R.SOURCE_KINDS
 SOURCE_COMBO = R.SOURCE_COMBO
-ACTIVATABLE = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
-SHIP_TARGETS = tuple(R.ship(r) for r in range(1, NR))
-FULL_DECK = (1 << D.DECK_SIZE) - 1
+ACTIVATABLE: Final = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
+SHIP_TARGETS: Final = tuple(R.ship(r) for r in range(1, NR))
+FULL_DECK: Final = (1 << D.DECK_SIZE) - 1
 # Lowest set bit -> its index, for masks of 6 bits.
-LOWEST_BIT = tuple(((m & -m).bit_length() - 1) if m else -1 for m in range(1 << D.DECK_SIZE))
+LOWEST_BIT: Final = tuple(((m & -m).bit_length() - 1) if m else -1 for m in range(1 << D.DECK_SIZE))
 SHIP, OCCUPY, ATTACK, DRAW, PAY = D.SHIP, D.OCCUPY, D.ATTACK, D.DRAW, D.PAY
 BOTH = D.BOTH
-FACE_DOWN = R.LOC_FACE_DOWN
-DOCKS = D.BUILDING_NAMES.index("Docks")
+FACE_DOWN: Final = R.LOC_FACE_DOWN
+DOCKS: Final = D.BUILDING_NAMES.index("Docks")
 
 
 _COPIED = Fields(
@@ -104,7 +104,12 @@ _COPIED = Fields(
 )
 
 
-@cloned(_COPIED)
+_SERIALIZED: Final = tuple(
+    name
+    for name in _COPIED.names
+    if name not in ("track_fill", "presence", "deck_mask", "passed_count")
+)
+
 class EndeavorState(State):
     """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
 
@@ -112,13 +117,11 @@ class EndeavorState(State):
 
     __slots__ = _COPIED.names
     # Serialized fields (to_dict): all but those derived from them (rebuilt by from_dict).
-    _FIELDS = tuple(
-        name
-        for name in _COPIED.names
-        if name not in ("track_fill", "presence", "deck_mask", "passed_count")
-    )
+    _FIELDS: ClassVar[tuple[str, ...]] = _SERIALIZED
 
-    def __init__(self, players: int, round_down: bool = False) -> None:
+    def __init__(self, players: int = 0, round_down: bool = False) -> None:
+        if not players:  # a blank that clone() fills (compiled classes have no bare __new__)
+            return
         n = players
         self.n = n
         self.round_down = round_down
@@ -772,12 +775,51 @@ class EndeavorState(State):
         return shared_win(self.winners, self.n)
 
     # ------------------------------------------------------------------ copying and bytes
+    def clone(self) -> EndeavorState:
+        """A copy: lists copied, immutable fields shared (``_COPIED``, one line each, so
+        a compiled build emits plain slot copies)."""
+        new = EndeavorState()  # a blank (see __init__)
+        new.n = self.n
+        new.round_down = self.round_down
+        new.round = self.round
+        new.crown = self.crown
+        new.phase = self.phase
+        new.to_move = self.to_move
+        new.step = self.step
+        new.salary_left = self.salary_left
+        new.pending = self.pending
+        new.pending_target = self.pending_target
+        new.abolished = self.abolished
+        new.passed_count = self.passed_count
+        new.passed = self.passed[:]
+        new.track_values = self.track_values[:]
+        new.supply = self.supply[:]
+        new.harbor = self.harbor[:]
+        new.owned = self.owned[:]
+        new.used = self.used[:]
+        new.building_supply = self.building_supply[:]
+        new.city_owner = self.city_owner[:]
+        new.space_token = self.space_token[:]
+        new.shipping_track = self.shipping_track[:]
+        new.beside_track = self.beside_track[:]
+        new.blue_tokens = self.blue_tokens[:]
+        new.brown_tokens = self.brown_tokens[:]
+        new.spent_tokens = self.spent_tokens[:]
+        new.card_location = self.card_location[:]
+        new.scores = self.scores[:]
+        new.winners = self.winners[:]
+        new.track_fill = self.track_fill[:]
+        new.presence = self.presence[:]
+        new.deck_mask = self.deck_mask[:]
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EndeavorState:
-        return load_state(cls, data)
+        state: EndeavorState = load_state(cls, data)
+        return state
 
     # ------------------------------------------------------------------ derived data
     def _derive(self) -> None:

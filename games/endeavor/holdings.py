@@ -7,10 +7,11 @@ without importing one another.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from games.endeavor import data as D
 
-TRACKS_PER_SEAT = 4  # industry, culture, finance, politics (``D.TRACK_NAMES`` order)
+TRACKS_PER_SEAT: Final = 4  # industry, culture, finance, politics (``D.TRACK_NAMES`` order)
 
 
 def level(value: int) -> int:

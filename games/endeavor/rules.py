@@ -29,15 +29,17 @@ spaces for hyphens; the facts' codes (``CA2``, ``AF``) are read too.
 
 from __future__ import annotations
 
+from typing import Final
+
 from games.actions import ActionSpace, Family, Names
 from games.endeavor import data as D
 
 # Sources of a turn's action: building types 0-15, then the blue tokens.
-TOKEN_SOURCE_BASE = D.NUM_BUILDING_TYPES  # source = 16 + (token type - 4)
-NUM_SOURCES = TOKEN_SOURCE_BASE + 4
+TOKEN_SOURCE_BASE: Final = D.NUM_BUILDING_TYPES  # source = 16 + (token type - 4)
+NUM_SOURCES: Final = TOKEN_SOURCE_BASE + 4
 
-TOKEN_SOURCE_SLUGS = ("ship-draw-token", "occupy-draw-token", "attack-token", "payment-token")
-SOURCE_NAMES = (*D.BUILDING_NAMES, *TOKEN_SOURCE_SLUGS)
+TOKEN_SOURCE_SLUGS: Final = ("ship-draw-token", "occupy-draw-token", "attack-token", "payment-token")
+SOURCE_NAMES: Final = (*D.BUILDING_NAMES, *TOKEN_SOURCE_SLUGS)
 # Kinds of action each source allows, and how its two parts combine.
 SOURCE_KINDS = (
     *D.BUILDING_KINDS,
@@ -49,15 +51,15 @@ SOURCE_KINDS = (
 SOURCE_COMBO = (*D.BUILDING_COMBO, D.EITHER, D.EITHER, D.SINGLE, D.SINGLE)
 
 # Argument words.
-BUILDING = Names(D.BUILDING_NAMES, joiner="-")
-REGION = Names(D.REGION_SLUGS, {c.lower(): r for r, c in enumerate(D.REGION_CODES)}, joiner="-")
+BUILDING: Final = Names(D.BUILDING_NAMES, joiner="-")
+REGION: Final = Names(D.REGION_SLUGS, {c.lower(): r for r, c in enumerate(D.REGION_CODES)}, joiner="-")
 CITY = Names(D.CITY_SLUGS, {c.lower(): k for k, c in enumerate(D.CITY_CODES)}, joiner="-")
 DECK = Names(D.DECK_SLUGS, {c.lower(): d for d, c in enumerate(D.REGION_CODES) if d}, joiner="-")
 CARD = Names(D.CARD_SLUGS, joiner="-")
-SOURCE = Names(SOURCE_NAMES, joiner="-")
+SOURCE: Final = Names(SOURCE_NAMES, joiner="-")
 
 # What a sub-action does, and to what (a target; ``T_*`` are its family bases).
-TARGETS = ActionSpace(
+TARGETS: Final = ActionSpace(
     [
         Family("ship", "ship {region}", [("region", REGION)]),  # Europe's id is never legal
         Family("occupy", "occupy {city}", [("city", CITY)]),
@@ -66,11 +68,11 @@ TARGETS = ActionSpace(
         Family("pay", "pay {building}", [("building", BUILDING)]),
     ]
 )
-T_SHIP = TARGETS.base("ship")  # + region
-T_OCCUPY = TARGETS.base("occupy")  # + city
-T_ATTACK = TARGETS.base("attack")  # + city
-T_DRAW = TARGETS.base("draw")  # + deck
-T_PAY = TARGETS.base("pay")  # + building type
+T_SHIP: Final = TARGETS.base("ship")  # + region
+T_OCCUPY: Final = TARGETS.base("occupy")  # + city
+T_ATTACK: Final = TARGETS.base("attack")  # + city
+T_DRAW: Final = TARGETS.base("draw")  # + deck
+T_PAY: Final = TARGETS.base("pay")  # + building type
 NT = TARGETS.size  # 89
 
 SPACE = ActionSpace(
@@ -84,10 +86,10 @@ SPACE = ActionSpace(
         Family("use", "{target} with {source}", [("source", SOURCE), ("target", TARGETS)]),
     ]
 )
-PASS = SPACE.base("pass")
+PASS: Final = SPACE.base("pass")
 DONE = SPACE.base("done")
-BUILD_BASE = SPACE.base("build")
-SALARY_BASE = SPACE.base("salary")
+BUILD_BASE: Final = SPACE.base("build")
+SALARY_BASE: Final = SPACE.base("salary")
 DISCARD_BASE = SPACE.base("discard")
 SECOND_BASE = SPACE.base("second")
 USE_BASE = SPACE.base("use")
@@ -99,12 +101,12 @@ PHASE_NAMES = ("build", "salary", "action", "second-half", "discard", "over")
 
 # What the second half of a "+" action may be.
 PENDING_NONE, PENDING_SHIP, PENDING_OCCUPY, PENDING_DRAW = range(4)
-PENDING_NAMES = ("none", "ship", "occupy", "draw")
+PENDING_NAMES: Final = ("none", "ship", "occupy", "draw")
 
 # Where a card is (``card_loc`` values besides a holding seat 0..4).
-LOC_DECK = -1
-LOC_REMOVED = -2  # Governors discarded, the Slavery deck after Abolition
-LOC_FACE_DOWN = 10  # + seat: a Slavery card face down beside its owner (-1 glory)
+LOC_DECK: Final = -1
+LOC_REMOVED: Final = -2  # Governors discarded, the Slavery deck after Abolition
+LOC_FACE_DOWN: Final = 10  # + seat: a Slavery card face down beside its owner (-1 glory)
 
 
 def target_kind(t: int) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from games.endeavor import data as D
 from games.endeavor import rules as R
@@ -14,17 +14,25 @@ class ScoredState(Protocol):
     """What scoring reads of a state (``EndeavorState`` has it; not imported, so the
     engine can import this module)."""
 
-    n: int
-    round_down: bool
-    track_values: Sequence[int]
-    city_owner: Sequence[int]
-    card_location: Sequence[int]
-    owned: Sequence[int]
-    harbor: Sequence[int]
+    # Read-only members, so a state's ``list[int]`` fields match ``Sequence[int]``.
+    @property
+    def n(self) -> int: ...
+    @property
+    def round_down(self) -> bool: ...
+    @property
+    def track_values(self) -> Sequence[int]: ...
+    @property
+    def city_owner(self) -> Sequence[int]: ...
+    @property
+    def card_location(self) -> Sequence[int]: ...
+    @property
+    def owned(self) -> Sequence[int]: ...
+    @property
+    def harbor(self) -> Sequence[int]: ...
 
 
 # The scoring list, in the order the breakdown reports it.
-LINES = (
+LINES: Final = (
     "tracks",
     "cities",
     "connections",
