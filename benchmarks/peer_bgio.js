@@ -17,7 +17,7 @@
 // It prints a line "measuring" when the warm-up ends, then one JSON line of results.
 'use strict';
 
-const MOVES_PER_GAME = Number(process.argv[7] || 50);
+const MOVES_PER_GAME = Number(process.argv[7] || 500);
 
 const Counter = {
   name: 'counter',

@@ -99,12 +99,17 @@ class Row:
 
 # ------------------------------------------------------------------ one measured step
 def run_load(
-    command: list[str], server_pid: int, seconds: float, redis_url: str | None = None
+    command: list[str],
+    server_pid: int,
+    seconds: float,
+    redis_url: str | None = None,
+    during: list[str] | None = None,
 ) -> tuple[dict, float, float, float | None]:
     """Run a load generator that prints "measuring" when its warm-up ends and a JSON
     line of results at the end. Returns the results and the server's, the load
     generator's and (with ``redis_url``) Redis's CPU in percent of one core over the
-    ``seconds`` after "measuring"."""
+    ``seconds`` after "measuring". ``during``: a command run over that window (a
+    profiler), waited for."""
     load = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_node_env())
     assert load.stdout is not None
     try:
@@ -114,10 +119,13 @@ def run_load(
         server0, client0 = cpu_seconds(server_pid), cpu_seconds(load.pid)
         redis0 = _redis_cpu(redis_url)
         started = time.monotonic()
+        watcher = subprocess.Popen(during, cwd=ROOT) if during else None
         time.sleep(seconds)
         elapsed = time.monotonic() - started
         server1, client1 = cpu_seconds(server_pid), cpu_seconds(load.pid)
         redis1 = _redis_cpu(redis_url)
+        if watcher is not None:
+            watcher.wait(seconds + 60)
         result = json.loads(load.stdout.readline())
         load.wait(60)
     finally:
@@ -434,7 +442,7 @@ def main() -> None:
         "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
     parser.add_argument("--gamehost-game", default="cite")
-    parser.add_argument("--counter-moves", type=int, default=50, help="moves per counter match")
+    parser.add_argument("--counter-moves", type=int, default=500, help="moves per counter match")
     args = parser.parse_args()
     args.games = [int(n) for n in args.games.split(",")]
     servers = args.servers.split(",")
