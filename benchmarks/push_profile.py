@@ -10,7 +10,7 @@ raw`` over the measured window. Each sample is put in one part by its innermost 
 that names one (the table in docs/loadtest/push-path.md), and each part's samples are
 turned into microseconds of CPU per move: samples / rate / moves. What /proc counts
 but py-spy does not see (the gRPC core's own threads, the interpreter between frames)
-is the row "not seen by py-spy". Prints the parts, then the hottest functions by own
+is spread over the parts by their share of the samples. Prints the parts, then the hottest functions by own
 time and by time under them (``file:function``). py-spy's sampling slows the server a
 little; the µs per move are taken against the moves of the same window.
 """
@@ -41,6 +41,15 @@ from benchmarks.peer_server import (  # noqa: E402
 # (part, file pattern, function pattern): the first rule that matches a sample's
 # innermost matching frame names its part. Frames are "function (file:line)".
 PARTS: list[tuple[str, str, str]] = [
+    # With --native: the system calls the gRPC core makes, by what they are for.
+    ("syscalls: socket send/receive (sendmsg, recvmsg, read)", r"libc", r"LEAF:(sendmsg|recvmsg|read|readv|writev|send|recv)"),
+    ("syscalls: gRPC poller wake-ups (eventfd_write)", r"libc", r"eventfd_write"),
+    ("syscalls: futex, getpid, other", r"libc", r"LEAF:(syscall|getpid|futex|__lll_lock_wait|epoll_wait|epoll_ctl)"),
+    # A leaf in these frames is native code they await: grpc's Cython send and receive,
+    # or uvloop's own loop (what py-spy cannot see below a Python frame).
+    ("gRPC send/receive (Cython, awaited by the RPC wrappers)", r"services/(grpc_metrics|limits|grpc_api)\.py", r"LEAF:.*wrapper|LEAF:stream|LEAF:unary"),
+    ("gRPC poller thread (Cython)", r"threading\.py", r"LEAF:Thread\.run"),
+    ("event loop (uvloop native, callbacks)", r"asyncio/runners\.py", r"LEAF:Runner\.run"),
     ("engine: state decode/encode (from_bytes, to_bytes, copy)", r"games/", r"from_bytes|to_bytes|_decode|_encode|copy|clone"),
     ("engine: rules (legal actions, apply, notation)", r"games/", r".*"),
     ("views and redaction (services/views, events.visible)", r"services/(views/|events\.py)", r".*"),
@@ -51,11 +60,11 @@ PARTS: list[tuple[str, str, str]] = [
     ("host: submit and watch logic (services/host.py)", r"services/host\.py", r".*"),
     ("RPC handlers and glue (services/grpc_api.py)", r"services/grpc_api\.py", r".*"),
     ("interceptors, limits, metrics", r"services/(grpc_metrics|limits|request_limits|access|metrics|errors)\.py|prometheus_client/", r".*"),
-    ("gRPC Python (grpc/aio, cygrpc)", r"grpc/|_cygrpc|cygrpc", r".*"),
+    ("gRPC aio and core, user space (grpc/, cygrpc)", r"grpc/|_cygrpc|cygrpc", r".*"),
     ("protobuf Python", r"google/protobuf/", r".*"),
     ("event loop (asyncio, uvloop)", r"asyncio/|uvloop", r".*"),
 ]
-FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*):\d+\)$")
+FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 
 def parse_raw(text: str) -> list[tuple[list[tuple[str, str]], int]]:
@@ -74,9 +83,15 @@ def parse_raw(text: str) -> list[tuple[list[tuple[str, str]], int]]:
 
 
 def part_of(frames: list[tuple[str, str]]) -> str:
-    for file, function in reversed(frames):
+    for depth, (file, function) in enumerate(reversed(frames)):
+        name = function.rsplit(".", 1)[-1] if "<locals>" not in function else function
+        names = (function, name)
+        if depth == 0:
+            names += (f"LEAF:{function}", f"LEAF:{name}")
         for part, file_pattern, function_pattern in PARTS:
-            if re.search(file_pattern, file) and re.fullmatch(function_pattern, function):
+            if re.search(file_pattern, file) and any(
+                re.fullmatch(function_pattern, n) for n in names
+            ):
                 return part
     return "other Python"
 
@@ -84,8 +99,9 @@ def part_of(frames: list[tuple[str, str]]) -> str:
 def path_of(frames: list[tuple[str, str]]) -> str:
     """Which RPC a sample works for: its outermost gamehost handler frame."""
     for file, function in frames:
-        if "services/" in file and function in {"SubmitAction", "WatchGame", "CreateGame", "JoinGame"}:
-            return function
+        name = function.rsplit(".", 1)[-1]
+        if "services/" in file and name in {"SubmitAction", "WatchGame", "CreateGame", "JoinGame"}:
+            return name
     for file, _function in frames:
         if "watch_hub" in file:
             return "WatchGame"
@@ -100,6 +116,7 @@ def short(file: str) -> str:
 
 
 def report(samples, rate: float, moves: int, cpu_us_per_move: float, top: int) -> None:
+    """Print the parts, per RPC, and the hottest functions, in µs of CPU per move."""
     parts: collections.Counter[str] = collections.Counter()
     paths: collections.Counter[tuple[str, str]] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
@@ -112,16 +129,19 @@ def report(samples, rate: float, moves: int, cpu_us_per_move: float, top: int) -
         own[f"{short(file)}:{function}"] += count
         for name in {f"{short(f)}:{fn}" for f, fn in frames if "services/" in f or "games/" in f}:
             under[name] += count
-    us = 1e6 / rate / moves  # one sample, in µs per move
-    seen = sum(parts.values()) * us
+    total = sum(parts.values())
+    # py-spy also counts a thread that waits for a CPU (a busy machine) as active, so
+    # its sample count overstates the CPU; each part is its share of the samples times
+    # the CPU per move that /proc measured.
+    us = cpu_us_per_move / total
     print(f"moves {moves}; server CPU {cpu_us_per_move:.0f} µs per move (/proc); "
-          f"py-spy saw {seen:.0f} µs per move ({sum(parts.values())} samples at {rate:g} Hz)")
-    print(f"\n{'part':60} {'µs/move':>8} {'submit':>7} {'watch':>7} {'other':>7}")
+          f"{total} samples at {rate:g} Hz ({total / rate / moves * 1e6:.0f} µs per move as sampled)")
+    names = ("SubmitAction", "WatchGame", "CreateGame", "JoinGame")
+    print(f"\n{'part':60} {'µs/move':>8} " + " ".join(f"{n[:8]:>8}" for n in names) + f" {'other':>8}")
     for part, count in parts.most_common():
-        by = {p: paths[(part, p)] * us for p in ("SubmitAction", "WatchGame")}
-        rest = count * us - sum(by.values())
-        print(f"{part:60} {count * us:8.0f} {by['SubmitAction']:7.0f} {by['WatchGame']:7.0f} {rest:7.0f}")
-    print(f"{'not seen by py-spy (gRPC core threads, native)':60} {cpu_us_per_move - seen:8.0f}")
+        by = [paths[(part, p)] * us for p in names]
+        rest = count * us - sum(by)
+        print(f"{part:60} {count * us:8.0f} " + " ".join(f"{b:8.0f}" for b in by) + f" {rest:8.0f}")
     print(f"{'total (/proc)':60} {cpu_us_per_move:8.0f}")
     print(f"\nhottest functions, own time (µs per move), top {top}:")
     for name, count in own.most_common(top):
@@ -140,6 +160,7 @@ def main() -> None:
     parser.add_argument("--redis", help="profile on Redis (default: the in-memory store)")
     parser.add_argument("--raw", help="also keep py-spy's raw output here")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--native", action="store_true", help="py-spy --native: C and Cython frames too")
     args = parser.parse_args()
 
     port, prefix = free_port(), f"gamehost-profile-{uuid.uuid4().hex[:8]}"
@@ -152,7 +173,10 @@ def main() -> None:
     raw = pathlib.Path(args.raw) if args.raw else pathlib.Path(tempfile.mkstemp(suffix=".raw")[1])
     py_spy = str(pathlib.Path(sys.executable).parent / "py-spy")
     record = [py_spy, "record", "-p", str(server.pid), "--format", "raw", "-o", str(raw)]
-    record += ["-r", f"{args.rate:g}", "-d", f"{args.seconds:g}"]
+    # --gil: only samples that hold the GIL, so a thread waiting in epoll or in the
+    # gRPC core's poller is not counted as work.
+    record += ["-r", f"{args.rate:g}", "-d", f"{args.seconds:g}", "--gil"]
+    record += ["--native"] if args.native else []
     try:
         _wait_for_line(server, "gamehost serving on")
         load = [sys.executable, str(ROOT / "benchmarks" / "peer_server.py"), "--load"]
