@@ -162,7 +162,11 @@ def _node_env() -> dict[str, str]:
 def to_row(server: str, game: str, games: int, seconds: float, measured) -> Row:
     result, server_cpu, client_cpu, redis_cpu = measured
     if result.get("errors"):
-        print(f"warning: {server} N={games}: {result['errors']} failed calls", file=sys.stderr)
+        print(
+            f"warning: {server} N={games}: {result['errors']} failed calls "
+            f"{result.get('failures', {})}",
+            file=sys.stderr,
+        )
     return Row(
         server,
         game,
@@ -306,6 +310,7 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     measure_from = loop.time() + warmup
     stop_at = measure_from + seconds
     totals = {"moves": 0, "events": 0, "games": 0, "errors": 0}
+    failures: dict[str, int] = {}  # gRPC status name -> count
     latencies: list[float] = []
     rng = random.Random(1)
 
@@ -350,12 +355,15 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
                     task.add_done_callback(submits.discard)
         finally:
             call.cancel()
+            if submits:  # answered before the channel closes, not cancelled by it
+                await asyncio.wait(submits, timeout=10)
 
     async def submit(stub, request) -> None:
         try:
             await stub.SubmitAction(request, timeout=30)
-        except grpc.aio.AioRpcError:
+        except grpc.aio.AioRpcError as exc:
             totals["errors"] += 1
+            failures[exc.code().name] = failures.get(exc.code().name, 0) + 1
 
     async def slot() -> None:
         channel = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
@@ -384,6 +392,7 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     for task in late:
         task.cancel()
         totals["errors"] += 1
+        failures["slot still waiting at the end"] = failures.get("slot still waiting at the end", 0) + 1
     await announcer
     ordered = sorted(latencies)
     result = {
@@ -391,6 +400,7 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
         "events": totals["events"],
         "games": totals["games"],
         "errors": totals["errors"],
+        "failures": failures,
         "seconds": seconds,
         "p50_ms": quantile(ordered, 0.5) * 1000,
         "p99_ms": quantile(ordered, 0.99) * 1000,
