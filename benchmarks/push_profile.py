@@ -54,6 +54,7 @@ PARTS: list[tuple[str, str, str]] = [
     ("engine: rules (legal actions, apply, notation)", r"games/", r".*"),
     ("views and redaction (services/views, events.visible)", r"services/(views/|events\.py)", r".*"),
     ("stream fan-out (watch_hub)", r"services/watch_hub\.py", r".*"),
+    ("Redis client (redis-py, hiredis)", r"(^|/)redis/|hiredis", r".*"),
     ("store", r"services/stores/", r".*"),
     ("play: step and commit glue (services/play.py)", r"services/play\.py", r".*"),
     ("event encoding (grpc_api.game_event)", r"services/grpc_api\.py", r"game_event|actor_message|_clock"),
