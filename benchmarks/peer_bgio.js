@@ -127,6 +127,11 @@ async function load(port, games, warmupS, seconds) {
     }
   }
 
+  // A hard bound, whatever happens to the server or the lobby.
+  setTimeout(() => {
+    console.error('peer_bgio: still running 30 s after the end; giving up');
+    process.exit(3);
+  }, (warmupS + seconds + 30) * 1000).unref();
   setTimeout(() => {
     measuring = true;
     console.log('measuring');

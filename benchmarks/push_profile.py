@@ -1,18 +1,20 @@
 """Where a move's CPU goes on gamehost's push path: py-spy under benchmarks/peer_server.py's load.
 
     .venv/bin/python benchmarks/push_profile.py [--games 32] [--seconds 20] [--rate 100]
-        [--redis URL] [--raw FILE] [--top 25]
+        [--redis URL] [--native] [--raw FILE] [--top 25]
 
 Starts ``gamehost serve`` (in memory unless ``--redis``), plays ``--games`` Cité games
 closed loop with peer_server.py's load generator (WatchGame + SubmitAction, in a
-process of its own), and records the serving process with ``py-spy record --format
-raw`` over the measured window. Each sample is put in one part by its innermost frame
-that names one (the table in docs/loadtest/push-path.md), and each part's samples are
-turned into microseconds of CPU per move: samples / rate / moves. What /proc counts
-but py-spy does not see (the gRPC core's own threads, the interpreter between frames)
-is spread over the parts by their share of the samples. Prints the parts, then the hottest functions by own
-time and by time under them (``file:function``). py-spy's sampling slows the server a
-little; the µs per move are taken against the moves of the same window.
+process of its own), and records the serving process with ``py-spy record --format raw
+--gil`` (``--native``: C and Cython frames too, which tells the gRPC core's system
+calls apart) over the measured window. Each sample is put in one part by its innermost
+frame that names one (``PARTS``; the table in docs/loadtest/push-path.md). The serving
+process's CPU per move is read from /proc over the same window, and each part gets its
+share of the samples of it: py-spy also counts a thread that waits for a CPU as
+running, which on a busy machine inflates the samples' total but not their shares.
+Prints the parts (per RPC), then the hottest functions by own time and by time under
+them (``file:function``), in µs of CPU per move. py-spy's sampling slows the server a
+little; the µs are per move of the same window.
 """
 
 from __future__ import annotations
