@@ -1,0 +1,482 @@
+"""Moves per core: gamehost's push path side by side with boardgame.io, in one run.
+
+    .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
+        [--warmup S] [--servers bgio,memory,redis] [--processes P] [--redis URL]
+        [--gamehost-game cite] [--counter-moves K]
+
+Every server is played the same closed-loop way, the way a real client plays: N
+two-player games at once, each seat holding a live stream and moving as soon as the
+newest update it receives puts it to move; a finished game is replaced by a new one.
+
+- ``bgio``: boardgame.io 0.50.2 (installed by this script with npm into
+  benchmarks/.peer/), its documented ``Server`` (in memory, SocketIO transport) and
+  headless ``Client``, with a trivial counter game (each move adds one; the match ends
+  after ``--counter-moves`` moves). benchmarks/peer_bgio.js is both the server and the
+  load generator, run as two node processes.
+- ``memory`` and ``redis``: ``gamehost serve`` (the in-memory store, or ``--redis``
+  under a key prefix of its own, deleted afterwards), ``--processes`` serving processes
+  (more than one needs Redis), played with WatchGame and SubmitAction by a load
+  generator in a process of its own (this script with ``--load``), one channel per game.
+  gamehost plays ``--gamehost-game`` (Cité): a trivial game cannot be served yet
+  without changing games/ and services/ (docs/benchmarks.md, "Moves per core").
+
+A move's round trip is the time from sending it to the mover's own stream delivering
+it back (for boardgame.io, the moves run on the server only, ``client: false``, so no
+optimistic update short-cuts it). Server CPU is read from /proc over the measured
+window, every serving process together; 100 % is one core. Events/s counts every
+update every stream delivered. Both load generators stay on 127.0.0.1 and stop after
+``--warmup`` + ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pathlib
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+
+import psutil
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BGIO_VERSION = "0.50.2"
+PEER_DIR = ROOT / "benchmarks" / ".peer"
+BGIO_SCRIPT = ROOT / "benchmarks" / "peer_bgio.js"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid`` and every process under it (``serve --processes`` children)."""
+    total = 0.0
+    try:
+        root = psutil.Process(pid)
+        for process in [root, *root.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+                total += times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+    except psutil.NoSuchProcess:
+        pass
+    return total
+
+
+def quantile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+@dataclass
+class Row:
+    server: str
+    game: str
+    games: int
+    moves_per_s: float
+    p50_ms: float
+    p99_ms: float
+    server_cpu: float  # percent of one core
+    events_per_s: float
+    client_cpu: float
+    redis_cpu: float | None = None
+
+    @property
+    def moves_per_cpu_second(self) -> float:
+        return self.moves_per_s / (self.server_cpu / 100) if self.server_cpu else 0.0
+
+
+# ------------------------------------------------------------------ one measured step
+def run_load(
+    command: list[str],
+    server_pid: int,
+    seconds: float,
+    redis_url: str | None = None,
+    during: list[str] | None = None,
+) -> tuple[dict, float, float, float | None]:
+    """Run a load generator that prints "measuring" when its warm-up ends and a JSON
+    line of results at the end. Returns the results and the server's, the load
+    generator's and (with ``redis_url``) Redis's CPU in percent of one core over the
+    ``seconds`` after "measuring". ``during``: a command run over that window (a
+    profiler), waited for."""
+    load = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=_node_env())
+    assert load.stdout is not None
+    try:
+        line = load.stdout.readline()
+        if line.strip() != "measuring":
+            raise SystemExit(f"load generator failed: {line!r} {load.wait(30)}")
+        server0, client0 = cpu_seconds(server_pid), cpu_seconds(load.pid)
+        redis0 = _redis_cpu(redis_url)
+        started = time.monotonic()
+        watcher = subprocess.Popen(during, cwd=ROOT) if during else None
+        time.sleep(seconds)
+        elapsed = time.monotonic() - started
+        server1, client1 = cpu_seconds(server_pid), cpu_seconds(load.pid)
+        redis1 = _redis_cpu(redis_url)
+        if watcher is not None:
+            watcher.wait(seconds + 60)
+        result = json.loads(load.stdout.readline())
+        load.wait(60)
+    finally:
+        if load.poll() is None:
+            load.kill()
+            load.wait()
+    redis_cpu = None if redis0 is None or redis1 is None else (redis1 - redis0) / elapsed * 100
+    return (
+        result,
+        (server1 - server0) / elapsed * 100,
+        (client1 - client0) / elapsed * 100,
+        redis_cpu,
+    )
+
+
+def _redis_cpu(url: str | None) -> float | None:
+    """Redis's own CPU seconds (INFO cpu), every client's work included."""
+    if url is None:
+        return None
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        info = client.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    finally:
+        client.close()
+
+
+def _node_env() -> dict[str, str]:
+    return {**os.environ, "NODE_PATH": str(PEER_DIR / "node_modules")}
+
+
+def to_row(server: str, game: str, games: int, seconds: float, measured) -> Row:
+    result, server_cpu, client_cpu, redis_cpu = measured
+    if result.get("errors"):
+        print(
+            f"warning: {server} N={games}: {result['errors']} failed calls "
+            f"{result.get('failures', {})}",
+            file=sys.stderr,
+        )
+    return Row(
+        server,
+        game,
+        games,
+        result["moves"] / seconds,
+        result["p50_ms"],
+        result["p99_ms"],
+        server_cpu,
+        result["events"] / seconds,
+        client_cpu,
+        redis_cpu,
+    )
+
+
+# ------------------------------------------------------------------ boardgame.io
+def install_bgio() -> None:
+    """boardgame.io at the pinned version into benchmarks/.peer (gitignored), once."""
+    installed = PEER_DIR / "node_modules" / "boardgame.io" / "package.json"
+    if installed.exists() and json.loads(installed.read_text())["version"] == BGIO_VERSION:
+        return
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        raise SystemExit("peer_server: boardgame.io needs node and npm on PATH")
+    PEER_DIR.mkdir(parents=True, exist_ok=True)
+    package = PEER_DIR / "package.json"
+    if not package.exists():
+        package.write_text('{"private": true}\n')
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", f"boardgame.io@{BGIO_VERSION}"],
+        cwd=PEER_DIR,
+        check=True,
+        timeout=600,
+    )
+
+
+def bgio_steps(args: argparse.Namespace) -> list[Row]:
+    install_bgio()
+    rows = []
+    for games in args.games:
+        port = free_port()
+        server = subprocess.Popen(
+            ["node", str(BGIO_SCRIPT), "server", str(port), "0", "0", "0", str(args.counter_moves)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=_node_env(),
+        )
+        try:
+            _wait_for_line(server, "bgio serving on")
+            load = ["node", str(BGIO_SCRIPT), "load", str(port), str(games)]
+            load += [str(args.warmup), str(args.seconds), str(args.counter_moves)]
+            measured = run_load(load, server.pid, args.seconds)
+            rows.append(to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured))
+            print(_format(rows[-1]), flush=True)
+        finally:
+            _stop(server)
+    return rows
+
+
+# ------------------------------------------------------------------ gamehost
+def gamehost_steps(args: argparse.Namespace, store: str) -> list[Row]:
+    rows = []
+    for games in args.games:
+        prefix = f"gamehost-peer-{uuid.uuid4().hex[:8]}"
+        port = free_port()
+        command = [sys.executable, "-m", "gamehost.cli", "serve", "--host", "127.0.0.1"]
+        command += ["--port", str(port), "--archive", "none", "--bot-workers", "1"]
+        command += ["--rate-limit", "0", "--live-games-per-client", "0"]
+        redis_url = None
+        if store == "redis":
+            redis_url = args.redis
+            command += ["--redis", redis_url, "--redis-prefix", prefix]
+        if args.processes > 1:
+            command += ["--processes", str(args.processes)]
+        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            _wait_for_line(server, "gamehost serving on")
+            if args.processes > 1:
+                _wait_for_port(port)
+            load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
+            load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
+            load += [args.gamehost_game]
+            measured = run_load(load, server.pid, args.seconds, redis_url)
+            name = f"gamehost, {store}" + (f", {args.processes} processes" if args.processes > 1 else "")
+            rows.append(to_row(name, args.gamehost_game, games, args.seconds, measured))
+            print(_format(rows[-1]), flush=True)
+        finally:
+            _stop(server)
+            if redis_url:
+                _delete_prefix(redis_url, prefix)
+    return rows
+
+
+def _delete_prefix(url: str, prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+            client.delete(key)
+    finally:
+        client.close()
+
+
+def _wait_for_line(process: subprocess.Popen, text: str) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        if text in line:
+            return
+    raise SystemExit(f"server exited with {process.wait()} before saying {text!r}")
+
+
+def _wait_for_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"nothing listens on 127.0.0.1:{port}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+# ------------------------------------------------------------------ gamehost load
+async def gamehost_load(target: str, games: int, warmup: float, seconds: float, game: str) -> None:
+    """The gamehost load generator (``--load``): ``games`` games at once, each seat a
+    WatchGame stream that submits as soon as the newest event puts it to move."""
+    import grpc
+
+    from gamehost.v1 import gamehost_pb2 as pb
+    from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+
+    loop = asyncio.get_running_loop()
+    measure_from = loop.time() + warmup
+    stop_at = measure_from + seconds
+    totals = {"moves": 0, "events": 0, "games": 0, "errors": 0}
+    failures: dict[str, int] = {}  # gRPC status name -> count
+    latencies: list[float] = []
+    rng = random.Random(1)
+
+    def measuring(now: float) -> bool:
+        return measure_from <= now < stop_at
+
+    async def seat(stub, game_id: str, seat: int, token: str) -> None:
+        call = stub.WatchGame(pb.WatchGameRequest(game_id=game_id, token=token))
+        sent_at: float | None = None
+        sent_version = 0
+        submits: set[asyncio.Task] = set()
+        try:
+            async for event in call:
+                now = loop.time()
+                if measuring(now):
+                    totals["events"] += 1
+                mine = event.kind == pb.ACTION and event.actor.kind == pb.Actor.SEAT
+                if sent_at is not None and mine and event.actor.seat == seat:
+                    if event.version > sent_version and measuring(now):
+                        totals["moves"] += 1
+                        latencies.append(now - sent_at)
+                    sent_at = None
+                if event.kind == pb.GAME_FINISHED or now >= stop_at:
+                    break
+                to_move = event.to_move
+                if (
+                    event.legal_actions
+                    and sent_at is None
+                    and to_move.kind == pb.Actor.SEAT
+                    and to_move.seat == seat
+                ):
+                    sent_at, sent_version = now, event.version
+                    request = pb.SubmitActionRequest(
+                        game_id=game_id,
+                        token=token,
+                        expected_version=event.version,
+                        action_id=rng.choice(event.legal_actions).id,
+                        request_id=uuid.uuid4().hex,
+                    )
+                    task = asyncio.ensure_future(submit(stub, request))
+                    submits.add(task)
+                    task.add_done_callback(submits.discard)
+        finally:
+            call.cancel()
+            if submits:  # answered before the channel closes, not cancelled by it
+                await asyncio.wait(submits, timeout=10)
+
+    async def submit(stub, request) -> None:
+        try:
+            await stub.SubmitAction(request, timeout=30)
+        except grpc.aio.AioRpcError as exc:
+            totals["errors"] += 1
+            failures[exc.code().name] = failures.get(exc.code().name, 0) + 1
+
+    async def slot() -> None:
+        channel = grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+        stub = pb_grpc.GameHostStub(channel)
+        try:
+            while loop.time() < stop_at:
+                seats = [pb.SeatSpec(kind=pb.HUMAN), pb.SeatSpec(kind=pb.HUMAN)]
+                created = await stub.CreateGame(pb.CreateGameRequest(game_type=game, seats=seats))
+                tokens = []
+                for i in range(2):
+                    joined = await stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=i))
+                    tokens.append(joined.token)
+                await asyncio.gather(*(seat(stub, created.game_id, i, tokens[i]) for i in range(2)))
+                totals["games"] += 1
+        finally:
+            await channel.close()
+
+    async def announce() -> None:
+        await asyncio.sleep(warmup)
+        print("measuring", flush=True)
+
+    announcer = asyncio.ensure_future(announce())
+    slots = [asyncio.ensure_future(slot()) for _ in range(games)]
+    # Bounded in time even if a seat never hears back (a lost submission).
+    _, late = await asyncio.wait(slots, timeout=warmup + seconds + 10)
+    for task in late:
+        task.cancel()
+        totals["errors"] += 1
+        failures["slot still waiting at the end"] = failures.get("slot still waiting at the end", 0) + 1
+    await announcer
+    ordered = sorted(latencies)
+    result = {
+        "moves": totals["moves"],
+        "events": totals["events"],
+        "games": totals["games"],
+        "errors": totals["errors"],
+        "failures": failures,
+        "seconds": seconds,
+        "p50_ms": quantile(ordered, 0.5) * 1000,
+        "p99_ms": quantile(ordered, 0.99) * 1000,
+    }
+    print(json.dumps(result), flush=True)
+
+
+# ------------------------------------------------------------------ report
+HEADER = (
+    f"{'server':34} {'game':8} {'N':>3} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+    f"{'server CPU':>10} {'moves/CPU-s':>11} {'events/s':>9} {'client CPU':>10} {'Redis CPU':>9}"
+)
+
+
+def _format(row: Row) -> str:
+    redis_cpu = f"{row.redis_cpu:8.0f}%" if row.redis_cpu is not None else f"{'':9}"
+    return (
+        f"{row.server:34} {row.game:8} {row.games:3d} {row.moves_per_s:8,.0f} {row.p50_ms:7.1f} "
+        f"{row.p99_ms:7.1f} {row.server_cpu:9.0f}% {row.moves_per_cpu_second:11,.0f} "
+        f"{row.events_per_s:9,.0f} {row.client_cpu:9.0f}% {redis_cpu}"
+    )
+
+
+def _ratios(rows: list[Row]) -> None:
+    peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
+    for row in rows:
+        peer = peers.get(row.games)
+        if peer is None or row is peer or not peer.moves_per_cpu_second:
+            continue
+        print(
+            f"N={row.games:<3} {row.server} ({row.game}) / boardgame.io (counter): "
+            f"moves/s {row.moves_per_s / peer.moves_per_s:.2f}, "
+            f"moves per server CPU-second {row.moves_per_cpu_second / peer.moves_per_cpu_second:.2f}"
+        )
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--load":
+        target, games, warmup, seconds, game = sys.argv[2:7]
+        asyncio.run(gamehost_load(target, int(games), float(warmup), float(seconds), game))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default="1,8,32,64", help="games at once per step, a list")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per step")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first")
+    parser.add_argument("--servers", default="bgio,memory,redis", help="which, a list")
+    parser.add_argument("--processes", type=int, default=1, help="gamehost serving processes")
+    parser.add_argument(
+        "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    parser.add_argument("--gamehost-game", default="cite")
+    parser.add_argument("--counter-moves", type=int, default=500, help="moves per counter match")
+    args = parser.parse_args()
+    args.games = [int(n) for n in args.games.split(",")]
+    servers = args.servers.split(",")
+    unknown = set(servers) - {"bgio", "memory", "redis"}
+    if unknown:
+        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, memory, redis")
+    if args.processes > 1 and "memory" in servers:
+        parser.error("--processes above 1 needs Redis: use --servers bgio,redis")
+    if not re.fullmatch(r"[a-z_]+", args.gamehost_game):
+        parser.error("--gamehost-game: a game id such as cite")
+    print(
+        f"closed loop, {args.warmup:g} s warm-up + {args.seconds:g} s per step, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(HEADER, flush=True)
+    rows: list[Row] = []
+    for server in servers:
+        rows += bgio_steps(args) if server == "bgio" else gamehost_steps(args, server)
+    print()
+    print(HEADER)
+    for row in rows:
+        print(_format(row))
+    _ratios(rows)
+
+
+if __name__ == "__main__":
+    main()

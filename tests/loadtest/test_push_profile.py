@@ -1,0 +1,71 @@
+"""The pieces of benchmarks/peer_server.py and benchmarks/push_profile.py: the profile's
+sorting of py-spy samples into parts, and the gamehost load generator playing real
+games on a real server. The figures themselves are the benchmarks' to print."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks import push_profile
+from benchmarks.peer_server import ROOT, _stop, _wait_for_line, free_port
+
+RAW = """\
+run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.SubmitAction (services/grpc_api.py:500);GameHost._try (services/host.py:510);CiteState.from_bytes (games/cite/engine.py:90) 3
+run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.WatchGame (services/grpc_api.py:572);game_event (services/grpc_api.py:348) 2
+Thread.run (threading.py:982);0x7f (grpc/_cython/cygrpc.cpython-311-x86_64-linux-gnu.so);eventfd_write (libc.so.6);write (libc.so.6) 4
+run (services/server.py:56);Runner.run (asyncio/runners.py:118) 1
+"""
+
+
+def test_samples_are_sorted_into_parts_and_rpcs():
+    samples = push_profile.parse_raw(RAW)
+    assert [count for _, count in samples] == [3, 2, 4, 1]
+    parts = [push_profile.part_of(frames) for frames, _ in samples]
+    assert parts == [
+        "engine: state decode/encode (from_bytes, to_bytes, copy)",
+        "event encoding (grpc_api.game_event)",
+        "syscalls: gRPC poller wake-ups (eventfd_write)",
+        "event loop (uvloop native, callbacks)",
+    ]
+    paths = [push_profile.path_of(frames) for frames, _ in samples]
+    assert paths == ["SubmitAction", "WatchGame", "other", "other"]
+
+
+def test_report_spreads_the_measured_cpu_over_the_parts(capsys):
+    push_profile.report(push_profile.parse_raw(RAW), rate=100, moves=10, cpu_us_per_move=1000, top=3)
+    out = capsys.readouterr().out
+    # 4 of 10 samples are wake-ups: 400 of the 1,000 µs per move.
+    wakeups = next(line for line in out.splitlines() if line.startswith("syscalls: gRPC poller"))
+    assert wakeups.split()[5] == "400"
+
+
+@pytest.mark.procs
+def test_gamehost_load_plays_cite_closed_loop():
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gamehost.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--archive", "none", "--bot-workers", "1", "--rate-limit", "0"],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        _wait_for_line(server, "gamehost serving on")
+        load = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "peer_server.py"), "--load",
+             f"127.0.0.1:{port}", "2", "0.2", "1.5", "cite"],
+            capture_output=True, text=True, timeout=120, cwd=ROOT,
+        )  # fmt: skip
+    finally:
+        _stop(server)
+    lines = load.stdout.splitlines()
+    assert load.returncode == 0, load.stderr
+    assert lines[0] == "measuring"
+    result = json.loads(lines[-1])
+    assert result["errors"] == 0
+    assert result["moves"] > 0
+    # Both seats' streams deliver every move, and Cité's chance outcomes besides.
+    assert result["events"] >= 2 * result["moves"]
+    assert 0 < result["p50_ms"] <= result["p99_ms"]
