@@ -48,7 +48,7 @@ from loadtest.echo import FULL_METHOD  # noqa: E402
 from loadtest.parts import process_cpu_seconds  # noqa: E402
 
 WITHOUT_LAYERS = """
-import grpc.aio, services.grpc_api as api
+import grpc.aio, services.api.grpc_api as api
 _server = grpc.aio.server
 grpc.aio.server = lambda *a, **k: _server(*a, **{**k, "interceptors": None})
 api._admit = lambda request: None
@@ -70,7 +70,7 @@ STUB_SUBMIT = {
     "raw-ping": "    await _raw_ping()\n",
 }
 STUB = """
-import asyncio, collections, services.host as host
+import asyncio, collections, services.play.host as host
 
 class _Pings(asyncio.Protocol):
     # Replies come in the order the pings went out: one FIFO of waiters.

@@ -33,8 +33,9 @@ sys.path.insert(0, ROOT)
 from gamehost import Client  # noqa: E402
 from games import get_game  # noqa: E402
 from loadtest.echo import FULL_METHOD  # noqa: E402  (the one echo server: loadtest/echo.py)
-from services import access, play  # noqa: E402
+from services.limits import access  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
+from services.turns import steps  # noqa: E402
 
 _CAS = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
@@ -108,12 +109,12 @@ def script(seed: int) -> list[tuple[int, int, int]]:
     computed offline exactly as the service will (same seed-derived chance), so the
     timed loop sends nothing but SubmitAction calls."""
     state = get_game("cite").new_game(2, seed)
-    version = play.resolve_chance(state, seed, 0, [])
+    version = steps.resolve_chance(state, seed, 0, [])
     moves = []
     while not state.is_terminal():
         seat, action = state.current_player(), state.legal_actions()[0]
         moves.append((seat, action, version))
-        version = play.play(state, action, seed, version).version
+        version = steps.play(state, action, seed, version).version
     return moves
 
 

@@ -26,7 +26,7 @@ from benchmarks.service_bench import script
 from gamehost.v1 import gamehost_pb2 as pb
 from loadtest.echo import FULL_METHOD
 from loadtest.grpc_user import GrpcUser
-from services import access
+from services.limits import access
 
 _HUMAN = pb.SeatSpec(kind=pb.HUMAN)
 _seeds = itertools.count(1)

@@ -39,8 +39,8 @@ class EmbeddedServerUnavailable(Exception):
 def embedded_server(redis_url: str | None = None, redis_prefix: str = "gamehost") -> Iterator[str]:
     """A server on a free local port for the occasion (in-memory store unless
     ``redis_url``); yields its target."""
+    from services.observe.store_health import StoreUnreachable
     from services.server import ServerConfig, ServerThread
-    from services.store_health import StoreUnreachable
 
     config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
     with contextlib.ExitStack() as stack:
@@ -87,13 +87,13 @@ def serve(args: argparse.Namespace) -> int:
     if args.processes > 1:
         return _serve_processes(args)
     if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from services.metrics_export import prepare_multiprocess_dir
+        from services.observe.metrics_export import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.archive.database import SchemaBehind
+    from services.observe.store_health import StoreUnreachable
     from services.server import ServerConfig, run
     from services.server import serve as serve_forever
-    from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
     archive_url, archive_create = _archive_url(args.archive, args.redis)
@@ -210,7 +210,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
         return 2
     if args.metrics_port is not None:
         # One scrape endpoint for the group: the children write samples to files.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+        from services.observe.metrics_export import prepare_multiprocess_dir, start_metrics_server
 
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.host)
@@ -257,7 +257,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     for child in children:
         codes.append(child.wait())
         if args.metrics_port is not None:
-            from services.metrics_export import mark_process_dead
+            from services.observe.metrics_export import mark_process_dead
 
             mark_process_dead(child.pid)
     return max(codes)
@@ -269,7 +269,7 @@ def worker(args: argparse.Namespace) -> int:
     if args.metrics_port is not None:
         # Before anything defines a metric: prefork children write samples to files
         # that the exporter in this main process aggregates.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+        from services.observe.metrics_export import prepare_multiprocess_dir, start_metrics_server
 
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.metrics_host)

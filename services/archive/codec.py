@@ -28,9 +28,9 @@ from typing import Any
 import zstandard
 
 from games import State, get_game
-from services import events as ev
 from services.kinds import EventKind, GameStatus
 from services.stores import Snapshot, StoredEvent
+from services.watch import events as ev
 
 FORMAT = 1
 ZSTD = "zstd"

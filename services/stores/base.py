@@ -33,7 +33,7 @@ class NewGame:
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     bot_due_in: float | None = None  # a bot moves first: due in this many seconds (0: now)
-    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Snapshot:
     request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
     last_event_id: int = 0  # the newest event's id (0: no event yet)
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
-    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
     archived: bool = False  # read back from the SQL archive (services.archive), not the store
 
     def current_bot_status(self) -> str:
@@ -67,7 +67,7 @@ class TournamentSnapshot:
     """A tournament as stored: its record (definition, creation time), its status,
     the tables started (index -> table JSON with its game id), their results
     (index -> result JSON, each written once) and external entrants' token hashes.
-    (External seats' move clocks are the tables' own turn timers: ``services.clock``.)"""
+    (External seats' move clocks are the tables' own turn timers: ``services.turns.clock``.)"""
 
     name: str
     record: dict[str, Any]

@@ -1,6 +1,6 @@
 """Plays bot seats, unattended: every replica sweeps the store's durable schedule
 of due bot turns (and of human seats' turn clocks: a seat out of time gets one
-fallback move, ``services.clock``), claims some with a lease, and plays them; a running turn renews
+fallback move, ``services.turns.clock``), claims some with a lease, and plays them; a running turn renews
 its lease, so a turn whose replica (or worker) died is due again within seconds
 and another replica takes it. ``kick`` only wakes the sweeper early (latency);
 progress never depends on a client calling in.
@@ -9,7 +9,7 @@ Every turn goes through one executor protocol, ``BotExecutor.decide``: the embed
 local process pool returns the action, which the runner commits (and plays the
 next bot turn); the Celery executor hands the turn to workers, which commit it
 themselves and dispatch the next one, and returns None. ``BotExecutor.analyse``
-decides a job the same way and commits nothing (move hints, ``services.hints``).
+decides a job the same way and commits nothing (move hints, ``services.bots.hints``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import bots
-from services import bot_pool, bot_turns, metrics
-from services.bot_turns import BotJob, BotTurn
+from services import metrics
+from services.bots import bot_pool, bot_turns
+from services.bots.bot_turns import BotJob, BotTurn
 from services.errors import Unavailable
 from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore

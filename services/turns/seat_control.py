@@ -1,5 +1,5 @@
 """Who plays each seat (``meta["seats"]``): the pure part of seat changes, shared by
-the seat RPCs (``services.seating``) and the write path (``services.play``), which
+the seat RPCs (``services.play.seating``) and the write path (``services.turns.steps``), which
 hands a seat out of time to its fallback bot for good.
 
 A seat entry is ``{"kind", "level", "name"}`` plus, once it changed hands,
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services import events as ev
 from services.kinds import EventKind, SeatChangeReason, SeatControl, SeatKind
+from services.watch import events as ev
 
 BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
 # The seat changes after which the seat's token still holds it; every other change

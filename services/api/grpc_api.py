@@ -14,11 +14,12 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import CHANCE, TERMINAL
-from services import clock, limits, metrics, record_pages, seating
-from services import events as ev
+from services import metrics
+from services.api import record_pages
 from services.archive.archive import ArchivedSummary
 from services.archive.export import BadExportQuery, ExportQuery, export_lines
 from services.archive.listing import ListQuery
+from services.bots.hints import Hint, HintService
 from services.errors import (
     FIELD_METADATA,
     FailedPrecondition,
@@ -26,8 +27,6 @@ from services.errors import (
     ServiceError,
     infrastructure_errors,
 )
-from services.hints import Hint, HintService
-from services.host import GameHost, GameView, Record, SeatSpec
 from services.kinds import (
     BotStatus,
     EventKind,
@@ -37,12 +36,17 @@ from services.kinds import (
     SeatControl,
     SeatKind,
 )
-from services.request_limits import check_request
-from services.seat_control import control_of
+from services.limits import quotas
+from services.limits.request_limits import check_request
+from services.play import seating
+from services.play.host import GameHost, GameView, Record, SeatSpec
 from services.stores import Snapshot
 from services.tournament import wire
 from services.tournament.service import TournamentService
+from services.turns import clock
+from services.turns.seat_control import control_of
 from services.views import view_of
+from services.watch import events as ev
 
 log = logging.getLogger(__name__)
 
@@ -480,7 +484,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             request.seed if request.HasField("seed") else None,
             private=request.private,
             spectators=request.spectators if request.HasField("spectators") else True,
-            owner=limits.caller_of(context),
+            owner=quotas.caller_of(context),
             bots_by_anyone=request.bots_by_anyone,
             rejoin_handed_seats=request.rejoin_handed_seats,
             timer=timer_from(request.timer) if request.HasField("timer") else None,

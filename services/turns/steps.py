@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games import State, get_game
-from services import clock, metrics, seat_control
-from services import events as ev
+from services import metrics
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
+from services.turns import clock, seat_control
+from services.watch import events as ev
 
 
 def chance_rng(seed: int, ply: int) -> random.Random:
@@ -156,7 +157,7 @@ def play(
 def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snapshot | None:
     """The game as a commit of ``step`` onto ``snapshot`` wrote it, known without reading
     it back (``state`` left empty: the caller holds ``step.state``); None for a timed
-    game, whose metadata the write changed (``services.clock``)."""
+    game, whose metadata the write changed (``services.turns.clock``)."""
     if clock.timer_of(snapshot.meta) is not None:
         return None
     return dataclasses.replace(
@@ -182,7 +183,7 @@ async def commit_step(
     """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
     with ``keep_bot_lease``, leased that long to the caller, who goes on to play it.
 
-    In a timed game the same write moves the clock on (``services.clock``) and puts a
+    In a timed game the same write moves the clock on (``services.turns.clock``) and puts a
     human seat's deadline in the schedule; ``timed_out``: the step is a fallback move
     for a seat out of time, which after too many in a row hands the seat to the
     fallback bot for good (its token revoked) in this write too."""

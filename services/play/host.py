@@ -31,13 +31,10 @@ from games import (
     get_game,
 )
 from games.base import quote_input
-from services import access, clock, metrics, play, seat_control, seating
-from services import events as ev
-from services.access import hash_token
+from services import metrics
 from services.archive import listing
 from services.archive.archive import Archive, ArchivedSummary
 from services.archive.listing import ListQuery
-from services.bot_runner import BotRunner
 from services.errors import (
     Aborted,
     AlreadyExists,
@@ -50,7 +47,9 @@ from services.errors import (
     Unauthenticated,
 )
 from services.kinds import EventKind, FinishReason, GameStatus, SeatControl, SeatKind
-from services.seat_control import control_of
+from services.limits import access
+from services.limits.access import hash_token
+from services.play import seating
 from services.stores import (
     CommitOutcome,
     GameExists,
@@ -59,8 +58,11 @@ from services.stores import (
     Snapshot,
     StoredEvent,
 )
+from services.turns import clock, seat_control, steps
+from services.turns.seat_control import control_of
 from services.views import revealed_actions, view_of
-from services.watch_hub import Subscription, WatchHub
+from services.watch import events as ev
+from services.watch.hub import Subscription, WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _MAX_REQUEST_ID = 128
@@ -87,7 +89,7 @@ class GameView:
 
     @property
     def over(self) -> bool:
-        """Finished: played out, or abandoned where it stood (``play.abandon``)."""
+        """Finished: played out, or abandoned where it stood (``steps.abandon``)."""
         return self.snapshot.status == GameStatus.FINISHED
 
     @property
@@ -158,7 +160,7 @@ class GameHost:
     def __init__(
         self,
         store: GameStore,
-        runner: BotRunner,
+        runner: seating.BotKicker,
         live_games_per_client: int = 0,
         archive: Archive | None = None,
     ) -> None:
@@ -203,12 +205,12 @@ class GameHost:
         """``bots_by_anyone``: anyone may add a bot to a free seat (else only the
         creator, with the answer's ``creator_token``); ``rejoin_handed_seats``: a seat
         handed over for good may be joined again; ``timer``: turn timers of human seats
-        (``services.clock``).
+        (``services.turns.clock``).
 
         ``tournament`` (name, round, table) is recorded in the game's meta;
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
         people, so tables of one tournament deal get one board (duplicate deals);
-        ``deal_stream`` draws chance by occurrence (``services.play.Luck``), so they
+        ``deal_stream`` draws chance by occurrence (``services.turns.steps.Luck``), so they
         also roll the same dice. ``game_id``, when set, is the new game's id: if a game
         with it exists, ALREADY_EXISTS and nothing is created (a tournament's table
         game, which racing replicas create once)."""
@@ -272,8 +274,8 @@ class GameHost:
                 "allowed per client; finish one or wait until one expires"
             )
         creator_token = secrets.token_urlsafe(24)
-        luck = play.Luck() if deal_stream else None
-        log, version = play.creation_log(state, seed, luck)
+        luck = steps.Luck() if deal_stream else None
+        log, version = steps.creation_log(state, seed, luck)
         meta = {
             "game_type": game_type,
             "players": len(seats),
@@ -302,7 +304,7 @@ class GameHost:
             meta,
             state.to_bytes(),
             version,
-            play.status_of(state),
+            steps.status_of(state),
             log,
             bot_due_in=clock.due_in(meta, state, version, time.time()),
             luck=luck.dumps() if luck is not None else "",
@@ -344,7 +346,7 @@ class GameHost:
         if seats[seat]["kind"] != SeatKind.HUMAN:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
-        to_move = play.load_state(snapshot).current_player()
+        to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
         if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
@@ -402,7 +404,7 @@ class GameHost:
     async def get_state(self, game_id: str, token: str) -> GameView:
         snapshot = await self.load_any(game_id)
         viewer = self.viewer(snapshot, token)
-        state = play.load_state(snapshot)
+        state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
         return GameView(snapshot, state, viewer)
@@ -457,7 +459,7 @@ class GameHost:
         while True:
             snapshot = await self.load(game_id, request_key)
             try:
-                return await self._try(attempt, snapshot, play.load_state(snapshot), started)
+                return await self._try(attempt, snapshot, steps.load_state(snapshot), started)
             except _Stale as stale:
                 if expected_version is not None:
                     raise Aborted(
@@ -497,16 +499,16 @@ class GameHost:
             )
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
-        step = play.play(
+        step = steps.play(
             state,
             chosen,
             snapshot.meta["seed"],
             snapshot.version,
-            play.luck_of(snapshot),
-            play.decliners(snapshot.meta),
+            steps.luck_of(snapshot),
+            steps.decliners(snapshot.meta),
         )
         result = {"version": step.version, "action": chosen, "notation": text}
-        committed = await play.commit_step(self.store, snapshot, step, attempt.request_key, result)
+        committed = await steps.commit_step(self.store, snapshot, step, attempt.request_key, result)
         if committed.outcome is CommitOutcome.APPLIED:
             metrics.ACTIONS.labels(snapshot.meta["game_type"]).inc()
             metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
@@ -519,9 +521,9 @@ class GameHost:
             raise NotFound(f"no game {snapshot.game_id}")
         raise _Stale(committed.version)
 
-    def _remember(self, snapshot: Snapshot, step: play.Step, last_event_id: int) -> None:
+    def _remember(self, snapshot: Snapshot, step: steps.Step, last_event_id: int) -> None:
         """Keep what this replica just wrote, for the next submission's fast path."""
-        written = play.written_snapshot(snapshot, step, last_event_id)
+        written = steps.written_snapshot(snapshot, step, last_event_id)
         if written is None:
             return  # the write moved the clock on: the metadata here is not what was written
         self._recent[snapshot.game_id] = (written, step.state)
@@ -633,7 +635,7 @@ class GameHost:
         snapshot = await self.store.load(game_id)
         if snapshot is None or snapshot.last_event_id != event_id:
             return None
-        return GameView(snapshot, play.load_state(snapshot), viewer).legal_actions
+        return GameView(snapshot, steps.load_state(snapshot), viewer).legal_actions
 
     async def _logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The stored log after ``after``, page by page, up to its current end (an
@@ -695,7 +697,7 @@ class GameHost:
         # Some hidden actions are public later (Catan: a 7's discards, once all are in).
         opened: set[int] = set()
         if not reveal:
-            opened = revealed_actions(game_type, logged, lambda: play.load_state(snapshot))
+            opened = revealed_actions(game_type, logged, lambda: steps.load_state(snapshot))
         entries = [
             ev.visible(data, viewer, reveal_all=reveal or i in opened)
             for i, data in enumerate(logged)

@@ -8,7 +8,7 @@ write to a timed game moves the clock on in the same compare-and-set, and puts t
 deadline in the store's turn schedule (``bot_due_in``), so every replica's sweeper
 finds a seat out of time after any restart. The sweeper then plays one move for the
 seat with the fallback level, under the request key ``timeout:<version>``
-(``services.bot_turns``): played once, whoever gets there first.
+(``services.bots.bot_turns``): played once, whoever gets there first.
 """
 
 from __future__ import annotations
