@@ -1,7 +1,9 @@
-"""The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``board``
-and the embedded server that ``play`` and ``selfplay`` start when given no
-``--target``. ``gamehost.cli`` parses the arguments and imports this module only
-when a command needs it, so the client installs without the server.
+"""The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
+``export``, the board ``board`` draws and the embedded server that ``play`` and
+``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments and
+finds this module by the server distribution's entry point (``gamehost.server``:
+``commands``, in pyproject.toml) only when a command needs it, so the client installs
+without the server and never names it.
 
 It lives here, in the top layer, because ``serve --celery`` wires the service to the
 Celery workers: nothing below may import ``workers``."""
@@ -17,13 +19,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
+from google.protobuf.message import Message
+
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
 __all__ = [
     "EmbeddedServerUnavailable",
-    "board",
     "db",
+    "dealt_board",
     "embedded_server",
     "export",
     "serve",
@@ -284,12 +288,10 @@ def worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def board(args: argparse.Namespace) -> int:
-    """The map of a game as dealt, drawn from a spectator's view by the client's renderer."""
-    from gamehost.render.catan import render_board
+def dealt_board(args: argparse.Namespace) -> Message:
+    """The map of a game as dealt, a spectator's view; ``gamehost board`` draws it with
+    the client's renderer."""
     from services.views import dealt_view
 
     options = {"board": "beginner"} if args.beginner else {}
-    view = dealt_view(args.game, 4, args.seed or 0, options)
-    print(render_board(view, terrain=args.seed is not None or args.beginner))
-    return 0
+    return dealt_view(args.game, 4, args.seed or 0, options)
