@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from gamehost.v1 import gamehost_pb2 as pb
 from services import metrics
-from services.api.grpc_api import MalformedRequest
+from services.api.status import MalformedRequest
 from services.gateway import sse
 from services.gateway.binding import MAX_BODY, BadRequest, bind
 from services.gateway.calls import CallFailed, Dispatcher, metadata_of, peer_of
