@@ -29,7 +29,7 @@ from services.errors import (
 )
 from services.kinds import GameStatus, SeatChangeReason, SeatControl, SeatKind
 from services.limits.access import hash_token
-from services.stores import CommitOutcome, GameStore, Snapshot
+from services.stores import Commit, CommitOutcome, GameStore, Snapshot
 from services.turns import clock, steps
 from services.turns.seat_control import BOT_TOKEN, bot_seat, control_of, human_seat, with_seat
 from services.watch import events as ev
@@ -253,19 +253,20 @@ class Seating:
             if running is not None:
                 event["clock"] = running
             result = {"version": version, "seat": change.seat}
-            committed = await self.store.commit(
-                game_id,
-                snapshot.version,
-                version,
-                snapshot.state,
-                snapshot.status,
-                [event],
-                request_key,
-                result,
-                clock.due_in(meta, state, version, now),
-                None,
-                meta,
-                change.tokens,
+            committed = await self.store.write(
+                Commit(
+                    game_id=game_id,
+                    expected_version=snapshot.version,
+                    new_version=version,
+                    state=snapshot.state,
+                    status=snapshot.status,
+                    events=[event],
+                    request_key=request_key,
+                    request_result=result,
+                    bot_due_in=clock.due_in(meta, state, version, now),
+                    meta=meta,
+                    tokens=change.tokens,
+                )
             )
             if committed.outcome is CommitOutcome.APPLIED:
                 if steps.bot_to_move(meta, state):

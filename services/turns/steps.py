@@ -27,7 +27,7 @@ from typing import Any
 from games import State, get_game
 from services import metrics
 from services.kinds import EventKind, GameStatus, SeatKind
-from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
+from services.stores import Commit, CommitOutcome, CommitResult, GameStore, Snapshot
 from services.turns import clock, seat_control
 from services.watch import events as ev
 
@@ -191,19 +191,21 @@ async def commit_step(
     if clock.timer_of(meta) is not None:
         meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
     due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
-    result = await store.commit(
-        snapshot.game_id,
-        snapshot.version,
-        step.version,
-        step.state.to_bytes(),
-        status_of(step.state),
-        step.events,
-        request_key,
-        request_result,
-        due_in,
-        step.luck,
-        meta if meta is not snapshot.meta else None,
-        tokens,
+    result = await store.write(
+        Commit(
+            game_id=snapshot.game_id,
+            expected_version=snapshot.version,
+            new_version=step.version,
+            state=step.state.to_bytes(),
+            status=status_of(step.state),
+            events=step.events,
+            request_key=request_key,
+            request_result=request_result,
+            bot_due_in=due_in,
+            luck=step.luck,
+            meta=meta if meta is not snapshot.meta else None,
+            tokens=tokens,
+        )
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()
@@ -224,14 +226,16 @@ async def abandon(store: GameStore, game_id: str, why: str) -> bool:
         if snapshot.status == GameStatus.FINISHED:
             return True
         version = snapshot.version + 1
-        result = await store.commit(
-            game_id,
-            snapshot.version,
-            version,
-            snapshot.state,
-            GameStatus.FINISHED,
-            [ev.abandoned_event(version, why)],
-            bot_due_in=None,
+        result = await store.write(
+            Commit(
+                game_id=game_id,
+                expected_version=snapshot.version,
+                new_version=version,
+                state=snapshot.state,
+                status=GameStatus.FINISHED,
+                events=[ev.abandoned_event(version, why)],
+                bot_due_in=None,
+            )
         )
         if result.outcome is CommitOutcome.APPLIED:
             return True
