@@ -29,6 +29,7 @@ from services.bots.bot_turns import BotJob, BotTurn
 from services.errors import Unavailable
 from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore
+from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ class BotRunner:
         self._executor = executor
         self._max_games = max_games
         self._games: dict[str, asyncio.Task] = {}
-        self._wake = asyncio.Event()
+        self._wake = Wake()
         self._sweeper: asyncio.Task | None = None
         self._failures = _Failures()
         self._store_down_since: float | None = None
@@ -225,14 +226,7 @@ class BotRunner:
                         str(exc)[:200],
                     )
                 timeout = self.STORE_RETRY
-            self._wake.clear()
-            # asyncio.wait, not wait_for: on Python 3.11 wait_for can swallow a
-            # cancellation that races its timeout, and the sweeper would never stop.
-            woken = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({woken}, timeout=timeout)
-            finally:
-                woken.cancel()
+            await self._wake.nap(timeout)
 
     async def _claim_and_start(self) -> None:
         for game_id, task in list(self._games.items()):

@@ -35,6 +35,7 @@ from services.kinds import EventKind, GameStatus, SeatKind
 from services.limits.access import hash_token
 from services.play.host import GameHost, SeatSpec
 from services.stores import GameStore, Snapshot, TournamentSnapshot
+from services.sweeps import Wake
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
 from services.tournament.model import Definition, Table, TableResult
@@ -147,7 +148,7 @@ class TournamentRunner:
         self._bounds = bounds or TournamentBounds()
         self._sweeper: asyncio.Task | None = None
         self._active: dict[str, asyncio.Task] = {}
-        self._wake = asyncio.Event()
+        self._wake = Wake()
         self._closing = False
 
     def start(self) -> None:
@@ -178,12 +179,7 @@ class TournamentRunner:
             except Exception as exc:  # the store is down: try again shortly, never stop
                 log.warning("tournament sweep failed: %s: %s", type(exc).__name__, exc)
                 timeout = self.STORE_RETRY
-            self._wake.clear()
-            woken = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({woken}, timeout=timeout)
-            finally:
-                woken.cancel()
+            await self._wake.nap(timeout)
 
     async def _advance_and_release(self, name: str) -> None:
         try:
