@@ -36,16 +36,15 @@ sys.path.insert(0, ROOT)
 
 from benchmarks.service_bench import (  # noqa: E402
     ScriptedGames,
-    free_port,
     start_process,
     stop,
-    store_secret,
     throughput,
 )
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
+from loadtest.driver import store_secret  # noqa: E402
 from loadtest.echo import FULL_METHOD  # noqa: E402
-from loadtest.parts import process_cpu_seconds  # noqa: E402
+from loadtest.parts import free_port, process_cpu_seconds  # noqa: E402
 
 WITHOUT_LAYERS = """
 import grpc.aio, services.api.status as status

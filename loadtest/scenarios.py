@@ -22,8 +22,8 @@ import gevent
 import grpc
 from locust import between, constant, task
 
-from benchmarks.service_bench import script
 from gamehost.v1 import gamehost_pb2 as pb
+from loadtest.driver import script
 from loadtest.echo import FULL_METHOD
 from loadtest.grpc_user import GrpcUser
 from services.limits import access
