@@ -21,7 +21,7 @@ from services.kinds import (
 from services.play import seating
 from services.play.reading import GameView, Record
 from services.stores import Snapshot
-from services.turns import clock
+from services.turns import clock, seat_control
 from services.turns.seat_control import control_of
 from services.views import view_of
 from services.watch import events as ev
@@ -168,7 +168,7 @@ def actor_message(actor: int) -> pb.Actor:
 
 
 def _bot_status(snapshot: Snapshot, actor: int) -> int:
-    if actor < 0 or snapshot.meta["seats"][actor]["kind"] != SeatKind.BOT:
+    if actor < 0 or not seat_control.is_bot(snapshot.meta, actor):
         return pb.BOT_STATUS_UNSPECIFIED
     if snapshot.bot_status == f"{snapshot.version}:{BotStatus.WAITING}":
         return pb.BOT_WAITING_FOR_CAPACITY

@@ -21,9 +21,9 @@ from typing import Any
 import bots
 from bots import Level
 from games import State, get_game
-from services.kinds import GameStatus, SeatKind
+from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
-from services.turns import clock, steps
+from services.turns import clock, seat_control, steps
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str,
     seat = state.current_player()
     if seat < 0 or snapshot.status == GameStatus.FINISHED:
         return None
-    timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
+    timeout = not seat_control.is_bot(snapshot.meta, seat)
     if not timeout:
         return seat, snapshot.meta["seats"][seat]["level"], False
     left = clock.seconds_left(snapshot.meta, snapshot.version, time.time() if now is None else now)

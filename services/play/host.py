@@ -52,7 +52,7 @@ from services.stores import (
     NewGame,
     Snapshot,
 )
-from services.turns import clock, steps
+from services.turns import clock, seat_control, steps
 from services.turns.seat_control import control_of
 from services.watch import events as ev
 from services.watch.hub import WatchHub
@@ -266,8 +266,7 @@ class GameHost(Reading, Submitting):
         return seat, token
 
     def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
-        actor = state.current_player()
-        if actor >= 0 and snapshot.meta["seats"][actor]["kind"] == SeatKind.BOT:
+        if seat_control.bot_to_move(snapshot.meta, state):
             self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading

@@ -30,7 +30,7 @@ from services.errors import (
 from services.kinds import GameStatus, SeatChangeReason, SeatControl, SeatKind
 from services.limits.access import hash_token
 from services.stores import Commit, CommitOutcome, GameStore, Snapshot
-from services.turns import clock, steps
+from services.turns import clock, seat_control, steps
 from services.turns.seat_control import BOT_TOKEN, bot_seat, control_of, human_seat, with_seat
 from services.watch import events as ev
 
@@ -269,7 +269,7 @@ class Seating:
                 )
             )
             if committed.outcome is CommitOutcome.APPLIED:
-                if steps.bot_to_move(meta, state):
+                if seat_control.bot_to_move(meta, state):
                     self.runner.kick(game_id)
                 return _answer(await self.load(game_id), result, duplicate=False)
             if committed.outcome is CommitOutcome.DUPLICATE:

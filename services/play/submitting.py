@@ -21,13 +21,13 @@ from services.errors import (
     PermissionDenied,
     ServiceError,
 )
-from services.kinds import GameStatus, SeatKind
+from services.kinds import GameStatus
 from services.limits.access import hash_token
 from services.stores import (
     CommitOutcome,
     Snapshot,
 )
-from services.turns import steps
+from services.turns import seat_control, steps
 
 _MAX_REQUEST_ID = 128
 _RECENT_GAMES = 4096
@@ -136,7 +136,7 @@ class Submitting:
             )
         if snapshot.status == GameStatus.FINISHED:
             raise FailedPrecondition("the game is over")  # played out, or abandoned
-        if snapshot.meta["seats"][viewer]["kind"] == SeatKind.BOT:
+        if seat_control.is_bot(snapshot.meta, viewer):
             raise FailedPrecondition(
                 f"seat {viewer} is away: a bot plays it until you call TakeBackSeat"
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games import State
 from services.kinds import EventKind, SeatChangeReason, SeatControl, SeatKind
 from services.watch import events as ev
 
@@ -21,6 +22,18 @@ BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
 # (handed over for good, timed out for good, rejoined with a new token, a bot added)
 # leaves no earlier token valid. Listed this way round so a new reason revokes.
 _TOKEN_KEPT = frozenset({SeatChangeReason.AWAY, SeatChangeReason.TAKEN_BACK})
+
+
+def is_bot(meta: dict[str, Any], seat: int) -> bool:
+    """True when a bot plays ``seat`` now (as created, or away, or handed over)."""
+    return meta["seats"][seat]["kind"] == SeatKind.BOT
+
+
+def bot_to_move(meta: dict[str, Any], state: State) -> bool:
+    """True when a bot seat is to move in ``state`` (its turn goes in the schedule):
+    the one home of "whose bot is to move"."""
+    actor = state.current_player()
+    return actor >= 0 and is_bot(meta, actor)
 
 
 def bot_seat(level: str, name: str, control: SeatControl) -> dict[str, Any]:

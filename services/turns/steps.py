@@ -26,7 +26,7 @@ from typing import Any
 
 from games import State, get_game
 from services import metrics
-from services.kinds import EventKind, GameStatus, SeatKind
+from services.kinds import EventKind, GameStatus
 from services.stores import Commit, CommitOutcome, CommitResult, GameStore, Snapshot
 from services.turns import clock, seat_control
 from services.watch import events as ev
@@ -101,12 +101,6 @@ def creation_log(
     log = [e for e in log if e["kind"] != EventKind.FINISHED]
     log += [ev.created_event(initial, version, state.current_player()), *done]
     return log, version
-
-
-def bot_to_move(meta: dict[str, Any], state: State) -> bool:
-    """True when a bot seat is to move in ``state`` (its turn goes in the schedule)."""
-    actor = state.current_player()
-    return actor >= 0 and meta["seats"][actor]["kind"] == SeatKind.BOT
 
 
 def status_of(state: State) -> str:
