@@ -20,7 +20,7 @@ from typing import Any
 
 import bots
 from bots import Level
-from games import State, get_game
+from games import State
 from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
 from services.turns import clock, seat_control, steps
@@ -50,7 +50,7 @@ class BotJob:
 
     def view(self) -> State:
         """The bot's view, decoded: all the bot may see."""
-        return get_game(self.game_type).state_class.from_bytes(self.state)
+        return steps.state_from(self.game_type, self.state)
 
     def plan(self, max_iterations: int | None = None) -> Level:
         """The job's level under a server's cap on one decision's trees x iterations;

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots import LevelKind, get_level
-from games import CHANCE, TERMINAL, State, get_game
+from games import CHANCE, TERMINAL, State
 from games.base import quote_input
 from services.bots import bot_turns
 from services.bots.bot_runner import BotExecutor
@@ -217,14 +217,7 @@ class HintService:
             raise FailedPrecondition("positions are analysed once the game is over")
         game_type = snapshot.meta["game_type"]
         # A long game's replay takes a while: off the event loop.
-        return await asyncio.to_thread(_replay, game_type, record.initial_state, actions)
-
-
-def _replay(game_type: str, initial: bytes, actions: list[int]) -> State:
-    state = get_game(game_type).state_class.from_bytes(initial)
-    for action in actions:
-        state.apply_unchecked(action)
-    return state
+        return await asyncio.to_thread(steps.replayed, game_type, record.initial_state, actions)
 
 
 def _mover_text(mover: int) -> str:

@@ -13,7 +13,6 @@ from typing import Any
 from games import (
     TERMINAL,
     State,
-    get_game,
 )
 from services.errors import (
     InvalidArgument,
@@ -269,11 +268,8 @@ def _replayed_views(
     game_type: str, initial: bytes, actions: list[int], viewer: int | None
 ) -> list[Any]:
     """``viewer``'s view of the initial position and after each of ``actions``."""
-    state = get_game(game_type).state_class.from_bytes(initial)
-    views = [view_of(game_type, state, viewer)]
-    for action in actions:
-        state.apply_unchecked(action)
-        views.append(view_of(game_type, state, viewer))
+    views: list[Any] = []
+    steps.replayed(game_type, initial, actions, lambda s: views.append(view_of(game_type, s, viewer)))
     return views
 
 

@@ -21,6 +21,7 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,7 +69,30 @@ def bot_rng(seed: int, version: int, seat: int) -> random.Random:
 
 
 def load_state(snapshot: Snapshot) -> State:
-    return get_game(snapshot.meta["game_type"]).state_class.from_bytes(snapshot.state)
+    return state_from(snapshot.meta["game_type"], snapshot.state)
+
+
+def state_from(game_type: str, data: bytes) -> State:
+    """A game's state from its stored bytes (the one home of ``from_bytes``)."""
+    return get_game(game_type).state_class.from_bytes(data)
+
+
+def replayed(
+    game_type: str,
+    initial: bytes,
+    actions: Iterable[int],
+    each: Callable[[State], None] | None = None,
+) -> State:
+    """The position after ``actions`` from ``initial`` (the one home of a record's
+    replay); ``each`` sees every position on the way, the initial one first."""
+    state = state_from(game_type, initial)
+    if each is not None:
+        each(state)
+    for action in actions:
+        state.apply_unchecked(action)
+        if each is not None:
+            each(state)
+    return state
 
 
 def resolve_chance(
