@@ -36,22 +36,21 @@ sys.path.insert(0, ROOT)
 
 from benchmarks.service_bench import (  # noqa: E402
     ScriptedGames,
-    free_port,
     start_process,
     stop,
-    store_secret,
     throughput,
 )
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
+from loadtest.driver import store_secret  # noqa: E402
 from loadtest.echo import FULL_METHOD  # noqa: E402
-from loadtest.parts import process_cpu_seconds  # noqa: E402
+from loadtest.parts import free_port, process_cpu_seconds  # noqa: E402
 
 WITHOUT_LAYERS = """
-import grpc.aio, services.grpc_api as api
+import grpc.aio, services.api.status as status
 _server = grpc.aio.server
 grpc.aio.server = lambda *a, **k: _server(*a, **{**k, "interceptors": None})
-api._admit = lambda request: None
+status._admit = lambda request: None
 """
 PLAIN_POOL = """
 import redis.asyncio as aioredis, redis.asyncio.connection as rac
@@ -70,7 +69,7 @@ STUB_SUBMIT = {
     "raw-ping": "    await _raw_ping()\n",
 }
 STUB = """
-import asyncio, collections, services.host as host
+import asyncio, collections, services.play.host as host, services.play.submitting as submitting
 
 class _Pings(asyncio.Protocol):
     # Replies come in the order the pings went out: one FIFO of waiters.
@@ -94,7 +93,7 @@ async def _raw_ping():
     await waiter
 
 async def _stub(self, game_id, token, **_):
-{work}    return host.Submitted(version=1, action=0, notation="", duplicate=False)
+{work}    return submitting.Submitted(version=1, action=0, notation="", duplicate=False)
 
 host.GameHost.submit_action = _stub
 """

@@ -88,7 +88,7 @@ def main() -> None:
     )
     from celery import group
 
-    from services.bot_turns import BotJob
+    from services.bots.bot_turns import BotJob
     from workers.app import app
     from workers.tasks import search
 

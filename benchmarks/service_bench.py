@@ -11,10 +11,8 @@ game's seed, so the timed loops send only SubmitAction calls. Prints one table a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,28 +23,21 @@ from collections.abc import Callable
 
 import grpc
 import redis
-import redis.asyncio as aioredis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from gamehost import Client  # noqa: E402
-from games import get_game  # noqa: E402
+from loadtest.driver import script, store_secret  # noqa: E402  (shared with the load test)
 from loadtest.echo import FULL_METHOD  # noqa: E402  (the one echo server: loadtest/echo.py)
-from services import access, play  # noqa: E402
-from services.stores.redis_store import RedisStore  # noqa: E402
+from loadtest.parts import free_port  # noqa: E402
+from services.limits import access  # noqa: E402
 
 _CAS = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3])
 return 1
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------------- processes
@@ -101,34 +92,6 @@ def throughput(
 
 def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1] * 1000 if len(values) > 1 else 0.0
-
-
-def script(seed: int) -> list[tuple[int, int, int]]:
-    """The (seat, action, version) sequence of a 2-player Cité game with this seed,
-    computed offline exactly as the service will (same seed-derived chance), so the
-    timed loop sends nothing but SubmitAction calls."""
-    state = get_game("cite").new_game(2, seed)
-    version = play.resolve_chance(state, seed, 0, [])
-    moves = []
-    while not state.is_terminal():
-        seat, action = state.current_player(), state.legal_actions()[0]
-        moves.append((seat, action, version))
-        version = play.play(state, action, seed, version).version
-    return moves
-
-
-def store_secret(redis_url: str, prefix: str) -> bytes:
-    """The deployment's seed secret, read through the store as an operator's tool may:
-    games with a person in them deal from the seed mixed with it."""
-
-    async def read() -> bytes:
-        client = aioredis.Redis.from_url(redis_url)
-        try:
-            return await RedisStore(client, prefix).secret()
-        finally:
-            await client.aclose()
-
-    return asyncio.run(read())
 
 
 class ScriptedGames:

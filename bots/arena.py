@@ -1,7 +1,7 @@
 """Play whole games between bot levels, the way the service seats them (pure, no I/O).
 
 Each bot decision gets ``state.determinize(seat, rng)`` of the true state, as
-``services.bot_turns`` does, never the true state itself. Chance outcomes are
+``services.bots.bot_turns`` does, never the true state itself. Chance outcomes are
 drawn from their probabilities with an rng of the game's seed, or of ``deal``
 when one is given: then the board and every die and card come from ``deal``
 alone, so games of one deal with the bots in other seats see the same luck

@@ -1,21 +1,23 @@
 """The ``gamehost`` command line: serve, worker, health, play, selfplay, tournament, board, games.
 
 The client commands need only grpcio and the generated ``gamehost.v1`` code. The
-server's commands (``serve``, ``worker``, ``board``, and ``play``/``selfplay``/``tournament``
-without ``--target``, which start an embedded server) are implemented in
-``workers.cli`` and imported only when run: without the server installed they say,
-in one line, what to install.
+server's commands (``serve``, ``worker``, ``db``, ``export``, ``board``, and
+``play``/``selfplay``/``tournament`` without ``--target``, which start an embedded server)
+are parsed here, so their flags are one contract, and run by the server distribution:
+it registers their implementation under the entry-point group ``gamehost.server``, which
+is looked up only when such a command runs. The client never names a server module;
+without the server installed those commands say, in one line, what to install.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import sys
 from collections.abc import Iterator
+from importlib.metadata import distributions
 from types import ModuleType
 
 import grpc
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             "tournament": _tournament,
             "games": _games,
             "record": _record,
-            "board": lambda args: _server_side("board").board(args),
+            "board": _board,
             "health": _health,
         }
         return handlers[args.command](args)
@@ -317,8 +319,10 @@ def _tournament_options(serve: argparse.ArgumentParser) -> None:
     )
 
 
-# The top-level packages of the server distribution (gamehost-server).
-SERVER_PACKAGES = frozenset({"games", "bots", "services", "workers"})
+# The entry-point group the server distribution (gamehost-server) fills with its half of
+# the command line: ``commands``, an object with serve, worker, db, export, dealt_board
+# and embedded_server (see its pyproject.toml).
+SERVER_ENTRY_POINTS = "gamehost.server"
 
 
 class ServerNotInstalled(Exception):
@@ -332,14 +336,24 @@ class ServerNotInstalled(Exception):
 
 
 def _server_side(what: str) -> ModuleType:
-    """The server's half of the command line, ``workers.cli``; imported on demand (by
-    name, so the client's own imports never reach the server)."""
-    try:
-        return importlib.import_module("workers.cli")
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] in SERVER_PACKAGES:
-            raise ServerNotInstalled(what) from None
-        raise
+    """The server's half of the command line, found by its entry point and loaded on
+    demand, so the client's own imports never reach the server."""
+    # Every distribution on the path, not the first of each name: a build's leftover
+    # metadata in a checkout (gamehost_server.egg-info) may shadow the installed one.
+    for dist in distributions():
+        for entry in dist.entry_points.select(group=SERVER_ENTRY_POINTS, name="commands"):
+            return entry.load()
+    raise ServerNotInstalled(what)
+
+
+def _board(args: argparse.Namespace) -> int:
+    """The map of a game as dealt: the server deals it (a spectator's view), the client's
+    renderer draws it."""
+    from gamehost.render.catan import render_board
+
+    view = _server_side("board").dealt_board(args)
+    print(render_board(view, terrain=args.seed is not None or args.beginner))
+    return 0
 
 
 @contextlib.contextmanager

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.UTC)
     load_before = os.getloadavg()
     results: dict = {"parameters": vars(args), "commit": commit_of(), "cpus": os.cpu_count()}
-    from benchmarks.service_bench import store_secret  # after the patching (redis.asyncio)
+    from loadtest.driver import store_secret  # after the patching (redis.asyncio)
 
     with parts.started(args.redis, 2, args.worker_concurrency) as p:
         scenarios.SubmitterUser.secret = store_secret(p.redis_url, p.prefix)

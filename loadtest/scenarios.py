@@ -22,11 +22,11 @@ import gevent
 import grpc
 from locust import between, constant, task
 
-from benchmarks.service_bench import script
 from gamehost.v1 import gamehost_pb2 as pb
+from loadtest.driver import script
 from loadtest.echo import FULL_METHOD
 from loadtest.grpc_user import GrpcUser
-from services import access
+from services.limits import access
 
 _HUMAN = pb.SeatSpec(kind=pb.HUMAN)
 _seeds = itertools.count(1)

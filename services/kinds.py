@@ -37,7 +37,7 @@ class EventKind(StrEnum):
     JOINED = "joined"
     ACTION = "action"
     FINISHED = "finished"
-    SEAT_CHANGED = "seat_changed"  # who plays a seat changed (services.seating)
+    SEAT_CHANGED = "seat_changed"  # who plays a seat changed (services.play.seating)
 
 
 class SeatControl(StrEnum):

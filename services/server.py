@@ -17,22 +17,24 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
-from services import access, expiry, limits, tls
+from services import tls
+from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
+from services.api.reflection import enable_reflection
 from services.archive import archiver
 from services.archive.archive import Archive
-from services.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
-from services.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
+from services.bots.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
+from services.bots.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
+from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
-from services.grpc_api import GameHostServicer, add_to_server, method_handlers
-from services.grpc_metrics import PrometheusServerInterceptor
-from services.hints import HintLimits, HintService
-from services.host import GameHost
-from services.metrics_export import start_metrics_server
-from services.reflection import enable_reflection
-from services.store_health import StoreMonitor, StoreUnreachable, check_store
-from services.store_metrics import probe_forever, stop_prober
+from services.limits import access, quotas
+from services.observe.grpc_metrics import PrometheusServerInterceptor
+from services.observe.metrics_export import start_metrics_server
+from services.observe.store_health import StoreMonitor, StoreUnreachable, check_store
+from services.observe.store_metrics import probe_forever, stop_prober
+from services.play import expiry
+from services.play.host import GameHost
 from services.stores import GameStore, open_store
 from services.tournament.bounds import TournamentBounds
 from services.tournament.runner import TournamentRunner
@@ -86,7 +88,7 @@ class ServerConfig:
     http_web_dir: str | None = None  # None: the repository's web/ when present
     http_cors_origins: tuple[str, ...] = ()  # "*" or origins; empty: no CORS
     http_heartbeat: float = 15.0  # seconds between SSE keep-alive comments
-    # Move hints (services/hints.py): a hint's search budget and each game's hint rate.
+    # Move hints (services/bots/hints.py): a hint's search budget and each game's hint rate.
     max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
     max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
     hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
@@ -204,10 +206,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner, config.live_games_per_client, archive)
-    interceptor = limits.AccessInterceptor(
+    interceptor = quotas.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
-        limits.TokenBuckets(config.rate_limit, config.rate_burst),
-        limits.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
+        quotas.TokenBuckets(config.rate_limit, config.rate_burst),
+        quotas.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
     )
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
     # Pending-request caps far above grpc's default 1,000: a burst of thousands of

@@ -1,7 +1,9 @@
-"""The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``board``
-and the embedded server that ``play`` and ``selfplay`` start when given no
-``--target``. ``gamehost.cli`` parses the arguments and imports this module only
-when a command needs it, so the client installs without the server.
+"""The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
+``export``, the board ``board`` draws and the embedded server that ``play`` and
+``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments and
+finds this module by the server distribution's entry point (``gamehost.server``:
+``commands``, in pyproject.toml) only when a command needs it, so the client installs
+without the server and never names it.
 
 It lives here, in the top layer, because ``serve --celery`` wires the service to the
 Celery workers: nothing below may import ``workers``."""
@@ -17,13 +19,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
+from google.protobuf.message import Message
+
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
 __all__ = [
     "EmbeddedServerUnavailable",
-    "board",
     "db",
+    "dealt_board",
     "embedded_server",
     "export",
     "serve",
@@ -39,8 +43,8 @@ class EmbeddedServerUnavailable(Exception):
 def embedded_server(redis_url: str | None = None, redis_prefix: str = "gamehost") -> Iterator[str]:
     """A server on a free local port for the occasion (in-memory store unless
     ``redis_url``); yields its target."""
+    from services.observe.store_health import StoreUnreachable
     from services.server import ServerConfig, ServerThread
-    from services.store_health import StoreUnreachable
 
     config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=redis_prefix)
     with contextlib.ExitStack() as stack:
@@ -87,13 +91,13 @@ def serve(args: argparse.Namespace) -> int:
     if args.processes > 1:
         return _serve_processes(args)
     if args.metrics_port is not None and os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from services.metrics_export import prepare_multiprocess_dir
+        from services.observe.metrics_export import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.archive.database import SchemaBehind
+    from services.observe.store_health import StoreUnreachable
     from services.server import ServerConfig, run
     from services.server import serve as serve_forever
-    from services.store_health import StoreUnreachable
 
     logging.basicConfig(level=logging.INFO)
     archive_url, archive_create = _archive_url(args.archive, args.redis)
@@ -207,7 +211,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
         return 2
     if args.metrics_port is not None:
         # One scrape endpoint for the group: the children write samples to files.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+        from services.observe.metrics_export import prepare_multiprocess_dir, start_metrics_server
 
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.host)
@@ -254,7 +258,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     for child in children:
         codes.append(child.wait())
         if args.metrics_port is not None:
-            from services.metrics_export import mark_process_dead
+            from services.observe.metrics_export import mark_process_dead
 
             mark_process_dead(child.pid)
     return max(codes)
@@ -266,7 +270,7 @@ def worker(args: argparse.Namespace) -> int:
     if args.metrics_port is not None:
         # Before anything defines a metric: prefork children write samples to files
         # that the exporter in this main process aggregates.
-        from services.metrics_export import prepare_multiprocess_dir, start_metrics_server
+        from services.observe.metrics_export import prepare_multiprocess_dir, start_metrics_server
 
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.metrics_host)
@@ -281,12 +285,10 @@ def worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def board(args: argparse.Namespace) -> int:
-    """The map of a game as dealt, drawn from a spectator's view by the client's renderer."""
-    from gamehost.render.catan import render_board
+def dealt_board(args: argparse.Namespace) -> Message:
+    """The map of a game as dealt, a spectator's view; ``gamehost board`` draws it with
+    the client's renderer."""
     from services.views import dealt_view
 
     options = {"board": "beginner"} if args.beginner else {}
-    view = dealt_view(args.game, 4, args.seed or 0, options)
-    print(render_board(view, terrain=args.seed is not None or args.beginner))
-    return 0
+    return dealt_view(args.game, 4, args.seed or 0, options)

@@ -10,8 +10,8 @@ import logging
 import time
 
 import bots
-from services.bot_runner import Analysis, BotExecutor, TurnLease
-from services.bot_turns import BotJob, BotTurn
+from services.bots.bot_runner import Analysis, BotExecutor, TurnLease
+from services.bots.bot_turns import BotJob, BotTurn
 from services.errors import Unavailable
 from services.kinds import BotStatus
 from workers.app import MAX_SEARCH_SECONDS

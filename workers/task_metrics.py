@@ -11,7 +11,7 @@ from typing import Any
 from celery import signals
 
 from services import metrics
-from services.bot_turns import BotJob
+from services.bots.bot_turns import BotJob
 from services.stores import CommitOutcome
 
 SENT_AT_HEADER = "gamehost_sent_at"
@@ -53,6 +53,6 @@ def observe(phase: str, job: BotJob, seconds: float, outcome: str | None = None)
 @signals.worker_process_shutdown.connect
 def _forget_process(**_: Any) -> None:
     """A prefork child exits: drop its live gauges from the group's aggregate."""
-    from services.metrics_export import mark_process_dead
+    from services.observe.metrics_export import mark_process_dead
 
     mark_process_dead(os.getpid())

@@ -25,8 +25,8 @@ from typing import Any
 from celery import group
 
 import bots
-from services import bot_turns
-from services.bot_turns import BotJob
+from services.bots import bot_turns
+from services.bots.bot_turns import BotJob
 from services.kinds import BotStatus
 from services.stores.redis_store import RedisStore
 from workers import task_metrics

@@ -28,9 +28,10 @@ from typing import Any
 import zstandard
 
 from games import State, get_game
-from services import events as ev
 from services.kinds import EventKind, GameStatus
 from services.stores import Snapshot, StoredEvent
+from services.turns import steps
+from services.watch import events as ev
 
 FORMAT = 1
 ZSTD = "zstd"
@@ -92,9 +93,7 @@ class _Replay:
         """Back to the position before the last action (replayed from the start: only
         done for an event the engine rebuilt differently, which should not happen)."""
         self.applied.pop()
-        self.state = get_game(self.game_type).state_class.from_bytes(self.initial)
-        for action in self.applied:
-            self.state.apply_unchecked(action)
+        self.state = steps.replayed(self.game_type, self.initial, self.applied)
 
     def apply(self, action: int) -> None:
         assert self.state is not None
@@ -139,9 +138,7 @@ class _Replay:
             # Not the position the seed and options give: the log's own, with the
             # outcomes before it applied again.
             self.initial = ev.initial_state_bytes(event)
-            self.state = get_game(self.game_type).state_class.from_bytes(self.initial)
-            for action in self.applied:
-                self.state.apply_unchecked(action)
+            self.state = steps.replayed(self.game_type, self.initial, self.applied)
         self.version = event.get("version", self.version)
 
 

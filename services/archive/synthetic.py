@@ -1,5 +1,5 @@
 """Finished games made without a server, for the archive's tests and benchmark: a
-random game played through the service's own steps (``services.play``), so its log
+random game played through the service's own steps (``services.turns.steps``), so its log
 is what the store would hold, event for event."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 from games import get_game
-from services import play
 from services.kinds import GameStatus, SeatKind
 from services.stores import Snapshot, StoredEvent
+from services.turns import steps
 
 
 def _plain(data: Any) -> Any:
@@ -27,10 +27,10 @@ def finished_game(
     game = get_game(game_type)
     options = game.parse_options({})
     state = game.new_game(players, seed, options)
-    log, version = play.creation_log(state, seed)
+    log, version = steps.creation_log(state, seed)
     rng = random.Random(seed)
     while not state.is_terminal():
-        step = play.play(state, rng.choice(state.legal_actions()), seed, version)
+        step = steps.play(state, rng.choice(state.legal_actions()), seed, version)
         log.extend(step.events)
         version = step.version
     names = names or [f"random-{i}" for i in range(players)]

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from gamehost.v1 import gamehost_pb2 as pb
 from services import metrics
+from services.api.status import MalformedRequest
 from services.gateway import sse
 from services.gateway.binding import MAX_BODY, BadRequest, bind
 from services.gateway.calls import CallFailed, Dispatcher, metadata_of, peer_of
@@ -28,7 +29,6 @@ from services.gateway.errors import HTTP_STATUS, error_body
 from services.gateway.openapi import openapi_document
 from services.gateway.routes import ROUTES, Route, find
 from services.gateway.static import StaticFiles
-from services.grpc_api import MalformedRequest
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 
 from services.gateway.routes import Route
 
-MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/request_limits.py)
+MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/limits/request_limits.py)
 # What a Bearer token fills: the first of these fields the request has.
 TOKEN_FIELDS = ("token", "entrant_token", "creator_token")
 _RESUME_FIELD = "after_event_id"  # what Last-Event-ID fills (an EventSource reconnect)

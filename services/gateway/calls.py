@@ -17,9 +17,9 @@ from typing import Any
 
 import grpc
 
-from services.access import API_KEY_HEADER
 from services.errors import FIELD_METADATA
 from services.gateway.routes import SERVICE
+from services.limits.access import API_KEY_HEADER
 
 Write = Callable[[Any], Awaitable[None]]
 
@@ -86,7 +86,7 @@ class HttpCallContext:
 
 def peer_of(address: Any) -> str:
     """A socket's peer address in grpc's spelling ("ipv4:1.2.3.4:5678"), which
-    services.access.client_id turns into the client's identity."""
+    services.limits.access.client_id turns into the client's identity."""
     if isinstance(address, (tuple, list)) and len(address) >= 2:
         host, port = address[0], address[1]
         return f"ipv6:[{host}]:{port}" if ":" in str(host) else f"ipv4:{host}:{port}"

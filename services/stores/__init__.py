@@ -1,6 +1,7 @@
 """Where games live: one interface, an in-memory and a Redis implementation."""
 
 from services.stores.base import (
+    Commit,
     CommitOutcome,
     CommitResult,
     EventReader,
@@ -15,6 +16,7 @@ from services.stores.base import (
 )
 
 __all__ = [
+    "Commit",
     "CommitOutcome",
     "CommitResult",
     "EventReader",

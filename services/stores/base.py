@@ -33,7 +33,7 @@ class NewGame:
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     bot_due_in: float | None = None  # a bot moves first: due in this many seconds (0: now)
-    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Snapshot:
     request_result: dict[str, Any] | None = None  # set when a looked-up request id was applied
     last_event_id: int = 0  # the newest event's id (0: no event yet)
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
-    luck: str = ""  # deal-stream games: chance draws so far per kind (services.play.Luck)
+    luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
     archived: bool = False  # read back from the SQL archive (services.archive), not the store
 
     def current_bot_status(self) -> str:
@@ -67,7 +67,7 @@ class TournamentSnapshot:
     """A tournament as stored: its record (definition, creation time), its status,
     the tables started (index -> table JSON with its game id), their results
     (index -> result JSON, each written once) and external entrants' token hashes.
-    (External seats' move clocks are the tables' own turn timers: ``services.clock``.)"""
+    (External seats' move clocks are the tables' own turn timers: ``services.turns.clock``.)"""
 
     name: str
     record: dict[str, Any]
@@ -134,6 +134,35 @@ class EventReader(ABC):
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One compare-and-set write of a game (``GameStore.write``): if the stored version
+    equals ``expected_version`` (and ``request_key`` was never applied), the state,
+    version, events, request result and bot-turn schedule are written at once.
+
+    ``bot_due_in``: None when nothing is due after this commit (the game leaves
+    the bot-turn schedule), else the seconds until a turn is due (0: now; more:
+    the committer keeps it leased because it goes on to play it, or a human seat's
+    turn clock runs out then). ``luck``: the game's new chance-draw counts
+    (deal-stream games), None to leave them. ``meta``: the game's new metadata
+    (who plays each seat, turn clocks), None to leave it. ``tokens``: seat ->
+    (the token hash it must have now, "" for none; its new one, "" to remove it):
+    if any seat's token is not the expected one, nothing is written (SEAT_TAKEN)."""
+
+    game_id: str
+    expected_version: int
+    new_version: int
+    state: bytes
+    status: str
+    events: list[dict[str, Any]]
+    request_key: str | None = None
+    request_result: dict[str, Any] | None = None
+    bot_due_in: float | None = None
+    luck: str | None = None
+    meta: dict[str, Any] | None = None
+    tokens: Mapping[int, tuple[str, str]] | None = None
+
+
 class GameStore(ABC):
     """Async storage of games. Implementations must make ``commit`` and
     ``claim_seat`` atomic, also across processes sharing the store."""
@@ -148,34 +177,16 @@ class GameStore(ABC):
         """The game's current snapshot, or None. With ``request_key``, also the
         result recorded for that request, if it was applied."""
 
-    @abstractmethod
-    async def commit(
-        self,
-        game_id: str,
-        expected_version: int,
-        new_version: int,
-        state: bytes,
-        status: str,
-        events: list[dict[str, Any]],
-        request_key: str | None = None,
-        request_result: dict[str, Any] | None = None,
-        bot_due_in: float | None = None,
-        luck: str | None = None,
-        meta: dict[str, Any] | None = None,
-        tokens: Mapping[int, tuple[str, str]] | None = None,
-    ) -> CommitResult:
-        """If the stored version equals ``expected_version`` (and ``request_key`` was
-        never applied): write the state, set the version, append the events, record
-        the request result and schedule the next bot turn, all at once.
+    async def commit(self, *fields: Any, **named: Any) -> CommitResult:
+        """``write(Commit(*fields, **named))``: a commit with its fields spelled out."""
+        return await self.write(Commit(*fields, **named))
 
-        ``bot_due_in``: None when nothing is due after this commit (the game leaves
-        the bot-turn schedule), else the seconds until a turn is due (0: now; more:
-        the committer keeps it leased because it goes on to play it, or a human seat's
-        turn clock runs out then). ``luck``: the game's new chance-draw counts
-        (deal-stream games), None to leave them. ``meta``: the game's new metadata
-        (who plays each seat, turn clocks), None to leave it. ``tokens``: seat ->
-        (the token hash it must have now, "" for none; its new one, "" to remove it):
-        if any seat's token is not the expected one, nothing is written (SEAT_TAKEN)."""
+    @abstractmethod
+    async def write(self, commit: Commit) -> CommitResult:
+        """If the stored version equals ``commit.expected_version`` (and its
+        ``request_key`` was never applied): write the state, set the version, append the
+        events, record the request result and schedule the next bot turn, all at once
+        (the fields: ``Commit``)."""
 
     @abstractmethod
     async def claim_seat(

@@ -21,6 +21,7 @@ from services.kinds import GameStatus
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
+    Commit,
     CommitOutcome,
     CommitResult,
     EventReader,
@@ -134,53 +135,39 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         return None if game is None else self._snapshot(game_id, game, request_key)
 
-    async def commit(
-        self,
-        game_id: str,
-        expected_version: int,
-        new_version: int,
-        state: bytes,
-        status: str,
-        events: list[dict[str, Any]],
-        request_key: str | None = None,
-        request_result: dict[str, Any] | None = None,
-        bot_due_in: float | None = None,
-        luck: str | None = None,
-        meta: dict[str, Any] | None = None,
-        tokens: Mapping[int, tuple[str, str]] | None = None,
-    ) -> CommitResult:
-        game = self._games.get(game_id)
+    async def write(self, commit: Commit) -> CommitResult:
+        game = self._games.get(commit.game_id)
         if game is None:
             return CommitResult(CommitOutcome.NOT_FOUND)
-        previous = self._request(game, request_key)
+        previous = self._request(game, commit.request_key)
         if previous is not None:
             return CommitResult(CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(previous))
-        if game.version != expected_version:
+        if game.version != commit.expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
-        for seat, (expected, _) in (tokens or {}).items():
+        for seat, (expected, _) in (commit.tokens or {}).items():
             if game.tokens.get(seat, "") != expected:
                 return CommitResult(CommitOutcome.SEAT_TAKEN, game.version)
         if (
             self._archive_outbox
-            and status == GameStatus.FINISHED
+            and commit.status == GameStatus.FINISHED
             and game.status != GameStatus.FINISHED
         ):
-            self._outbox.setdefault(archive_entry(ARCHIVE_GAME, game_id), 0.0)
-        game.state, game.version, game.status = state, new_version, status
-        if luck is not None:
-            game.luck = luck
-        if meta is not None:
-            game.meta = copy.deepcopy(meta)  # snapshots hand out the old dict: never mutate it
-        for seat, (_, new) in (tokens or {}).items():
+            self._outbox.setdefault(archive_entry(ARCHIVE_GAME, commit.game_id), 0.0)
+        game.state, game.version, game.status = commit.state, commit.new_version, commit.status
+        if commit.luck is not None:
+            game.luck = commit.luck
+        if commit.meta is not None:
+            game.meta = copy.deepcopy(commit.meta)  # snapshots hand out the old dict: never mutate it
+        for seat, (_, new) in (commit.tokens or {}).items():
             if new:
                 game.tokens[seat] = new
             else:
                 game.tokens.pop(seat, None)
-        if request_key:
-            game.requests[request_key] = copy.deepcopy(request_result or {})
-            game.request_times[request_key] = time.time()
-        self._schedule(game_id, bot_due_in)
-        return CommitResult(CommitOutcome.APPLIED, new_version, self._append(game, events))
+        if commit.request_key:
+            game.requests[commit.request_key] = copy.deepcopy(commit.request_result or {})
+            game.request_times[commit.request_key] = time.time()
+        self._schedule(commit.game_id, commit.bot_due_in)
+        return CommitResult(CommitOutcome.APPLIED, commit.new_version, self._append(game, commit.events))
 
     async def claim_seat(
         self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]

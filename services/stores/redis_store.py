@@ -60,6 +60,7 @@ from services.kinds import GameStatus
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
+    Commit,
     CommitOutcome,
     CommitResult,
     EventReader,
@@ -417,46 +418,32 @@ class RedisStore(GameStore):
             luck=luck.decode() if luck else "",
         )
 
-    async def commit(
-        self,
-        game_id: str,
-        expected_version: int,
-        new_version: int,
-        state: bytes,
-        status: str,
-        events: list[dict[str, Any]],
-        request_key: str | None = None,
-        request_result: dict[str, Any] | None = None,
-        bot_due_in: float | None = None,
-        luck: str | None = None,
-        meta: dict[str, Any] | None = None,
-        tokens: Mapping[int, tuple[str, str]] | None = None,
-    ) -> CommitResult:
-        token_changes = [[str(seat), old, new] for seat, (old, new) in (tokens or {}).items()]
+    async def write(self, commit: Commit) -> CommitResult:
+        token_changes = [[str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()]
         reply = await self._commit(
             keys=[
-                self._key(game_id, "game"),
-                self._key(game_id, f"request:{request_key or ''}"),
-                self._key(game_id, "events"),
+                self._key(commit.game_id, "game"),
+                self._key(commit.game_id, f"request:{commit.request_key or ''}"),
+                self._key(commit.game_id, "events"),
                 self._bot_turns_key,
-                self._key(game_id, "tokens"),
+                self._key(commit.game_id, "tokens"),
                 self._archive_key,
                 self._archiving_key,
             ],
             args=[
-                str(expected_version),
-                str(new_version),
-                state,
-                status,
-                self._request_ttl_ms if request_key else "",
-                _dumps(request_result or {}),
-                _ms(bot_due_in),
-                game_id,
-                "" if luck is None else "=" + luck,  # '=': set (even to empty)
-                b"" if meta is None else _dumps(meta),
+                str(commit.expected_version),
+                str(commit.new_version),
+                commit.state,
+                commit.status,
+                self._request_ttl_ms if commit.request_key else "",
+                _dumps(commit.request_result or {}),
+                _ms(commit.bot_due_in),
+                commit.game_id,
+                "" if commit.luck is None else "=" + commit.luck,  # '=': set (even to empty)
+                b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                *(_dumps(e) for e in events),
+                *(_dumps(e) for e in commit.events),
             ],
         )
         outcome = CommitOutcome(reply[0].decode())

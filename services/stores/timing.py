@@ -14,6 +14,8 @@ T = TypeVar("T", bound=type)
 
 # Long polls wait on purpose: timing them would say nothing about Redis.
 _UNTIMED = {"wait_events", "close", "from_url"}
+# A commit is written by ``write``; the operation keeps the name dashboards know.
+_OPERATION = {"write": "commit"}
 
 
 def time_store_calls(cls: T) -> T:
@@ -22,7 +24,7 @@ def time_store_calls(cls: T) -> T:
     for name, member in list(vars(cls).items()):
         if name.startswith("_") or name in _UNTIMED or not asyncio.iscoroutinefunction(member):
             continue
-        setattr(cls, name, _timed(name, member))
+        setattr(cls, name, _timed(_OPERATION.get(name, name), member))
     return cls
 
 

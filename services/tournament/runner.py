@@ -9,13 +9,13 @@ replica dies), and each sweep of one tournament
 3. finishes the tournament when every table has its result.
 
 A cancelled tournament stays in the schedule until a sweep has ended every table game
-it may have started (``play.abandon``: FINISHED, reason abandoned, its queued bot turns
+it may have started (``steps.abandon``: FINISHED, reason abandoned, its queued bot turns
 dropped), so a cancel holds whichever replica dies, and whenever.
 
 Tables are ordinary games created through ``GameHost.create_game``: bot seats are
 played by the bot runner (local pool or Celery) like any game's, and a table of
 bots keeps its deal as its seed, so an all-bot tournament replays exactly. An
-external seat's move time limit is the table's own turn timer (``services.clock``:
+external seat's move time limit is the table's own turn timer (``services.turns.clock``:
 the fallback level plays a move for a seat out of time, marked as a timeout, and
 never takes the seat over), swept by every replica's bot runner like any game's.
 """
@@ -29,20 +29,21 @@ import time
 from typing import Any
 
 from games import State
-from services import clock, play
-from services import events as ev
-from services.access import hash_token
-from services.bot_runner import cancel_all
+from services.bots.bot_runner import cancel_all
 from services.errors import AlreadyExists
-from services.host import GameHost, SeatSpec
 from services.kinds import EventKind, GameStatus, SeatKind
+from services.limits.access import hash_token
+from services.play.host import GameHost, SeatSpec
 from services.stores import GameStore, Snapshot, TournamentSnapshot
+from services.sweeps import Wake
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
 from services.tournament.model import Definition, Table, TableResult
 from services.tournament.records import TournamentEventKind, TournamentStatus
 from services.tournament.report import report_json, standings
 from services.tournament.schedule import round_count, schedule_round, total_tables
+from services.turns import clock, steps
+from services.watch import events as ev
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class TournamentRunner:
         self._bounds = bounds or TournamentBounds()
         self._sweeper: asyncio.Task | None = None
         self._active: dict[str, asyncio.Task] = {}
-        self._wake = asyncio.Event()
+        self._wake = Wake()
         self._closing = False
 
     def start(self) -> None:
@@ -178,12 +179,7 @@ class TournamentRunner:
             except Exception as exc:  # the store is down: try again shortly, never stop
                 log.warning("tournament sweep failed: %s: %s", type(exc).__name__, exc)
                 timeout = self.STORE_RETRY
-            self._wake.clear()
-            woken = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({woken}, timeout=timeout)
-            finally:
-                woken.cancel()
+            await self._wake.nap(timeout)
 
     async def _advance_and_release(self, name: str) -> None:
         try:
@@ -223,7 +219,7 @@ class TournamentRunner:
                 if await self._record(snapshot, defn, lost):
                     results[index] = lost
             elif game.status == GameStatus.FINISHED:
-                state = play.load_state(game)
+                state = steps.load_state(game)
                 if not state.is_terminal():
                     continue  # abandoned by a cancel this sweep started before: no result
                 result = await self._result(defn, table, game, state)
@@ -329,7 +325,7 @@ class TournamentRunner:
             game = await self._store.load(game_id)
             if game is None:  # gone again at once (expired): the next sweep sees to it
                 return game_id
-            snapshot_version, to_move = game.version, play.load_state(game).current_player()
+            snapshot_version, to_move = game.version, steps.load_state(game).current_player()
         for seat, entrant_index in enumerate(table.seats):
             entrant = defn.entrants[entrant_index]
             if not entrant.level:
@@ -367,7 +363,7 @@ class TournamentRunner:
             await self._abandon(game_id, snapshot.name)
 
     async def _abandon(self, game_id: str, name: str) -> None:
-        if await play.abandon(self._store, game_id, f"tournament {name} was cancelled"):
+        if await steps.abandon(self._store, game_id, f"tournament {name} was cancelled"):
             self._host.runner.drop_turn(game_id)  # this replica's search stops now
 
     async def _finish(self, name: str, defn: Definition) -> None:

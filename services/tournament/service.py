@@ -19,7 +19,6 @@ from typing import Any
 from bots.levels import get_level
 from games import GameError, game_names, get_game
 from games.base import quote_input
-from services import clock
 from services.archive.archive import Archive
 from services.errors import (
     AlreadyExists,
@@ -28,7 +27,7 @@ from services.errors import (
     NotFound,
     Unauthenticated,
 )
-from services.host import hash_token
+from services.play.host import hash_token
 from services.stores import GameStore, StoredEvent, TournamentLog, TournamentSnapshot
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
@@ -43,7 +42,8 @@ from services.tournament.report import (
 )
 from services.tournament.runner import TournamentRunner, progress
 from services.tournament.schedule import validate
-from services.watch_hub import WatchHub
+from services.turns import clock
+from services.watch.hub import WatchHub
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 

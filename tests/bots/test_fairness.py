@@ -14,7 +14,7 @@ import pytest
 from bots import choose_action, get_level, search_tree
 from games.catan import rules as KR
 from games.cite import rules as CR
-from services.play import bot_rng
+from services.turns.steps import bot_rng
 from tests.bots.positions import first_found
 
 LEVELS = ("mcts-fast", "mcts-strong")

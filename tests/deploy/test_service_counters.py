@@ -6,12 +6,12 @@ from __future__ import annotations
 from prometheus_client import REGISTRY
 
 from games import CHANCE
-from services import play
 from services.kinds import GameStatus
-from services.store_metrics import probe_store
+from services.observe.store_metrics import probe_store
 from services.stores import CommitOutcome, NewGame
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
+from services.turns import steps
 
 
 def sample(name: str, **labels: str) -> float:
@@ -35,12 +35,12 @@ async def test_a_lost_compare_and_set_is_counted():
     store = MemoryStore()
     await store.create(NewGame("g1", {"game_type": "cite"}, b"state", 1, GameStatus.IN_PROGRESS))
     snapshot = await store.load("g1")
-    step = play.Step(events=[{"type": "test"}], version=2, state=_Frozen())
+    step = steps.Step(events=[{"type": "test"}], version=2, state=_Frozen())
     before = sample("gamehost_cas_conflicts_total")
-    assert (await play.commit_step(store, snapshot, step)).outcome is CommitOutcome.APPLIED
+    assert (await steps.commit_step(store, snapshot, step)).outcome is CommitOutcome.APPLIED
     assert sample("gamehost_cas_conflicts_total") == before
     # The same snapshot again: the game's version has moved on.
-    assert (await play.commit_step(store, snapshot, step)).outcome is CommitOutcome.STALE
+    assert (await steps.commit_step(store, snapshot, step)).outcome is CommitOutcome.STALE
     assert sample("gamehost_cas_conflicts_total") == before + 1
 
 

@@ -12,8 +12,8 @@ import pytest
 from gamehost import Client, GameError
 from gamehost.cli import main as cli_main
 from games import get_game
-from services import play
 from services.server import ServerConfig, ServerThread
+from services.turns import steps
 from tests.procs import Replica
 
 KEY, OTHER_KEY = "k" * 20 + "-alice", "k" * 20 + "-bob"
@@ -146,7 +146,7 @@ def test_a_chosen_seed_gives_no_foresight_with_a_human_seat():
     assert len(seeds) == 6 and 7 not in seeds
     game = get_game("cite")
     foreseen = game.new_game(3, 7, game.parse_options({}))
-    play.resolve_chance(foreseen, 7, 0, [])
+    steps.resolve_chance(foreseen, 7, 0, [])
     # One chance draw may coincide (few outcomes); six in a row would be foresight.
     assert states.count(foreseen.to_bytes()) < len(states)
     assert len(set(states)) > 1

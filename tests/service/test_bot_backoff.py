@@ -7,8 +7,8 @@ import asyncio
 import logging
 
 import bots
-from services.bot_runner import BotExecutor, BotRunner
-from services.host import GameHost, SeatSpec
+from services.bots.bot_runner import BotExecutor, BotRunner
+from services.play.host import GameHost, SeatSpec
 from services.stores.memory import MemoryStore
 
 
@@ -29,7 +29,7 @@ async def test_a_failing_bot_turn_backs_off_then_plays(caplog):
     executor = FailsFirst(failures=3)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner)
-    caplog.set_level(logging.WARNING, logger="services.bot_runner")
+    caplog.set_level(logging.WARNING, logger="services.bots.bot_runner")
     try:
         created = await host.create_game("cite", [SeatSpec("bot", "random"), SeatSpec("human")], {})
         game_id = created.snapshot.game_id

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from services import bot_turns
-from services.bot_runner import BotExecutor, BotRunner
-from services.host import GameHost, SeatSpec
+from services.bots import bot_turns
+from services.bots.bot_runner import BotExecutor, BotRunner
+from services.play.host import GameHost, SeatSpec
 from services.stores import CommitOutcome
 from services.stores.redis_store import RedisStore
 

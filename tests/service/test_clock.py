@@ -1,17 +1,17 @@
-"""The clock rules (services.clock), alone: banks, timeouts in a row, deadlines."""
+"""The clock rules (services.turns.clock), alone: banks, timeouts in a row, deadlines."""
 
 from __future__ import annotations
 
 from games import get_game
-from services import clock, play
 from services.kinds import SeatKind
+from services.turns import clock, steps
 
 SEATS = [{"kind": SeatKind.HUMAN, "level": "", "name": ""}] * 2
 
 
 def timed(bank: float = 10.0, max_timeouts: int = 2) -> tuple[dict, object]:
     state = get_game("cite").new_game(2, 1, get_game("cite").parse_options({}))
-    play.resolve_chance(state, 1, 0, [])  # the deal: a seat is to move after it
+    steps.resolve_chance(state, 1, 0, [])  # the deal: a seat is to move after it
     meta = clock.start({"seats": SEATS}, clock.Timer(5.0, bank, "random", max_timeouts))
     return clock.restart(meta, state, 0, 100.0, moved=True), state
 

@@ -12,7 +12,7 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from gamehost import Client, GameError
-from services.reflection import V1_SERVICE_NAME
+from services.api.reflection import V1_SERVICE_NAME
 from tests.procs import free_port
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from services import events as ev
-from services.bot_runner import Analysis, BotRunner, LocalPoolExecutor
-from services.bot_turns import BotJob
-from services.hints import HintLimits, HintService
-from services.host import GameHost
+from services.bots.bot_runner import Analysis, BotRunner, LocalPoolExecutor
+from services.bots.bot_turns import BotJob
+from services.bots.hints import HintLimits, HintService
 from services.kinds import SeatKind
+from services.play.host import GameHost
 from services.stores import NewGame
+from services.watch import events as ev
 from tests.bots.test_fairness import TWINS
 
 LEVEL = "mcts:trees=2,iterations=60,depth=10"
@@ -78,8 +78,8 @@ async def test_a_hint_sees_only_the_seats_observation(store, game):
 async def test_a_hint_survives_one_pool_restart_and_then_answers_unavailable():
     """A search process that dies under a hint: the pool is replaced and the hint
     searched again; a pool that keeps dying answers UNAVAILABLE, not INTERNAL."""
-    from services import bot_pool
-    from services.bot_turns import seat_job
+    from services.bots import bot_pool
+    from services.bots.bot_turns import seat_job
     from services.errors import Unavailable
     from services.stores import Snapshot
 

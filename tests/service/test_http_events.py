@@ -15,7 +15,7 @@ import pytest
 from gamehost.v1 import gamehost_pb2 as pb
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
-from services.grpc_metrics import PrometheusServerInterceptor
+from services.observe.grpc_metrics import PrometheusServerInterceptor
 from tests.procs import wait_until
 from tests.service.http_fixtures import ZERO_GAME, Served, as_json, gateway_config, two_humans
 

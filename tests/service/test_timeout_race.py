@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import bots
-from services import bot_turns, clock
-from services.host import GameHost, SeatSpec
+from services.bots import bot_turns
 from services.kinds import EventKind, SeatKind
+from services.play.host import GameHost, SeatSpec
 from services.stores import CommitOutcome
+from services.turns import clock
 
 
 class _NoRunner:

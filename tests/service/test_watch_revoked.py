@@ -14,7 +14,7 @@ import pytest
 
 from gamehost import GameError, turn_timer
 from gamehost.v1 import gamehost_pb2 as pb
-from services import bot_turns
+from services.bots import bot_turns
 from services.stores import CommitOutcome
 from tests.procs import wait_until
 from tests.service.http_fixtures import Served, as_json, gateway_config
@@ -179,7 +179,7 @@ def test_a_seat_away_and_taken_back_keeps_its_tokens_feed(served, transport):
 
 def time_out(served: Served, game_id: str) -> None:
     """The seat to move runs out of time: the sweeper's own fallback move and commit
-    (services.bot_turns), prepared as at a moment past the seat's deadline."""
+    (services.bots.bot_turns), prepared as at a moment past the seat's deadline."""
     running = served.thread.running
     assert running is not None
 

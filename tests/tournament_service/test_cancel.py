@@ -13,13 +13,13 @@ import pytest
 
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
-from services import play
-from services.bot_runner import BotExecutor, BotRunner
-from services.host import GameHost, SeatSpec
+from services.bots.bot_runner import BotExecutor, BotRunner
 from services.kinds import EventKind, FinishReason, GameStatus
+from services.play.host import GameHost, SeatSpec
 from services.server import ServerConfig, ServerThread
 from services.stores.memory import MemoryStore
 from services.tournament.records import TournamentEventKind
+from services.turns import steps
 from tests.procs import wait_until
 from tests.tournament_service.test_api import definition
 
@@ -152,14 +152,14 @@ async def test_a_turn_being_decided_is_dropped_when_its_game_is_abandoned():
         created = await host.create_game("cite", bots, {})
         game_id = created.snapshot.game_id
         await asyncio.wait_for(executor.started.wait(), 60)
-        assert await play.abandon(store, game_id, "a test")
+        assert await steps.abandon(store, game_id, "a test")
         await asyncio.wait_for(executor.cancelled.wait(), 60)
         await asyncio.wait_for(runner.idle(), 60)
         snapshot = await store.load(game_id)
         assert snapshot.status == GameStatus.FINISHED
         assert snapshot.version == created.snapshot.version + 1
         assert await store.bot_turn_due_in(game_id) is None
-        assert await play.abandon(store, game_id, "again")  # already over: nothing written
+        assert await steps.abandon(store, game_id, "again")  # already over: nothing written
         assert (await store.load(game_id)).last_event_id == snapshot.last_event_id
     finally:
         await runner.close()

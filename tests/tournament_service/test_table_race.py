@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from services.bot_runner import BotRunner, LocalPoolExecutor
-from services.host import GameHost
+from services.bots.bot_runner import BotRunner, LocalPoolExecutor
+from services.play.host import GameHost
 from services.stores import TournamentSnapshot
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore

@@ -1,5 +1,5 @@
 """Many WatchTournament streams on one replica on Redis share the replica's one watch
-reader (services.watch_hub), as WatchGame streams do: they do not take a pooled Redis
+reader (services.watch.hub), as WatchGame streams do: they do not take a pooled Redis
 connection each. A Redis of the test's own, so its client list holds only this
 replica's connections."""
 

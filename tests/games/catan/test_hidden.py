@@ -167,7 +167,7 @@ def _public(obs: dict) -> dict:
 
 
 def test_s19a9_discards_stay_hidden_until_every_seat_has_discarded():
-    from services import events as ev
+    from services.watch import events as ev
 
     s = _seven()
     before = {seat: _public(s.observation(seat)) for seat in (1, 2, None)}

@@ -10,7 +10,7 @@ import pytest
 from games import get_game
 from games.catan import rules as R
 from services.errors import FailedPrecondition, InvalidArgument
-from services.host import GameHost
+from services.play.host import GameHost
 
 
 def _main_phase():

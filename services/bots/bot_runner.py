@@ -1,6 +1,6 @@
 """Plays bot seats, unattended: every replica sweeps the store's durable schedule
 of due bot turns (and of human seats' turn clocks: a seat out of time gets one
-fallback move, ``services.clock``), claims some with a lease, and plays them; a running turn renews
+fallback move, ``services.turns.clock``), claims some with a lease, and plays them; a running turn renews
 its lease, so a turn whose replica (or worker) died is due again within seconds
 and another replica takes it. ``kick`` only wakes the sweeper early (latency);
 progress never depends on a client calling in.
@@ -9,7 +9,7 @@ Every turn goes through one executor protocol, ``BotExecutor.decide``: the embed
 local process pool returns the action, which the runner commits (and plays the
 next bot turn); the Celery executor hands the turn to workers, which commit it
 themselves and dispatch the next one, and returns None. ``BotExecutor.analyse``
-decides a job the same way and commits nothing (move hints, ``services.hints``).
+decides a job the same way and commits nothing (move hints, ``services.bots.hints``).
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import bots
-from services import bot_pool, bot_turns, metrics
-from services.bot_turns import BotJob, BotTurn
+from services import metrics
+from services.bots import bot_pool, bot_turns
+from services.bots.bot_turns import BotJob, BotTurn
 from services.errors import Unavailable
 from services.kinds import BotStatus
 from services.stores import CommitOutcome, GameStore
+from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +183,7 @@ class BotRunner:
         self._executor = executor
         self._max_games = max_games
         self._games: dict[str, asyncio.Task] = {}
-        self._wake = asyncio.Event()
+        self._wake = Wake()
         self._sweeper: asyncio.Task | None = None
         self._failures = _Failures()
         self._store_down_since: float | None = None
@@ -224,14 +226,7 @@ class BotRunner:
                         str(exc)[:200],
                     )
                 timeout = self.STORE_RETRY
-            self._wake.clear()
-            # asyncio.wait, not wait_for: on Python 3.11 wait_for can swallow a
-            # cancellation that races its timeout, and the sweeper would never stop.
-            woken = asyncio.ensure_future(self._wake.wait())
-            try:
-                await asyncio.wait({woken}, timeout=timeout)
-            finally:
-                woken.cancel()
+            await self._wake.nap(timeout)
 
     async def _claim_and_start(self) -> None:
         for game_id, task in list(self._games.items()):

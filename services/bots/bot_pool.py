@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import bots
 from services import metrics
-from services.bot_turns import BotJob
+from services.bots.bot_turns import BotJob
 
 log = logging.getLogger(__name__)
 

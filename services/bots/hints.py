@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots import LevelKind, get_level
-from games import CHANCE, TERMINAL, State, get_game
+from games import CHANCE, TERMINAL, State
 from games.base import quote_input
-from services import bot_turns, play
-from services.bot_runner import BotExecutor
+from services.bots import bot_turns
+from services.bots.bot_runner import BotExecutor
 from services.errors import (
     Aborted,
     FailedPrecondition,
@@ -33,10 +33,11 @@ from services.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from services.host import GameHost
 from services.kinds import GameStatus
-from services.limits import TokenBuckets
+from services.limits.quotas import TokenBuckets
+from services.play.host import GameHost
 from services.stores import Snapshot
+from services.turns import steps
 
 DEFAULT_LEVEL = "mcts-fast"
 TOP_ACTIONS = 5  # root actions a hint reports, most visited first
@@ -111,7 +112,7 @@ class HintService:
             state = await self._state_at(snapshot, token, at)
             seat = self._analysed_seat(state, at, seat)
         else:
-            at, state = snapshot.version, play.load_state(snapshot)
+            at, state = snapshot.version, steps.load_state(snapshot)
             seat = self._own_seat(snapshot, state, viewer, seat, version)
         if not self._buckets.take(game_id):  # another hint took the last token meanwhile
             raise self._over_rate(game_id)
@@ -216,14 +217,7 @@ class HintService:
             raise FailedPrecondition("positions are analysed once the game is over")
         game_type = snapshot.meta["game_type"]
         # A long game's replay takes a while: off the event loop.
-        return await asyncio.to_thread(_replay, game_type, record.initial_state, actions)
-
-
-def _replay(game_type: str, initial: bytes, actions: list[int]) -> State:
-    state = get_game(game_type).state_class.from_bytes(initial)
-    for action in actions:
-        state.apply_unchecked(action)
-    return state
+        return await asyncio.to_thread(steps.replayed, game_type, record.initial_state, actions)
 
 
 def _mover_text(mover: int) -> str:

@@ -6,7 +6,7 @@ moves on by one (so an action chosen before the change, or a bot's search for th
 old seating, answers stale and is decided again), the seat's new player goes into
 the game's metadata, a ``seat_changed`` event goes into the log, the turn schedule
 follows (a bot now to move is due at once; a human seat's clock starts), and token
-hashes change in the same write where needed (``services.seat_control``).
+hashes change in the same write where needed (``services.turns.seat_control``).
 """
 
 from __future__ import annotations
@@ -16,13 +16,9 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from bots.levels import get_level
-from services import clock, play
-from services import events as ev
-from services.access import hash_token
-from services.bot_runner import BotRunner
 from services.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -32,8 +28,11 @@ from services.errors import (
     Unauthenticated,
 )
 from services.kinds import GameStatus, SeatChangeReason, SeatControl, SeatKind
-from services.seat_control import BOT_TOKEN, bot_seat, control_of, human_seat, with_seat
-from services.stores import CommitOutcome, GameStore, Snapshot
+from services.limits.access import hash_token
+from services.stores import Commit, CommitOutcome, GameStore, Snapshot
+from services.turns import clock, seat_control, steps
+from services.turns.seat_control import BOT_TOKEN, bot_seat, control_of, human_seat, with_seat
+from services.watch import events as ev
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,15 @@ Loader = Callable[..., Awaitable[Snapshot]]  # GameHost.load: NotFound, InvalidA
 Viewer = Callable[..., "int | None"]  # GameHost.viewer: the token's seat
 
 
+class BotKicker(Protocol):
+    """What the play wing asks of the bot runner (services.bots): look at a game now.
+    A protocol, so the bots wing (which reads games through this one) is not imported here."""
+
+    def kick(self, game_id: str) -> None: ...
+
+
 class Seating:
-    def __init__(self, store: GameStore, runner: BotRunner, load: Loader, viewer: Viewer) -> None:
+    def __init__(self, store: GameStore, runner: BotKicker, load: Loader, viewer: Viewer) -> None:
         self.store = store
         self.runner = runner
         self.load = load
@@ -188,7 +194,7 @@ class Seating:
         self, game_id: str, token: str, decline_offers: bool, request_id: str = ""
     ) -> SeatChanged:
         """The token's seat declines every domestic offer made to it from now on (or is
-        asked again): the write path answers for it (``play.decliners``)."""
+        asked again): the write path answers for it (``steps.decliners``)."""
         key = _seat_request_key(token, request_id)
 
         def decide(snapshot: Snapshot) -> _Change:
@@ -234,7 +240,7 @@ class Seating:
             if snapshot.request_result is not None:
                 return _answer(snapshot, snapshot.request_result, duplicate=True)
             change = decide(snapshot)
-            state = play.load_state(snapshot)
+            state = steps.load_state(snapshot)
             version = snapshot.version + 1
             now = time.time()
             meta = with_seat(snapshot.meta, change.seat, change.now)
@@ -247,22 +253,23 @@ class Seating:
             if running is not None:
                 event["clock"] = running
             result = {"version": version, "seat": change.seat}
-            committed = await self.store.commit(
-                game_id,
-                snapshot.version,
-                version,
-                snapshot.state,
-                snapshot.status,
-                [event],
-                request_key,
-                result,
-                clock.due_in(meta, state, version, now),
-                None,
-                meta,
-                change.tokens,
+            committed = await self.store.write(
+                Commit(
+                    game_id=game_id,
+                    expected_version=snapshot.version,
+                    new_version=version,
+                    state=snapshot.state,
+                    status=snapshot.status,
+                    events=[event],
+                    request_key=request_key,
+                    request_result=result,
+                    bot_due_in=clock.due_in(meta, state, version, now),
+                    meta=meta,
+                    tokens=change.tokens,
+                )
             )
             if committed.outcome is CommitOutcome.APPLIED:
-                if play.bot_to_move(meta, state):
+                if seat_control.bot_to_move(meta, state):
                     self.runner.kick(game_id)
                 return _answer(await self.load(game_id), result, duplicate=False)
             if committed.outcome is CommitOutcome.DUPLICATE:

@@ -25,7 +25,7 @@ _seen_types: set[str] = set()
 
 async def probe_store(store: GameStore) -> None:
     """One sample of the games in progress by type (``gamehost_store_up`` is set by the
-    health monitor, services/store_health.py, which pings the store every second)."""
+    health monitor, services/observe/store_health.py, which pings the store every second)."""
     try:
         games = await store.list_games(limit=LIVE_GAMES_SCAN_LIMIT)
         pending, overdue = await store.bot_turn_backlog()

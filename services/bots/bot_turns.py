@@ -6,7 +6,7 @@ The choice is committed through the same compare-and-set path as any client's
 action, against the version the bot searched from, under a request key made of
 that version: a duplicate or late delivery changes nothing.
 
-A human seat whose turn clock ran out (``services.clock``) is a turn too: its
+A human seat whose turn clock ran out (``services.turns.clock``) is a turn too: its
 fallback level plays one move for it, marked as a timeout, under the request key
 ``timeout:<version>``, through the same executors and the same commit.
 """
@@ -20,10 +20,10 @@ from typing import Any
 
 import bots
 from bots import Level
-from games import State, get_game
-from services import clock, play
-from services.kinds import GameStatus, SeatKind
+from games import State
+from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
+from services.turns import clock, seat_control, steps
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class BotJob:
 
     def view(self) -> State:
         """The bot's view, decoded: all the bot may see."""
-        return get_game(self.game_type).state_class.from_bytes(self.state)
+        return steps.state_from(self.game_type, self.state)
 
     def plan(self, max_iterations: int | None = None) -> Level:
         """The job's level under a server's cap on one decision's trees x iterations;
@@ -103,7 +103,7 @@ def turn_request_key(version: int, timeout: bool) -> str:
 
 
 def bot_seed(seed: int, version: int, seat: int) -> int:
-    return play.bot_rng(seed, version, seat).getrandbits(63)
+    return steps.bot_rng(seed, version, seat).getrandbits(63)
 
 
 def seat_job(snapshot: Snapshot, state: State, version: int, seat: int, level: str) -> BotJob:
@@ -127,7 +127,7 @@ def seat_job(snapshot: Snapshot, state: State, version: int, seat: int, level: s
 def bot_view(state: State, seed: int, version: int, seat: int) -> State:
     """All a bot (or a hint) deciding for ``seat`` at ``version`` may see: a
     determinization of the seat's observation, drawn from the game's seed."""
-    return state.determinize(seat, play.bot_rng(seed, version, seat))
+    return state.determinize(seat, steps.bot_rng(seed, version, seat))
 
 
 def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str, bool] | None:
@@ -137,7 +137,7 @@ def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str,
     seat = state.current_player()
     if seat < 0 or snapshot.status == GameStatus.FINISHED:
         return None
-    timeout = snapshot.meta["seats"][seat]["kind"] != SeatKind.BOT
+    timeout = not seat_control.is_bot(snapshot.meta, seat)
     if not timeout:
         return seat, snapshot.meta["seats"][seat]["level"], False
     left = clock.seconds_left(snapshot.meta, snapshot.version, time.time() if now is None else now)
@@ -153,7 +153,7 @@ def prepare(
     """The turn of the bot to move in ``snapshot`` or of the fallback level of a human
     seat out of time; None when neither is due. ``state``: the snapshot's state when
     the caller holds it already (it is not decoded again)."""
-    state = play.load_state(snapshot) if state is None else state
+    state = steps.load_state(snapshot) if state is None else state
     due = _due(snapshot, state, now)
     if due is None:
         return None
@@ -196,20 +196,20 @@ async def _commit(
     action: int,
     timeout: bool,
     keep_bot_lease: float,
-) -> tuple[CommitResult, play.Step]:
-    step = play.play(
+) -> tuple[CommitResult, steps.Step]:
+    step = steps.play(
         state,
         action,
         snapshot.meta["seed"],
         snapshot.version,
-        play.luck_of(snapshot),
-        play.decliners(snapshot.meta),
+        steps.luck_of(snapshot),
+        steps.decliners(snapshot.meta),
     )
     if timeout:
         step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
     key = turn_request_key(snapshot.version, timeout)
-    committed = await play.commit_step(
+    committed = await steps.commit_step(
         store, snapshot, step, key, result, keep_bot_lease, timeout
     )
     return committed, step
@@ -243,14 +243,14 @@ async def commit_and_follow(
         return duplicate, None
     if snapshot.version != job.version:
         return CommitResult(CommitOutcome.STALE, snapshot.version), None
-    state = play.load_state(snapshot)
+    state = steps.load_state(snapshot)
     due = _due(snapshot, state, None)
     if due is None or due[0] != job.seat or due[2] != job.timeout:
         return CommitResult(CommitOutcome.STALE, snapshot.version), None
     result, step = await _commit(store, snapshot, state, action, job.timeout, keep_bot_lease)
     if not follow or result.outcome is not CommitOutcome.APPLIED:
         return result, None
-    written = play.written_snapshot(snapshot, step, result.event_ids[-1])
+    written = steps.written_snapshot(snapshot, step, result.event_ids[-1])
     if written is None:
         written = await store.load(job.game_id)
         return result, prepare(written) if written is not None else None

@@ -1,5 +1,5 @@
 """Who plays each seat (``meta["seats"]``): the pure part of seat changes, shared by
-the seat RPCs (``services.seating``) and the write path (``services.play``), which
+the seat RPCs (``services.play.seating``) and the write path (``services.turns.steps``), which
 hands a seat out of time to its fallback bot for good.
 
 A seat entry is ``{"kind", "level", "name"}`` plus, once it changed hands,
@@ -13,14 +13,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from services import events as ev
+from games import State
 from services.kinds import EventKind, SeatChangeReason, SeatControl, SeatKind
+from services.watch import events as ev
 
 BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
 # The seat changes after which the seat's token still holds it; every other change
 # (handed over for good, timed out for good, rejoined with a new token, a bot added)
 # leaves no earlier token valid. Listed this way round so a new reason revokes.
 _TOKEN_KEPT = frozenset({SeatChangeReason.AWAY, SeatChangeReason.TAKEN_BACK})
+
+
+def is_bot(meta: dict[str, Any], seat: int) -> bool:
+    """True when a bot plays ``seat`` now (as created, or away, or handed over)."""
+    return meta["seats"][seat]["kind"] == SeatKind.BOT
+
+
+def bot_to_move(meta: dict[str, Any], state: State) -> bool:
+    """True when a bot seat is to move in ``state`` (its turn goes in the schedule):
+    the one home of "whose bot is to move"."""
+    actor = state.current_player()
+    return actor >= 0 and is_bot(meta, actor)
 
 
 def bot_seat(level: str, name: str, control: SeatControl) -> dict[str, Any]:

@@ -8,7 +8,7 @@ write to a timed game moves the clock on in the same compare-and-set, and puts t
 deadline in the store's turn schedule (``bot_due_in``), so every replica's sweeper
 finds a seat out of time after any restart. The sweeper then plays one move for the
 seat with the fallback level, under the request key ``timeout:<version>``
-(``services.bot_turns``): played once, whoever gets there first.
+(``services.bots.bot_turns``): played once, whoever gets there first.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from games import State
 from services.kinds import SeatKind
+from services.turns import seat_control
 
 DEFAULT_MAX_TIMEOUTS = 3
 MAX_MOVE_SECONDS = 7 * 86400.0
@@ -147,8 +148,7 @@ def seconds_left(meta: dict[str, Any], version: int, now: float) -> float | None
 def due_in(meta: dict[str, Any], state: State, version: int, now: float, lease: float = 0.0):
     """When the game next needs the sweeper: a bot to move, now (or after the
     committer's ``lease``); a human seat's clock, when it runs out; else None."""
-    seat = state.current_player()
-    if seat >= 0 and meta["seats"][seat]["kind"] == SeatKind.BOT:
+    if seat_control.bot_to_move(meta, state):
         return lease
     left = seconds_left(meta, version, now)
     return None if left is None else max(0.0, left)

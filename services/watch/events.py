@@ -91,7 +91,7 @@ def finished_event(state: State, version: int) -> dict[str, Any]:
 
 
 def abandoned_event(version: int, why: str) -> dict[str, Any]:
-    """The end of a game stopped where it stood (``services.play.abandon``): no returns;
+    """The end of a game stopped where it stood (``services.turns.steps.abandon``): no returns;
     ``why`` says who stopped it, for people reading the log."""
     return {
         "kind": EventKind.FINISHED,

@@ -21,14 +21,16 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from games import State, get_game
-from services import clock, metrics, seat_control
-from services import events as ev
-from services.kinds import EventKind, GameStatus, SeatKind
-from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
+from services import metrics
+from services.kinds import EventKind, GameStatus
+from services.stores import Commit, CommitOutcome, CommitResult, GameStore, Snapshot
+from services.turns import clock, seat_control
+from services.watch import events as ev
 
 
 def chance_rng(seed: int, ply: int) -> random.Random:
@@ -67,7 +69,30 @@ def bot_rng(seed: int, version: int, seat: int) -> random.Random:
 
 
 def load_state(snapshot: Snapshot) -> State:
-    return get_game(snapshot.meta["game_type"]).state_class.from_bytes(snapshot.state)
+    return state_from(snapshot.meta["game_type"], snapshot.state)
+
+
+def state_from(game_type: str, data: bytes) -> State:
+    """A game's state from its stored bytes (the one home of ``from_bytes``)."""
+    return get_game(game_type).state_class.from_bytes(data)
+
+
+def replayed(
+    game_type: str,
+    initial: bytes,
+    actions: Iterable[int],
+    each: Callable[[State], None] | None = None,
+) -> State:
+    """The position after ``actions`` from ``initial`` (the one home of a record's
+    replay); ``each`` sees every position on the way, the initial one first."""
+    state = state_from(game_type, initial)
+    if each is not None:
+        each(state)
+    for action in actions:
+        state.apply_unchecked(action)
+        if each is not None:
+            each(state)
+    return state
 
 
 def resolve_chance(
@@ -100,12 +125,6 @@ def creation_log(
     log = [e for e in log if e["kind"] != EventKind.FINISHED]
     log += [ev.created_event(initial, version, state.current_player()), *done]
     return log, version
-
-
-def bot_to_move(meta: dict[str, Any], state: State) -> bool:
-    """True when a bot seat is to move in ``state`` (its turn goes in the schedule)."""
-    actor = state.current_player()
-    return actor >= 0 and meta["seats"][actor]["kind"] == SeatKind.BOT
 
 
 def status_of(state: State) -> str:
@@ -156,7 +175,7 @@ def play(
 def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snapshot | None:
     """The game as a commit of ``step`` onto ``snapshot`` wrote it, known without reading
     it back (``state`` left empty: the caller holds ``step.state``); None for a timed
-    game, whose metadata the write changed (``services.clock``)."""
+    game, whose metadata the write changed (``services.turns.clock``)."""
     if clock.timer_of(snapshot.meta) is not None:
         return None
     return dataclasses.replace(
@@ -182,7 +201,7 @@ async def commit_step(
     """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
     with ``keep_bot_lease``, leased that long to the caller, who goes on to play it.
 
-    In a timed game the same write moves the clock on (``services.clock``) and puts a
+    In a timed game the same write moves the clock on (``services.turns.clock``) and puts a
     human seat's deadline in the schedule; ``timed_out``: the step is a fallback move
     for a seat out of time, which after too many in a row hands the seat to the
     fallback bot for good (its token revoked) in this write too."""
@@ -190,19 +209,21 @@ async def commit_step(
     if clock.timer_of(meta) is not None:
         meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
     due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
-    result = await store.commit(
-        snapshot.game_id,
-        snapshot.version,
-        step.version,
-        step.state.to_bytes(),
-        status_of(step.state),
-        step.events,
-        request_key,
-        request_result,
-        due_in,
-        step.luck,
-        meta if meta is not snapshot.meta else None,
-        tokens,
+    result = await store.write(
+        Commit(
+            game_id=snapshot.game_id,
+            expected_version=snapshot.version,
+            new_version=step.version,
+            state=step.state.to_bytes(),
+            status=status_of(step.state),
+            events=step.events,
+            request_key=request_key,
+            request_result=request_result,
+            bot_due_in=due_in,
+            luck=step.luck,
+            meta=meta if meta is not snapshot.meta else None,
+            tokens=tokens,
+        )
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()
@@ -223,14 +244,16 @@ async def abandon(store: GameStore, game_id: str, why: str) -> bool:
         if snapshot.status == GameStatus.FINISHED:
             return True
         version = snapshot.version + 1
-        result = await store.commit(
-            game_id,
-            snapshot.version,
-            version,
-            snapshot.state,
-            GameStatus.FINISHED,
-            [ev.abandoned_event(version, why)],
-            bot_due_in=None,
+        result = await store.write(
+            Commit(
+                game_id=game_id,
+                expected_version=snapshot.version,
+                new_version=version,
+                state=snapshot.state,
+                status=GameStatus.FINISHED,
+                events=[ev.abandoned_event(version, why)],
+                bot_due_in=None,
+            )
         )
         if result.outcome is CommitOutcome.APPLIED:
             return True

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.access import api_key_of, client_id
+from services.limits.access import api_key_of, client_id
 
 _SERVICE_PREFIX = "/gamehost.v1.GameHost/"
 _NEEDS_KEY = {_SERVICE_PREFIX + "CreateGame", _SERVICE_PREFIX + "CreateTournament"}

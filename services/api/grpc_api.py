@@ -1,0 +1,333 @@
+"""The gRPC edge: each GameHost method turns its protobuf request into a domain call
+(``play``, ``bots.hints``, ``tournament``, ``archive``) and its result into a response
+(``messages``); ``status`` admits requests and maps errors onto status codes."""
+
+from __future__ import annotations
+
+import contextlib
+
+import grpc
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from games import engine_build
+from services.api import record_pages
+from services.api.messages import (
+    game_event,
+    game_record,
+    game_state,
+    game_summary,
+    hint_response,
+    seat_messages,
+    timer_from,
+)
+from services.api.status import lenient, streaming, unary
+from services.archive.export import BadExportQuery, ExportQuery, export_lines
+from services.archive.listing import ListQuery
+from services.bots.hints import HintService
+from services.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+)
+from services.kinds import (
+    GameStatus,
+    SeatKind,
+)
+from services.limits import quotas
+from services.play import seating
+from services.play.host import GameHost, SeatSpec
+from services.tournament import wire
+from services.tournament.service import TournamentService
+
+
+def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandler]:
+    """The GameHost service's handlers by method name, with lenient request
+    deserializers: what the gRPC server and the HTTP gateway both serve."""
+    service = pb.DESCRIPTOR.services_by_name["GameHost"]
+    handlers = {}
+    for method in service.methods:
+        request_class = getattr(pb, method.input_type.name)
+        response_class = getattr(pb, method.output_type.name)
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=lenient(request_class.FromString),
+            response_serializer=response_class.SerializeToString,
+        )
+    return handlers
+
+
+def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
+    """Register the GameHost service."""
+    service = pb.DESCRIPTOR.services_by_name["GameHost"]
+    handlers = method_handlers(servicer)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),)
+    )
+
+
+
+class GameHostServicer(pb_grpc.GameHostServicer):
+    def __init__(
+        self,
+        host: GameHost,
+        tournaments: TournamentService | None = None,
+        hints: HintService | None = None,
+    ) -> None:
+        self.host = host
+        self.tournaments = tournaments
+        self.hints = hints
+
+    @unary
+    async def ListGameTypes(self, request, context):
+        return pb.ListGameTypesResponse(
+            game_types=[
+                pb.GameType(
+                    name=g.info.name,
+                    title=g.info.title,
+                    min_players=g.info.min_players,
+                    max_players=g.info.max_players,
+                    summary=g.info.summary,
+                    default_options={k: str(v) for k, v in g.info.default_options.items()},
+                )
+                for g in self.host.game_types()
+            ],
+            bot_levels=self.host.bot_levels(),
+            engine_build=engine_build(),
+        )
+
+    @unary
+    async def CreateGame(self, request, context):
+        kinds = {pb.HUMAN: SeatKind.HUMAN, pb.BOT: SeatKind.BOT}
+        seats = []
+        for i, seat in enumerate(request.seats):
+            if seat.kind not in kinds:
+                raise InvalidArgument("set kind to HUMAN or BOT", field=f"seats[{i}].kind")
+            seats.append(SeatSpec(kinds[seat.kind], seat.bot_level, seat.name))
+        view = await self.host.create_game(
+            request.game_type,
+            seats,
+            dict(request.options),
+            request.seed if request.HasField("seed") else None,
+            private=request.private,
+            spectators=request.spectators if request.HasField("spectators") else True,
+            owner=quotas.caller_of(context),
+            bots_by_anyone=request.bots_by_anyone,
+            rejoin_handed_seats=request.rejoin_handed_seats,
+            timer=timer_from(request.timer) if request.HasField("timer") else None,
+        )
+        return pb.CreateGameResponse(
+            creator_token=view.creator_token,
+            game_id=view.snapshot.game_id,
+            state=game_state(view),
+            invite_codes=[
+                pb.AccessInviteCode(seat=seat, code=code)
+                for seat, code in sorted(view.invite_codes.items())
+            ],
+        )
+
+    @unary
+    async def JoinGame(self, request, context):
+        seat, token = await self.host.join_game(
+            request.game_id,
+            request.seat if request.HasField("seat") else None,
+            request.name,
+            request.invite_code,
+        )
+        return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
+
+    @unary
+    async def ListGames(self, request, context):
+        status = {pb.IN_PROGRESS: GameStatus.IN_PROGRESS, pb.FINISHED: GameStatus.FINISHED}
+        games, next_token = await self.host.list_games(
+            ListQuery(
+                game_type=request.game_type,
+                player=request.player,
+                tournament=request.tournament,
+                bot_level=request.bot_level,
+                finished_after=request.finished_after or None,
+                finished_before=request.finished_before or None,
+                page_size=request.page_size or request.limit or 100,
+                page_token=request.page_token,
+                status=status.get(request.status, ""),
+            )
+        )
+        return pb.ListGamesResponse(
+            games=[game_summary(g) for g in games], next_page_token=next_token
+        )
+
+    @unary
+    async def GetState(self, request, context):
+        return game_state(await self.host.get_state(request.game_id, request.token))
+
+    @unary
+    async def Hint(self, request, context):
+        if self.hints is None:
+            raise FailedPrecondition("this server does not give hints")
+        hint = await self.hints.hint(
+            request.game_id,
+            request.token,
+            request.bot_level,
+            request.version if request.HasField("version") else None,
+            request.seat if request.HasField("seat") else None,
+        )
+        return hint_response(hint)
+
+    @unary
+    async def SubmitAction(self, request, context):
+        which = request.WhichOneof("action")
+        done = await self.host.submit_action(
+            request.game_id,
+            request.token,
+            expected_version=request.expected_version
+            if request.HasField("expected_version")
+            else None,
+            action=request.action_id if which == "action_id" else None,
+            notation=request.notation if which == "notation" else None,
+            request_id=request.request_id,
+            seat=request.seat if request.HasField("seat") else None,
+        )
+        return pb.SubmitActionResponse(
+            version=done.version,
+            duplicate=done.duplicate,
+            notation=done.notation,
+            action_id=done.action,
+        )
+
+    @streaming
+    async def WatchGame(self, request, context):
+        # aclosing: a cancelled stream leaves its feed at once, not when collected.
+        async with contextlib.aclosing(
+            self.host.watch(request.game_id, request.token, request.after_event_id)
+        ) as events:
+            async for stored, data in events:
+                yield game_event(stored.event_id, data)
+
+    @unary
+    async def GetRecord(self, request, context):
+        offset = record_pages.offset_of(
+            request.page_token, request.game_id, request.include_views
+        )
+        record = await self.host.record(
+            request.game_id,
+            request.token,
+            request.include_views,
+            offset=offset,
+            limit=record_pages.page_size(request.page_size),
+        )
+        message = game_record(record)
+        if offset:
+            message.initial_state = b""  # the first page has it
+        if record.next_offset is not None:
+            message.next_page_token = record_pages.page_token(
+                request.game_id, request.include_views, record.next_offset
+            )
+        return message
+
+    # ------------------------------------------------------------------ seats on demand
+    @unary
+    async def AddBot(self, request, context):
+        changed = await self.host.seating.add_bot(
+            request.game_id,
+            request.seat,
+            request.bot_level,
+            request.name,
+            request.creator_token,
+            request.request_id,
+        )
+        return _seat_changed(changed)
+
+    @unary
+    async def HandOverSeat(self, request, context):
+        changed = await self.host.seating.hand_over(
+            request.game_id, request.token, request.bot_level, request.for_good, request.request_id
+        )
+        return _seat_changed(changed)
+
+    @unary
+    async def TakeBackSeat(self, request, context):
+        changed = await self.host.seating.take_back(
+            request.game_id, request.token, request.request_id
+        )
+        return _seat_changed(changed)
+
+    @unary
+    async def SetSeatOptions(self, request, context):
+        changed = await self.host.seating.set_options(
+            request.game_id, request.token, request.decline_offers, request.request_id
+        )
+        return _seat_changed(changed)
+
+    # ------------------------------------------------------------------ tournaments
+    def _tournaments(self) -> TournamentService:
+        if self.tournaments is None:
+            raise FailedPrecondition("this server does not host tournaments")
+        return self.tournaments
+
+    @unary
+    async def CreateTournament(self, request, context):
+        definition = wire.definition_from(request.definition)
+        return wire.tournament_message(await self._tournaments().create(definition))
+
+    @unary
+    async def GetTournament(self, request, context):
+        view = await self._tournaments().get(request.name, request.include_exports)
+        return wire.tournament_message(view)
+
+    @unary
+    async def ListTournaments(self, request, context):
+        views = await self._tournaments().list(request.limit)
+        return pb.ListTournamentsResponse(tournaments=[wire.summary_message(v) for v in views])
+
+    @streaming
+    async def ExportGames(self, request, context):
+        archive = self.host.archive
+        if archive is None:
+            raise FailedPrecondition(
+                "this server keeps no archive of finished games (serve --archive URL)"
+            )
+        fields = {"game": request.game_type, "since": request.since, "player": request.player}
+        fields["tournament"] = request.tournament
+        try:
+            query = ExportQuery.parse({k: v for k, v in fields.items() if v})
+        except BadExportQuery as exc:
+            raise InvalidArgument(str(exc)) from None
+        async for line in export_lines(archive, query):
+            yield pb.ExportedGame(json=line.rstrip("\n"))
+
+    @streaming
+    async def WatchTournament(self, request, context):
+        async with contextlib.aclosing(
+            self._tournaments().watch(request.name, request.after_event_id, request.entrant_token)
+        ) as events:
+            async for stored, data in events:
+                yield wire.event_message(stored.event_id, data)
+
+    @unary
+    async def JoinTournament(self, request, context):
+        token = await self._tournaments().join(request.name, request.entrant)
+        return pb.JoinTournamentResponse(
+            name=request.name, entrant=request.entrant, entrant_token=token
+        )
+
+    @unary
+    async def ListTournamentSeats(self, request, context):
+        seats = await self._tournaments().seats(request.name, request.entrant_token)
+        return pb.ListTournamentSeatsResponse(seats=[pb.TournamentSeat(**s) for s in seats])
+
+    @unary
+    async def CancelTournament(self, request, context):
+        return wire.tournament_message(await self._tournaments().cancel(request.name))
+
+
+def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:
+    return pb.SeatChangeResponse(
+        game_id=changed.snapshot.game_id,
+        now=seat_messages(changed.snapshot)[changed.seat],
+        version=changed.version,
+        duplicate=changed.duplicate,
+    )

@@ -1,0 +1,300 @@
+"""Domain records on the wire: snapshots, views, events, records and hints as gamehost.v1
+messages, and the few messages read back into domain values (``timer_from``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gamehost.v1 import gamehost_pb2 as pb
+from games import CHANCE, TERMINAL
+from services.archive.archive import ArchivedSummary
+from services.bots.hints import Hint
+from services.kinds import (
+    BotStatus,
+    EventKind,
+    FinishReason,
+    GameStatus,
+    SeatChangeReason,
+    SeatControl,
+    SeatKind,
+)
+from services.play import seating
+from services.play.reading import GameView, Record
+from services.stores import Snapshot
+from services.turns import clock, seat_control
+from services.turns.seat_control import control_of
+from services.views import view_of
+from services.watch import events as ev
+
+_SEAT_KIND = {SeatKind.HUMAN: pb.HUMAN, SeatKind.BOT: pb.BOT}
+_EVENT_KIND = {
+    EventKind.CREATED: pb.GAME_CREATED,
+    EventKind.JOINED: pb.SEAT_JOINED,
+    EventKind.ACTION: pb.ACTION,
+    EventKind.FINISHED: pb.GAME_FINISHED,
+    EventKind.SEAT_CHANGED: pb.SEAT_CHANGED,
+}
+_CONTROL = {
+    SeatControl.AS_CREATED: pb.Seat.CONTROL_UNSPECIFIED,
+    SeatControl.AWAY: pb.Seat.AWAY,
+    SeatControl.HANDED_OVER: pb.Seat.HANDED_OVER,
+    SeatControl.ADDED: pb.Seat.ADDED,
+}
+_REASON = {
+    SeatChangeReason.BOT_ADDED: pb.SeatChange.BOT_ADDED,
+    SeatChangeReason.AWAY: pb.SeatChange.AWAY,
+    SeatChangeReason.TAKEN_BACK: pb.SeatChange.TAKEN_BACK,
+    SeatChangeReason.HANDED_OVER: pb.SeatChange.HANDED_OVER,
+    SeatChangeReason.TIMED_OUT: pb.SeatChange.TIMED_OUT,
+    SeatChangeReason.JOINED: pb.SeatChange.JOINED,
+    SeatChangeReason.OPTIONS: pb.SeatChange.OPTIONS,
+}
+_STATUS = {GameStatus.IN_PROGRESS: pb.IN_PROGRESS, GameStatus.FINISHED: pb.FINISHED}
+_FINISH_REASON = {
+    "": pb.FINISH_REASON_UNSPECIFIED,
+    FinishReason.PLAYED_OUT: pb.PLAYED_OUT,
+    FinishReason.ABANDONED: pb.ABANDONED,
+}
+
+
+def _seat_spec(seat: dict[str, Any]) -> pb.SeatSpec:
+    return pb.SeatSpec(
+        kind=_SEAT_KIND.get(seat["kind"], pb.HUMAN),
+        bot_level=seat.get("level", ""),
+        name=seat.get("name", ""),
+    )
+
+
+def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
+    """A ListGames entry: a game from the store, or a finished one from the archive."""
+    if isinstance(game, ArchivedSummary):
+        return pb.GameSummary(
+            game_id=game.game_id,
+            game_type=game.game_type,
+            players=game.players,
+            status=_STATUS[game.status],
+            seats=[_seat_spec(s) for s in game.seats],
+            finished_at=game.finished_at,
+            tournament=game.tournament,
+        )
+    return pb.GameSummary(
+        game_id=game.game_id,
+        game_type=game.meta["game_type"],
+        players=game.meta["players"],
+        status=_STATUS[game.status],
+        version=game.version,
+        free_seats=len(seating.free_seats(game)),
+        seats=[_seat_spec(s) for s in game.meta["seats"]],
+        tournament=(game.meta.get("tournament") or {}).get("name", ""),
+    )
+
+
+
+def seat_message(index: int, seat: dict[str, Any], taken: bool) -> pb.Seat:
+    """One ``meta["seats"]`` entry on the wire."""
+    return pb.Seat(
+        index=index,
+        kind=_SEAT_KIND[seat["kind"]],
+        bot_level=seat["level"],
+        name=seat["name"],
+        taken=seat["kind"] == SeatKind.BOT or taken,
+        control=_CONTROL[control_of(seat)],
+        decline_offers=bool(seat.get("decline_offers")),
+    )
+
+
+def seat_messages(snapshot: Snapshot) -> list[pb.Seat]:
+    seats = [seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(snapshot.meta["seats"])]
+    running = snapshot.meta.get("clock")
+    if running is not None:
+        for seat in seats:
+            seat.timeouts = running["strikes"][seat.index]
+            seat.bank_seconds = running["banks"][seat.index]
+    return seats
+
+
+def _timer(meta: dict[str, Any]) -> pb.TurnTimer | None:
+    timer = clock.timer_of(meta)
+    if timer is None:
+        return None
+    return pb.TurnTimer(
+        move_seconds=timer.move,
+        bank_seconds=timer.bank,
+        fallback_level=timer.fallback,
+        max_timeouts=timer.max_timeouts,
+    )
+
+
+def _clock(running: dict[str, Any] | None) -> pb.TurnClock | None:
+    if running is None:
+        return None
+    return pb.TurnClock(
+        seat=running["seat"], deadline=running["deadline"], bank_seconds=running["bank"]
+    )
+
+
+def timer_from(message: pb.TurnTimer) -> clock.Timer:
+    """A CreateGame's timer (its bounds are checked by GameHost.create_game)."""
+    return clock.Timer(
+        move=message.move_seconds,
+        bank=message.bank_seconds,
+        fallback=message.fallback_level or "random",
+        max_timeouts=message.max_timeouts
+        if message.HasField("max_timeouts")
+        else clock.DEFAULT_MAX_TIMEOUTS,
+    )
+
+
+def seat_change_message(data: dict[str, Any], event_id: int) -> pb.SeatChange:
+    """A ``seat_changed`` event's data as a SeatChange (the seat is taken by then)."""
+    return pb.SeatChange(
+        seat=data["seat"],
+        now=seat_message(data["seat"], data["now"], True),
+        reason=_REASON[SeatChangeReason(data["reason"])],
+        version=data["version"],
+        event_id=event_id,
+    )
+
+
+def actor_message(actor: int) -> pb.Actor:
+    """An engine actor (a seat, ``games.CHANCE`` or ``games.TERMINAL``) on the wire."""
+    if actor == TERMINAL:
+        return pb.Actor(kind=pb.Actor.NOBODY)
+    if actor == CHANCE:
+        return pb.Actor(kind=pb.Actor.CHANCE)
+    if actor < 0:
+        raise ValueError(f"engine actor {actor} is neither a seat, CHANCE nor TERMINAL")
+    return pb.Actor(kind=pb.Actor.SEAT, seat=actor)
+
+
+def _bot_status(snapshot: Snapshot, actor: int) -> int:
+    if actor < 0 or not seat_control.is_bot(snapshot.meta, actor):
+        return pb.BOT_STATUS_UNSPECIFIED
+    if snapshot.bot_status == f"{snapshot.version}:{BotStatus.WAITING}":
+        return pb.BOT_WAITING_FOR_CAPACITY
+    return pb.BOT_THINKING
+
+
+def game_state(view: GameView) -> pb.GameState:
+    snapshot, state = view.snapshot, view.state
+    actor = view.to_move
+    message = pb.GameState(
+        game_id=snapshot.game_id,
+        game_type=snapshot.meta["game_type"],
+        version=snapshot.version,
+        status=_STATUS[snapshot.status],
+        viewer_seat=view.viewer,  # None (a spectator): the field stays absent
+        to_move=actor_message(actor),
+        seats=seat_messages(snapshot),
+        returns=state.returns() if state.is_terminal() else [],
+        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        legal_actions=[pb.LegalAction(id=a, notation=t) for a, t in view.legal_actions],
+        last_event_id=snapshot.last_event_id,
+        private=snapshot.meta.get("private", False),
+        spectators=snapshot.meta.get("spectators", True),
+        bot_status=_bot_status(snapshot, actor),
+        bots_by_anyone=snapshot.meta.get("bots_by_anyone", False),
+        rejoin_handed_seats=snapshot.meta.get("rejoin_handed_seats", False),
+        timer=_timer(snapshot.meta),
+        clock=_clock(clock.running(snapshot.meta, snapshot.version)),
+        finish_reason=_FINISH_REASON[view.finish_reason],
+    )
+    game_type = snapshot.meta["game_type"]
+    getattr(message, game_type).CopyFrom(view_of(game_type, state, view.viewer))
+    return message
+
+
+def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
+    kind = data["kind"]
+    message = pb.GameEvent(
+        event_id=event_id,
+        kind=_EVENT_KIND[kind],
+        version=data["version"],
+        to_move=actor_message(data["to_move"]),
+    )
+    if kind == EventKind.ACTION:
+        message.actor.CopyFrom(actor_message(data["seat"]))
+        message.audience.extend(data["audience"] or ())
+        message.hidden = data["hidden"]
+        message.action_id = data["action"]
+        message.notation = data["text"]
+        message.status = pb.IN_PROGRESS
+        message.timeout = data.get("timeout", False)
+    elif kind == EventKind.SEAT_CHANGED:
+        message.actor.CopyFrom(actor_message(data["seat"]))
+        message.seat_change.CopyFrom(seat_change_message(data, event_id))
+        message.notation = f"seat {data['seat']}: {data['reason'].replace('_', ' ')}"
+    elif kind == EventKind.JOINED:
+        message.actor.CopyFrom(actor_message(data["seat"]))
+        message.notation = f"seat {data['seat']} joined"
+    elif kind == EventKind.FINISHED:
+        message.status = pb.FINISHED
+        message.returns.extend(data["returns"])
+        message.finish_reason = _FINISH_REASON[ev.finish_reason(data)]
+    if "clock" in data:
+        message.clock.CopyFrom(_clock(data["clock"]))
+    # Set by GameHost.watch on the newest event when it leaves the caller to move.
+    message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
+    return message
+
+
+def _game_view(game_type: str, view: Any) -> pb.GameView:
+    message = pb.GameView()
+    getattr(message, game_type).CopyFrom(view)
+    return message
+
+
+def game_record(record: Record) -> pb.GameRecord:
+    snapshot = record.snapshot
+    game_type = snapshot.meta["game_type"]
+    message = pb.GameRecord(
+        game_id=snapshot.game_id,
+        game_type=game_type,
+        players=snapshot.meta["players"],
+        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        initial_state=record.initial_state,
+        initial_to_move=actor_message(record.initial_to_move),
+        entries=[
+            pb.RecordEntry(
+                ply=e["version"],
+                actor=actor_message(e["seat"]),
+                audience=e["audience"] or (),
+                hidden=e["hidden"],
+                action_id=e["action"],
+                notation=e["text"],
+                to_move=actor_message(e["to_move"]),
+                view=_game_view(game_type, e["view"]) if "view" in e else None,
+                timeout=e.get("timeout", False),
+            )
+            for e in record.entries
+        ],
+        seat_changes=[seat_change_message(c, c["event_id"]) for c in record.seat_changes],
+        status=_STATUS[snapshot.status],
+        returns=record.returns,
+        version=snapshot.version,
+        finish_reason=_FINISH_REASON[record.finish_reason],
+    )
+    if record.initial_view is not None:
+        message.initial_view.CopyFrom(_game_view(game_type, record.initial_view))
+    return message
+
+
+def hint_response(hint: Hint) -> pb.HintResponse:
+    return pb.HintResponse(
+        game_id=hint.game_id,
+        version=hint.version,
+        seat=hint.seat,
+        bot_level=hint.level,
+        action_id=hint.action,
+        notation=hint.notation,
+        top_actions=[
+            pb.HintAction(
+                action_id=a.action, notation=a.notation, visits=a.visits, win_share=a.win_share
+            )
+            for a in hint.top
+        ],
+        iterations=hint.iterations,
+        trees=hint.trees,
+    )
+
+

@@ -1,0 +1,333 @@
+"""Game hosting: the service's rules of engagement, independent of gRPC.
+
+Creates and joins games, authenticates seats, checks and applies actions, and
+serves state, events and records as each caller may see them. Every failure is
+a ``services.errors`` exception whose message a client developer can act on;
+a failed call changes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hmac
+import re
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import bots
+from bots.levels import get_level
+from games import (
+    GameError,
+    State,
+    game_names,
+    get_game,
+)
+from games.base import quote_input
+from services import metrics
+from services.archive import listing
+from services.archive.archive import Archive, ArchivedSummary
+from services.archive.listing import ListQuery
+from services.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    Unauthenticated,
+)
+from services.kinds import SeatControl, SeatKind
+from services.limits import access
+from services.limits.access import hash_token
+from services.play import seating
+from services.play.reading import GameView, Reading
+from services.play.submitting import Submitting
+from services.stores import (
+    GameExists,
+    GameStore,
+    NewGame,
+    Snapshot,
+)
+from services.turns import clock, seat_control, steps
+from services.turns.seat_control import control_of
+from services.watch import events as ev
+from services.watch.hub import WatchHub
+
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+SPECTATOR = None
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    kind: str  # SeatKind.HUMAN or SeatKind.BOT
+    level: str = ""
+    name: str = ""
+
+
+
+class GameHost(Reading, Submitting):
+    def __init__(
+        self,
+        store: GameStore,
+        runner: seating.BotKicker,
+        live_games_per_client: int = 0,
+        archive: Archive | None = None,
+    ) -> None:
+        self.store = store
+        self.archive = archive  # finished games the store has forgotten are read from it
+        self.runner = runner
+        self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
+        self.live_games_per_client = live_games_per_client  # 0: no cap
+        # game id -> (snapshot, state) this replica committed last (LRU).
+        self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
+        # AddBot, HandOverSeat, TakeBackSeat and rejoining a seat handed over for good.
+        self.seating = seating.Seating(store, runner, self.load, self.viewer)
+
+    # ------------------------------------------------------------------ catalogue
+    @staticmethod
+    def game_types() -> list[type]:
+        return [get_game(name) for name in game_names()]
+
+    @staticmethod
+    def bot_levels() -> list[str]:
+        return bots.level_names()
+
+    # ------------------------------------------------------------------ create / join
+    async def create_game(
+        self,
+        game_type: str,
+        seats: list[SeatSpec],
+        options: Mapping[str, str],
+        seed: int | None = None,
+        *,
+        private: bool = False,
+        spectators: bool = True,
+        owner: str = "",
+        tournament: Mapping[str, Any] | None = None,
+        deal_key: str = "",
+        deal_stream: bool = False,
+        game_id: str | None = None,
+        bots_by_anyone: bool = False,
+        rejoin_handed_seats: bool = False,
+        timer: clock.Timer | None = None,
+    ) -> GameView:
+        """``bots_by_anyone``: anyone may add a bot to a free seat (else only the
+        creator, with the answer's ``creator_token``); ``rejoin_handed_seats``: a seat
+        handed over for good may be joined again; ``timer``: turn timers of human seats
+        (``services.turns.clock``).
+
+        ``tournament`` (name, round, table) is recorded in the game's meta;
+        ``deal_key``, when set, replaces the game id in the seed mixing of games with
+        people, so tables of one tournament deal get one board (duplicate deals);
+        ``deal_stream`` draws chance by occurrence (``services.turns.steps.Luck``), so they
+        also roll the same dice. ``game_id``, when set, is the new game's id: if a game
+        with it exists, ALREADY_EXISTS and nothing is created (a tournament's table
+        game, which racing replicas create once)."""
+        if game_type not in game_names():
+            raise InvalidArgument(
+                f"unknown game {quote_input(game_type)}; known: {', '.join(sorted(game_names()))}",
+                field="game_type",
+            )
+        game = get_game(game_type)
+        if timer is not None:
+            problem = clock.timer_problem(timer)
+            if problem is not None:  # "timer.move_seconds must be ...": that field
+                raise InvalidArgument(problem, field=problem.split(" ", 1)[0])
+            try:
+                fallback = seating.level_or_random(timer.fallback)
+            except InvalidArgument as exc:
+                raise InvalidArgument(str(exc), field="timer.fallback_level") from None
+            timer = dataclasses.replace(timer, fallback=fallback)
+        if not seats:
+            raise InvalidArgument("a game needs seats: list one SeatSpec per player", field="seats")
+        meta_seats = []
+        for index, seat in enumerate(seats):
+            if seat.kind == SeatKind.BOT:
+                level = seat.level or "random"
+                try:
+                    get_level(level)
+                except ValueError as exc:
+                    raise InvalidArgument(str(exc), field=f"seats[{index}].bot_level") from None
+                meta_seats.append(
+                    {"kind": SeatKind.BOT, "level": level, "name": seat.name or level}
+                )
+            elif seat.kind == SeatKind.HUMAN:
+                meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
+            else:
+                raise InvalidArgument("kind must be HUMAN or BOT", field=f"seats[{index}].kind")
+        game_id = game_id or secrets.token_hex(16)
+        if seed is None:
+            seed = secrets.randbits(63)
+        elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
+            # A person could foresee hidden draws from a seed they chose: mix in the
+            # server secret. All-bot games keep their seed (reproducible selfplay).
+            seed = access.mix_seed(await self.store.secret(), seed, deal_key or game_id)
+        try:
+            parsed = game.parse_options(options)
+            state = game.new_game(len(seats), seed, parsed)
+        except GameError as exc:
+            raise InvalidArgument(str(exc), field="options") from None
+        invite_codes = (
+            {
+                i: access.new_invite_code()
+                for i, s in enumerate(meta_seats)
+                if s["kind"] == SeatKind.HUMAN
+            }
+            if private
+            else {}
+        )
+        cap = self.live_games_per_client
+        if owner and cap > 0 and not await self.store.reserve_live_game(owner, game_id, cap):
+            raise ResourceExhausted(
+                f"you have {self.live_games_per_client} unfinished games, the most "
+                "allowed per client; finish one or wait until one expires"
+            )
+        creator_token = secrets.token_urlsafe(24)
+        luck = steps.Luck() if deal_stream else None
+        log, version = steps.creation_log(state, seed, luck)
+        meta = {
+            "game_type": game_type,
+            "players": len(seats),
+            "options": parsed,
+            "seats": meta_seats,
+            "seed": seed,
+            "created": time.time(),
+            "private": private,
+            "spectators": spectators,
+            "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
+            "creator": hash_token(creator_token),
+            "bots_by_anyone": bots_by_anyone,
+            "rejoin_handed_seats": rejoin_handed_seats,
+        }
+        meta = clock.start(meta, timer)
+        meta = clock.restart(meta, state, version, time.time(), moved=True)
+        running = clock.running(meta, version)
+        if running is not None:
+            log[-1]["clock"] = running
+        if tournament is not None:
+            meta["tournament"] = dict(tournament)
+        if deal_stream:
+            meta["deal_stream"] = True
+        new_game = NewGame(
+            game_id,
+            meta,
+            state.to_bytes(),
+            version,
+            steps.status_of(state),
+            log,
+            bot_due_in=clock.due_in(meta, state, version, time.time()),
+            luck=luck.dumps() if luck is not None else "",
+        )
+        try:
+            await self.store.create(new_game)
+        except GameExists:
+            raise AlreadyExists(f"a game with id {game_id} exists") from None
+        metrics.GAMES_CREATED.labels(game_type).inc()
+        snapshot = await self.load(game_id)
+        self._kick_bots(snapshot, state)
+        return GameView(snapshot, state, SPECTATOR, invite_codes, creator_token)
+
+    async def join_game(
+        self, game_id: str, seat: int | None, name: str, invite_code: str = ""
+    ) -> tuple[int, str]:
+        snapshot = await self.load(game_id)
+        seats = snapshot.meta["seats"]
+        if snapshot.meta.get("private"):
+            invited = access.seat_for_invite(snapshot.meta.get("invites", {}), invite_code)
+            if invited is None or (seat is not None and seat != invited):
+                raise PermissionDenied(
+                    f"game {game_id} is private: join with the invite code its creator "
+                    "got for your seat"
+                )
+            seat = invited
+        if seat is None:
+            free = seating.free_seats(snapshot)
+            if not free:
+                raise FailedPrecondition(f"game {game_id} has no free human seat")
+            seat = free[0]
+        if not 0 <= seat < len(seats):
+            raise InvalidArgument(
+                f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
+                field="seat",
+            )
+        if control_of(seats[seat]) == SeatControl.HANDED_OVER:
+            return await self.seating.rejoin(game_id, seat, name)
+        if seats[seat]["kind"] != SeatKind.HUMAN:
+            raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
+        token = secrets.token_urlsafe(24)
+        to_move = steps.load_state(snapshot).current_player()
+        event = ev.joined_event(seat, name, snapshot.version, to_move)
+        if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
+            raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
+        return seat, token
+
+    def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
+        if seat_control.bot_to_move(snapshot.meta, state):
+            self.runner.kick(snapshot.game_id)
+
+    # ------------------------------------------------------------------ reading
+    async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+        if not _GAME_ID.fullmatch(game_id or ""):
+            raise InvalidArgument(
+                f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
+                field="game_id",
+            )
+        snapshot = await self.store.load(game_id, request_key)
+        if snapshot is None:
+            raise NotFound(f"no game {game_id}")
+        return snapshot
+
+    async def load_any(self, game_id: str) -> Snapshot:
+        """``load`` for reading: a game the store has forgotten comes from the archive
+        (``Snapshot.archived``), with the same metadata, tokens and final state."""
+        try:
+            return await self.load(game_id)
+        except NotFound:
+            if self.archive is None:
+                raise
+            archived = await self.archive.game(game_id)
+            if archived is None:
+                raise
+            return archived.snapshot
+
+    @staticmethod
+    def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
+        """The seat a token belongs to; None (spectator) for no token."""
+        if not token:
+            if required:
+                raise Unauthenticated(
+                    "this call needs a seat token: get one from JoinGame", field="token"
+                )
+            if not snapshot.meta.get("spectators", True):
+                raise PermissionDenied(
+                    f"game {snapshot.game_id} admits no spectators: send a seat token"
+                )
+            return SPECTATOR
+        digest = hash_token(token)
+        for seat, stored in snapshot.tokens.items():
+            if hmac.compare_digest(stored, digest):
+                return seat
+        raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
+
+    async def get_state(self, game_id: str, token: str) -> GameView:
+        snapshot = await self.load_any(game_id)
+        viewer = self.viewer(snapshot, token)
+        state = steps.load_state(snapshot)
+        # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
+        self._kick_bots(snapshot, state)
+        return GameView(snapshot, state, viewer)
+
+    async def list_games(self, query: ListQuery) -> tuple[list[Snapshot | ArchivedSummary], str]:
+        """One page of games (live from the store, finished from the archive: the merge
+        is ``services.archive.listing``'s) and the next page's token."""
+        if query.game_type and query.game_type not in game_names():
+            raise InvalidArgument(
+                f"unknown game type {quote_input(query.game_type)}; "
+                f"choose one of: {', '.join(game_names())}"
+            )
+        return await listing.list_games(self.store.list_games, self.archive, query)
+

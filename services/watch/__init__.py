@@ -1,0 +1,2 @@
+"""What watchers see: the events a game writes (``events``) and their live fan-out to
+subscribers (``hub``)."""
