@@ -13,17 +13,11 @@ from services.stores.redis_store import RedisStore
 from tests.stores.test_store_contract import new_game
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request):
-    """Each store in turn, archiving as a server with an archive sets it."""
-    if request.param == "memory":
-        s = MemoryStore()
-    else:
-        url = request.getfixturevalue("redis_url")
-        s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
-    await s.set_archiving(True)
-    yield s
-    await s.close()
+@pytest.fixture
+async def store(store):
+    """Each store in turn (the suite's fixture), archiving as a server with an archive sets it."""
+    await store.set_archiving(True)
+    return store
 
 
 async def _finish(store, game_id: str = "g1", version: int = 0):
