@@ -46,7 +46,7 @@ async def test_a_slow_subscriber_is_bounded_and_misses_nothing(store, monkeypatc
             for version in range(1, 30):  # the slow one reads nothing meanwhile
                 await append(store, version)
                 seen_fast.append(await asyncio.wait_for(anext(fast), 10))
-                assert len(slow._pending) <= hub.QUEUE_LIMIT
+                assert len(slow._pending) <= watch_hub.QUEUE_LIMIT
                 overflowed = overflowed or slow._catch_up
             assert overflowed, "the slow subscriber should have been sent back to the store"
             seen_slow = [await asyncio.wait_for(anext(slow), 10) for _ in range(29)]
