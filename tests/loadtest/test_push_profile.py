@@ -14,8 +14,8 @@ from benchmarks import push_profile
 from benchmarks.peer_server import ROOT, _stop, _wait_for_line, free_port
 
 RAW = """\
-run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.SubmitAction (services/grpc_api.py:500);GameHost._try (services/host.py:510);CiteState.from_bytes (games/cite/engine.py:90) 3
-run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.WatchGame (services/grpc_api.py:572);game_event (services/grpc_api.py:348) 2
+run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.SubmitAction (services/api/grpc_api.py:500);GameHost._try (services/play/submitting.py:510);CiteState.from_bytes (games/cite/engine.py:90) 3
+run (services/server.py:56);Runner.run (asyncio/runners.py:118);GameHostServicer.WatchGame (services/api/grpc_api.py:572);game_event (services/api/messages.py:207) 2
 Thread.run (threading.py:982);0x7f (grpc/_cython/cygrpc.cpython-311-x86_64-linux-gnu.so);eventfd_write (libc.so.6);write (libc.so.6) 4
 run (services/server.py:56);Runner.run (asyncio/runners.py:118) 1
 """
@@ -27,7 +27,7 @@ def test_samples_are_sorted_into_parts_and_rpcs():
     parts = [push_profile.part_of(frames) for frames, _ in samples]
     assert parts == [
         "engine: state decode/encode (from_bytes, to_bytes, copy)",
-        "event encoding (grpc_api.game_event)",
+        "event encoding (game_event)",
         "syscalls: gRPC poller wake-ups (eventfd_write)",
         "event loop (uvloop native, callbacks)",
     ]
