@@ -27,7 +27,7 @@ from services import metrics
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotJob, BotTurn
 from services.errors import Unavailable
-from services.kinds import BotStatus
+from services.kinds import BotStatus, GameStatus
 from services.stores import CommitOutcome, GameStore
 from services.sweeps import Wake
 
@@ -286,8 +286,21 @@ class BotRunner:
                 version = current["version"]
                 # The store is down: the sweeper reports it.
                 with contextlib.suppress(Exception):
-                    if not await self._store.renew_bot_turn(game_id, version, self.LEASE):
+                    renewed = await self._store.renew_bot_turn(game_id, version, self.LEASE)
+                    if not renewed and await self._moved_on(game_id, version):
                         self.drop_turn(game_id, version)
+
+    async def _moved_on(self, game_id: str, version: int) -> bool:
+        """True when no decision at ``version`` can apply: the game is gone, over or past
+        it. A lease that could not be renewed alone is not that: a Redis restarted from
+        its AOF may have lost the schedule's last second, and the turn must still be
+        played (dropping it there would drop it again at every try)."""
+        snapshot = await self._store.load(game_id)
+        return (
+            snapshot is None
+            or snapshot.version != version
+            or snapshot.status == GameStatus.FINISHED
+        )
 
     def drop_turn(self, game_id: str, version: int | None = None) -> None:
         """Stop deciding the game's turn (at ``version``; None: whichever) when it went
