@@ -109,7 +109,7 @@ def test_time_budget_stops_the_search():
     result = search(ToyState(WIN_NOW, 3), iterations=None, seconds=0.05)
     assert result.iterations > 0
     # It returned with no iteration budget: the clock stopped it, once its time was up.
-    assert result.seconds >= 0.05
+    assert result.seconds >= 0.05  # not timed: a lower bound, the budget was spent
 
 
 def test_a_search_needs_a_budget_and_a_decision_root():
