@@ -290,7 +290,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         archive=archive,
     )
     if archive is not None:  # finished games and ended tournaments into SQL
-        running.background.append(asyncio.create_task(archiver.archive_forever(store, archive)))
+        archiving = archiver.archive_forever(store, archive, config.finished_retention)
+        running.background.append(asyncio.create_task(archiving))
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
         asyncio.create_task(

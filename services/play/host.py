@@ -254,6 +254,8 @@ class GameHost(Reading, Submitting):
                 f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
                 field="seat",
             )
+        if snapshot.archived:  # over: its seats are what they were
+            raise FailedPrecondition(f"game {game_id} is over: it takes no more players")
         if control_of(seats[seat]) == SeatControl.HANDED_OVER:
             return await self.seating.rejoin(game_id, seat, name)
         if seats[seat]["kind"] != SeatKind.HUMAN:
@@ -271,28 +273,26 @@ class GameHost(Reading, Submitting):
 
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+        """The game as stored; one the store has forgotten (archived, then forgotten by
+        the archiver, or after retention) comes from the archive (``Snapshot.archived``)
+        with the same metadata, tokens and final state, and the result of
+        ``request_key`` if the store still remembers that request: so a finished game
+        answers every call the same before and after it left the store."""
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
                 field="game_id",
             )
         snapshot = await self.store.load(game_id, request_key)
-        if snapshot is None:
+        if snapshot is not None:
+            return snapshot
+        archived = await self.archive.game(game_id) if self.archive is not None else None
+        if archived is None:
             raise NotFound(f"no game {game_id}")
-        return snapshot
-
-    async def load_any(self, game_id: str) -> Snapshot:
-        """``load`` for reading: a game the store has forgotten comes from the archive
-        (``Snapshot.archived``), with the same metadata, tokens and final state."""
-        try:
-            return await self.load(game_id)
-        except NotFound:
-            if self.archive is None:
-                raise
-            archived = await self.archive.game(game_id)
-            if archived is None:
-                raise
+        if not request_key:
             return archived.snapshot
+        previous = await self.store.request_result(game_id, request_key)
+        return dataclasses.replace(archived.snapshot, request_result=previous)
 
     @staticmethod
     def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
@@ -314,7 +314,7 @@ class GameHost(Reading, Submitting):
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self.load_any(game_id)
+        snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.

@@ -78,6 +78,15 @@ class TournamentSnapshot:
     last_event_id: int = 0
 
 
+@dataclass(frozen=True)
+class Tombstone:
+    """A finished game's remains in the store once it lives in the archive alone."""
+
+    status: str
+    game_type: str
+    finished_at: float  # Unix seconds of its last event
+
+
 def archive_entry(kind: str, name: str) -> str:
     """An archive outbox entry: ``game:<id>`` or ``tournament:<name>``."""
     return f"{kind}:{name}"
@@ -147,7 +156,14 @@ class Commit:
     (deal-stream games), None to leave them. ``meta``: the game's new metadata
     (who plays each seat, turn clocks), None to leave it. ``tokens``: seat ->
     (the token hash it must have now, "" for none; its new one, "" to remove it):
-    if any seat's token is not the expected one, nothing is written (SEAT_TAKEN)."""
+    if any seat's token is not the expected one, nothing is written (SEAT_TAKEN).
+
+    ``turn_request``: ``request_key`` is a turn's, made by the service itself (a bot's
+    move, a timed-out seat's fallback move: ``bot:<version>``, ``timeout:<version>``).
+    The store keeps only a game's newest turn key, in the game's own record, so it
+    goes with the turn: a later turn replaces it, and a redelivery of an older turn
+    is refused by the version check alone (STALE). A client's request key is kept
+    ``request_ttl`` in a record of its own, also after the game has left the store."""
 
     game_id: str
     expected_version: int
@@ -161,6 +177,7 @@ class Commit:
     luck: str | None = None
     meta: dict[str, Any] | None = None
     tokens: Mapping[int, tuple[str, str]] | None = None
+    turn_request: bool = False
 
 
 class GameStore(ABC):
@@ -170,7 +187,8 @@ class GameStore(ABC):
     @abstractmethod
     async def create(self, game: NewGame) -> list[int]:
         """Store a new game with its first events; returns their event ids. Raises
-        ``GameExists`` (and changes nothing) if the id is taken."""
+        ``GameExists`` (and changes nothing) if the id is taken, also by a game
+        archived and forgotten whose tombstone is still kept."""
 
     @abstractmethod
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -187,6 +205,12 @@ class GameStore(ABC):
         ``request_key`` was never applied): write the state, set the version, append the
         events, record the request result and schedule the next bot turn, all at once
         (the fields: ``Commit``)."""
+
+    @abstractmethod
+    async def request_result(self, game_id: str, request_key: str) -> dict[str, Any] | None:
+        """The result recorded for a client's applied request, also once its game has
+        left the store (archived and forgotten: ``forget_archived``), until the request
+        expires. What ``load`` with ``request_key`` would give, without the game."""
 
     @abstractmethod
     async def claim_seat(
@@ -300,6 +324,20 @@ class GameStore(ABC):
     @abstractmethod
     async def archive_backlog(self) -> int:
         """Entries on the outbox (leased ones included)."""
+
+    @abstractmethod
+    async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
+        """Delete a finished game the archive now holds (an archiver calls it after its
+        insert committed): its state, tokens, log and turn key leave the store, and its
+        entries in the index and the bot-turn schedule. A tombstone (``Tombstone``) stays
+        ``tombstone_ttl`` seconds, so the id is not given out again meanwhile. Client
+        request results stay until they expire (``request_result``). Nothing happens
+        (False) unless the game is finished and its newest event is still
+        ``last_event_id``, the one archived: a late write is never lost."""
+
+    @abstractmethod
+    async def tombstone(self, game_id: str) -> Tombstone | None:
+        """What is left of a game ``forget_archived`` deleted, until its tombstone expires."""
 
     # ------------------------------------------------------------------ tournaments
     # A tournament's state is written only by set-if-absent (a table's start, a

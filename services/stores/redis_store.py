@@ -5,17 +5,24 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
 
     <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
                             event id given out), touched (ms of the last event), luck
-                            (deal-stream games: chance draws so far per kind, JSON)
+                            (deal-stream games: chance draws so far per kind, JSON),
+                            turn (the newest turn's request key and result JSON)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
-    <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
-                            expiring after ``request_ttl`` (set atomically by the commit)
+    <prefix>:{id}:request:<seat/request id>  string: a client request's result JSON
+                            (idempotent retries), expiring after ``request_ttl`` (set
+                            atomically by the commit); a turn's request key (a bot's
+                            move) is the game hash's ``turn`` field instead: only the
+                            newest, gone with the game
+    <prefix>:{id}:gone      hash: status, type, finished (ms): the tombstone of a game
+                            archived and forgotten, expiring after the finished retention
     <prefix>:{id}:trees:<turn>  hash: tree index -> root statistics (JSON) of a bot turn
                             searched on Celery workers, until the last tree arrives
                             (``gather_tree``); expiring, so a turn abandoned midway leaves
                             nothing behind
-    <prefix>:{id}:events    stream: one entry per event, field "e" = JSON, with the
-                            explicit stream id "<event id>-0" (event ids are the
-                            game's own sequence 1, 2, 3..., not Redis times)
+    <prefix>:{id}:events    stream: one entry per event, field "e" = the event packed
+                            by ``services.stores.compact``, with the explicit stream id
+                            "<event id>-0" (event ids are the game's own sequence
+                            1, 2, 3..., not Redis times)
     <prefix>:games          sorted set: game ids by creation time (the index)
     <prefix>:secret         string: the server secret mixed into client seeds
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
@@ -57,6 +64,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.kinds import GameStatus
+from services.stores import compact
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
@@ -70,6 +78,7 @@ from services.stores.base import (
     NewGame,
     Snapshot,
     StoredEvent,
+    Tombstone,
     TournamentLog,
     TournamentSnapshot,
     archive_entry,
@@ -78,11 +87,13 @@ from services.stores.timing import time_store_calls
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.
+# ARGV[5]: a client request's ttl (its key is KEYS[2]); ARGV[12] set: ARGV[13] is a
+# turn's request key, kept as the game hash's one "turn" field ("<key>=<result>").
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
-if ARGV[5] ~= '' then
-  local previous = redis.call('GET', KEYS[2])
+if ARGV[5] ~= '' or ARGV[12] ~= '' then
+  local previous = redis.call('GET', KEYS[2]) or turn_result(KEYS[1], ARGV[13])
   if previous then return {'duplicate', version, previous} end
 end
 if version ~= ARGV[1] then return {'stale', version} end
@@ -100,6 +111,7 @@ if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
+if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'turn', ARGV[13] .. '=' .. ARGV[6]) end
 if ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
 else
@@ -108,7 +120,7 @@ else
 end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)) end
 local result = {'applied', ARGV[2]}
-for i = 12, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
+for i = 14, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
 """
 
@@ -136,8 +148,10 @@ return true
 """
 
 # A new game: its hash, its first events and (a bot moves first) its bot turn, at once.
-# Score 0 in the schedule: due at once, first in line.
+# Score 0 in the schedule: due at once, first in line. An id whose game was archived
+# and forgotten (its tombstone, KEYS[4]) is taken too.
 _CREATE = """
+if redis.call('EXISTS', KEYS[4]) == 1 then return false end
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
            'luck', ARGV[7])
@@ -145,6 +159,16 @@ if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
 for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
+"""
+
+# The result of a turn's request key if it is the game's newest turn key (else false).
+_TURN_RESULT = """
+local function turn_result(game, key)
+  if key == '' then return false end
+  local turn = redis.call('HGET', game, 'turn')
+  if turn and string.sub(turn, 1, #key + 1) == key .. '=' then return string.sub(turn, #key + 2) end
+  return false
+end
 """
 
 # Appends one event to a game's log under the next event id; returns that id.
@@ -165,9 +189,25 @@ local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 
                        'luck')
 if not game[1] then return false end
 local previous = false
-if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
+if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) or turn_result(KEYS[1], ARGV[1]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
         game[6] or '0', game[5], game[7]}
+"""
+
+# A finished game the archive holds leaves the store; its tombstone stays (KEYS[4]).
+# Only while its log ends where the archived one did (ARGV[2]): a write after the
+# archiver read the game keeps it here until retention expires it, never lost.
+# The index and the schedule live in other slots: fine on one primary (see above).
+_FORGET = """
+local game = redis.call('HMGET', KEYS[1], 'status', 'seq', 'touched', 'meta')
+if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[4], 'status', game[1], 'type', cjson.decode(game[4])['game_type'],
+           'finished', game[3] or '0')
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('ZREM', KEYS[6], ARGV[1])
+return 1
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -314,11 +354,12 @@ class RedisStore(GameStore):
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
-        self._commit = client.register_script(_APPEND + _COMMIT)
+        self._commit = client.register_script(_TURN_RESULT + _APPEND + _COMMIT)
         self._claim = client.register_script(_APPEND + _CLAIM)
         self._gather_tree = client.register_script(_GATHER_TREE)
         self._create = client.register_script(_APPEND + _CREATE)
-        self._load = client.register_script(_LOAD)
+        self._load = client.register_script(_TURN_RESULT + _LOAD)
+        self._forget = client.register_script(_FORGET)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
@@ -374,6 +415,7 @@ class RedisStore(GameStore):
                 self._key(game.game_id, "game"),
                 self._key(game.game_id, "events"),
                 self._bot_turns_key,
+                self._key(game.game_id, "gone"),
             ],
             args=[
                 _dumps(game.meta),
@@ -383,7 +425,7 @@ class RedisStore(GameStore):
                 "1" if game.bot_due_in is not None else "0",
                 game.game_id,
                 game.luck,
-                *(_dumps(e) for e in game.events),
+                *map(compact.pack, game.events),
             ],
         )
         if ids is None:
@@ -419,11 +461,15 @@ class RedisStore(GameStore):
         )
 
     async def write(self, commit: Commit) -> CommitResult:
-        token_changes = [[str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()]
+        token_changes = [
+            [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
+        ]
+        client_key = "" if commit.turn_request else commit.request_key or ""
+        turn_key = (commit.request_key or "") if commit.turn_request else ""
         reply = await self._commit(
             keys=[
                 self._key(commit.game_id, "game"),
-                self._key(commit.game_id, f"request:{commit.request_key or ''}"),
+                self._key(commit.game_id, f"request:{client_key}"),
                 self._key(commit.game_id, "events"),
                 self._bot_turns_key,
                 self._key(commit.game_id, "tokens"),
@@ -435,7 +481,7 @@ class RedisStore(GameStore):
                 str(commit.new_version),
                 commit.state,
                 commit.status,
-                self._request_ttl_ms if commit.request_key else "",
+                self._request_ttl_ms if client_key else "",
                 _dumps(commit.request_result or {}),
                 _ms(commit.bot_due_in),
                 commit.game_id,
@@ -443,7 +489,9 @@ class RedisStore(GameStore):
                 b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                *(_dumps(e) for e in commit.events),
+                "1" if turn_key else "",
+                turn_key,
+                *map(compact.pack, commit.events),
             ],
         )
         outcome = CommitOutcome(reply[0].decode())
@@ -477,14 +525,18 @@ class RedisStore(GameStore):
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            args=[str(seat), token_hash, _dumps(event)],
+            args=[str(seat), token_hash, compact.pack(event)],
         )
         return bool(claimed)
+
+    async def request_result(self, game_id: str, request_key: str) -> dict[str, Any] | None:
+        previous = await self._redis.get(self._key(game_id, f"request:{request_key}"))
+        return json.loads(previous) if previous else None
 
     @staticmethod
     def _decode(entries: list) -> list[StoredEvent]:
         return [
-            StoredEvent(int(eid.partition(b"-")[0]), json.loads(fields[b"e"]))
+            StoredEvent(int(eid.partition(b"-")[0]), compact.unpack(fields[b"e"]))
             for eid, fields in entries
         ]
 
@@ -616,6 +668,28 @@ class RedisStore(GameStore):
 
     async def archive_backlog(self) -> int:
         return int(await self._redis.zcard(self._archive_key))
+
+    async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
+        forgotten = await self._forget(
+            keys=[
+                self._key(game_id, "game"),
+                self._key(game_id, "tokens"),
+                self._key(game_id, "events"),
+                self._key(game_id, "gone"),
+                f"{self._prefix}:games",
+                self._bot_turns_key,
+            ],
+            args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001))],
+        )
+        return bool(forgotten)
+
+    async def tombstone(self, game_id: str) -> Tombstone | None:
+        status, game_type, finished = await self._redis.hmget(
+            self._key(game_id, "gone"), "status", "type", "finished"
+        )
+        if status is None:
+            return None
+        return Tombstone(status.decode(), game_type.decode(), float(finished or 0) / 1000)
 
     # ------------------------------------------------------------------ tournaments
     def _tkey(self, name: str, part: str) -> str:
