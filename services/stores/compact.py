@@ -6,8 +6,8 @@ older versions (plain JSON objects) read back unchanged:
 
 - an ``action`` event, 99 % of a log, is a JSON array of its values by position,
   ``[version, seat, action, text, to_move]``, no field names and no kind; a hidden
-  action's ``audience`` and ``redacted`` text, a ``timeout`` or a ``clock`` follow
-  as one object (``[..., {"audience": [1], "redacted": "discard 2"}]``);
+  action adds its ``audience`` and ``redacted`` text (``[..., [1], "discard ?"]``),
+  and a ``timeout`` or a ``clock`` follow as one object at the end;
 - the ``created`` event's initial state (base64 of the engine's bytes, most of the
   event) is kept deflated, as ``initial_z``;
 - any other event, and any event not of those exact shapes, is its JSON object.
@@ -44,12 +44,9 @@ def _as_array(event: dict[str, Any]) -> list[Any] | None:
     values = [event[k] for k in _POSITIONAL]
     if any(type(v) is not t for v, t in zip(values, _TYPES, strict=True)):
         return None  # (bool is not an int here: JSON would read it back as a bool)
-    public = event["audience"] is None and event["redacted"] is None
-    extra = {
-        k: v
-        for k, v in event.items()
-        if k != "kind" and k not in _POSITIONAL and not (public and k in _HIDDEN)
-    }
+    if event["audience"] is not None or event["redacted"] is not None:
+        values += [event[k] for k in _HIDDEN]
+    extra = {k: v for k, v in event.items() if k != "kind" and k not in (*_POSITIONAL, *_HIDDEN)}
     return [*values, extra] if extra else values
 
 
@@ -87,10 +84,12 @@ def unpack(raw: bytes) -> dict[str, Any]:
     """The event ``pack`` was given (or an older store's plain JSON event)."""
     data = json.loads(raw)
     if isinstance(data, list):
-        extra = data[5] if len(data) > 5 else {}
+        # 5 values: public; 7: hidden (audience, redacted); either with an object after.
+        extra = data.pop() if isinstance(data[-1], dict) else {}
+        audience, redacted = data[5:7] if len(data) == 7 else (None, None)
         event: dict[str, Any] = {"kind": EventKind.ACTION.value}
         event.update(zip(_POSITIONAL[:4], data[:4], strict=True))
-        event.update(audience=None, redacted=None, to_move=data[4])
+        event.update(audience=audience, redacted=redacted, to_move=data[4])
         event.update(extra)
         return event
     if data.get("kind") == EventKind.CREATED and "initial_z" in data and "initial" not in data:

@@ -54,6 +54,8 @@ def test_the_action_event_is_an_array_without_names(logs):
         action["text"],
         action["to_move"],
     ]
+    hidden = next(e for log in logs for e in log if e.get("audience") is not None)
+    assert json.loads(compact.pack(hidden))[5:] == [hidden["audience"], hidden["redacted"]]
     created = next(e for e in logs[0] if e["kind"] == EventKind.CREATED)
     assert b'"initial_z"' in compact.pack(created) and b'"initial"' not in compact.pack(created)
 
