@@ -5,9 +5,10 @@ kind), copied with INSERT ... ON CONFLICT DO NOTHING, and only then taken off th
 outbox, so an archiver killed at any moment leaves its entries to whoever claims
 them when the lease runs out, and a second copy is never written.
 
-A game moves: once its row is committed, the store forgets it (``forget_archived``:
-its keys go, a small tombstone stays for the finished retention), so Redis holds
-live play only, and reads of the game are answered from the archive. The order is
+A game moves: once its row is committed (with its clients' request results), the
+store forgets it (``forget_archived``: its keys go, a small tombstone stays for the
+finished retention), so Redis holds live play only, and reads of the game, and
+retries of its requests, are answered from the archive. The order is
 what makes it safe: in SQL first, then out of the store; a kill between the two
 leaves the entry, whose next archiver finds the row there and forgets the game."""
 
@@ -45,7 +46,8 @@ async def archive_entry(
         snapshot = await store.load(name)
         if snapshot is not None:
             events = await _whole_log(store, name)
-            await archive.put_game(snapshot, events)  # committed (or there already)
+            requests = await store.request_results(name)
+            await archive.put_game(snapshot, events, requests)  # committed (or there already)
             # Forgotten only as archived: the snapshot and the log read agree, and the
             # store's newest event is still theirs (checked by the store, atomically).
             last = snapshot.last_event_id

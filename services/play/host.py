@@ -276,8 +276,8 @@ class GameHost(Reading, Submitting):
         """The game as stored; one the store has forgotten (archived, then forgotten by
         the archiver, or after retention) comes from the archive (``Snapshot.archived``)
         with the same metadata, tokens and final state, and the result of
-        ``request_key`` if the store still remembers that request: so a finished game
-        answers every call the same before and after it left the store."""
+        ``request_key`` (archived with the game): so a finished game answers every call
+        the same before and after it left the store."""
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
@@ -291,7 +291,7 @@ class GameHost(Reading, Submitting):
             raise NotFound(f"no game {game_id}")
         if not request_key:
             return archived.snapshot
-        previous = await self.store.request_result(game_id, request_key)
+        previous = archived.requests.get(request_key)
         return dataclasses.replace(archived.snapshot, request_result=previous)
 
     @staticmethod

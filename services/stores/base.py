@@ -163,7 +163,8 @@ class Commit:
     The store keeps only a game's newest turn key, in the game's own record, so it
     goes with the turn: a later turn replaces it, and a redelivery of an older turn
     is refused by the version check alone (STALE). A client's request key is kept
-    ``request_ttl`` in a record of its own, also after the game has left the store."""
+    with the game's other client requests, for ``request_ttl`` after the newest one
+    (``request_results``), and archived with the game."""
 
     game_id: str
     expected_version: int
@@ -207,10 +208,10 @@ class GameStore(ABC):
         (the fields: ``Commit``)."""
 
     @abstractmethod
-    async def request_result(self, game_id: str, request_key: str) -> dict[str, Any] | None:
-        """The result recorded for a client's applied request, also once its game has
-        left the store (archived and forgotten: ``forget_archived``), until the request
-        expires. What ``load`` with ``request_key`` would give, without the game."""
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
+        """Every client request of the game the store still remembers: request key ->
+        its result (an archiver keeps them with the game, so a retry is answered the
+        same once the store has forgotten the game)."""
 
     @abstractmethod
     async def claim_seat(
@@ -328,10 +329,10 @@ class GameStore(ABC):
     @abstractmethod
     async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
         """Delete a finished game the archive now holds (an archiver calls it after its
-        insert committed): its state, tokens, log and turn key leave the store, and its
-        entries in the index and the bot-turn schedule. A tombstone (``Tombstone``) stays
-        ``tombstone_ttl`` seconds, so the id is not given out again meanwhile. Client
-        request results stay until they expire (``request_result``). Nothing happens
+        insert committed): its state, tokens, log, request results and turn key leave
+        the store, and its entries in the index and the bot-turn schedule. A tombstone
+        (``Tombstone``) stays ``tombstone_ttl`` seconds, so the id is not given out
+        again meanwhile. Nothing happens
         (False) unless the game is finished and its newest event is still
         ``last_event_id``, the one archived: a late write is never lost."""
 

@@ -78,10 +78,8 @@ class MemoryStore(GameStore):
         self._tournaments: dict[str, _Tournament] = {}
         self._tournament_due: dict[str, float] = {}  # running tournament -> next sweep
         self._outbox: dict[str, float] = {}  # archive entry -> monotonic time it is due
-        # Games archived and forgotten: their tombstones (with the time they expire), and
-        # their client requests' results (with the time each was applied).
+        # Games archived and forgotten: their tombstones, with the time each expires.
         self._tombstones: dict[str, tuple[Tombstone, float]] = {}
-        self._orphan_requests: dict[tuple[str, str], tuple[dict[str, Any], float]] = {}
 
     def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
         """The result of an applied request, unless it has expired (removed then)."""
@@ -189,15 +187,12 @@ class MemoryStore(GameStore):
         self._append(game, [event])
         return True
 
-    async def request_result(self, game_id: str, request_key: str) -> dict[str, Any] | None:
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
         game = self._games.get(game_id)
-        if game is not None:  # a client's request: a turn's key is not asked for here
-            found = self._request(game, request_key) if request_key in game.requests else None
-            return copy.deepcopy(found)
-        kept = self._orphan_requests.get((game_id, request_key))
-        if kept is None or time.time() - kept[1] > self._request_ttl:
-            return None
-        return copy.deepcopy(kept[0])
+        if game is None:
+            return {}
+        kept = {key: self._request(game, key) for key in list(game.requests)}
+        return {key: copy.deepcopy(result) for key, result in kept.items() if result is not None}
 
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         return self._events_after(game_id, after, limit)
@@ -255,9 +250,6 @@ class MemoryStore(GameStore):
             for key in [k for k, t in game.request_times.items() if now - t > self._request_ttl]:
                 game.requests.pop(key, None)
                 del game.request_times[key]
-        ttl = self._request_ttl
-        for key in [k for k, (_, t) in self._orphan_requests.items() if now - t > ttl]:
-            del self._orphan_requests[key]
         for game_id in [g for g, (_, until) in self._tombstones.items() if until <= now]:
             del self._tombstones[game_id]
         self._forget_owners()
@@ -347,10 +339,6 @@ class MemoryStore(GameStore):
         self._bot_due.pop(game_id, None)
         remains = Tombstone(game.status, game.meta["game_type"], game.touched)
         self._tombstones[game_id] = (remains, now + tombstone_ttl)
-        for key, result in game.requests.items():
-            applied = game.request_times.get(key, now)
-            if now - applied <= self._request_ttl:
-                self._orphan_requests[(game_id, key)] = (result, applied)
         if game.changed is not None:
             game.changed.set()
         return True
@@ -487,7 +475,6 @@ class MemoryStore(GameStore):
         self._tournament_due.clear()
         self._outbox.clear()
         self._tombstones.clear()
-        self._orphan_requests.clear()
 
 
 class _MemoryEventReader(EventReader):

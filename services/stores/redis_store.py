@@ -8,11 +8,12 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
                             (deal-stream games: chance draws so far per kind, JSON),
                             turn (the newest turn's request key and result JSON)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
-    <prefix>:{id}:request:<seat/request id>  string: a client request's result JSON
-                            (idempotent retries), expiring after ``request_ttl`` (set
-                            atomically by the commit); a turn's request key (a bot's
-                            move) is the game hash's ``turn`` field instead: only the
-                            newest, gone with the game
+    <prefix>:{id}:requests  hash: a client's request key (token hash and request id)
+                            -> its result JSON (idempotent retries), written by the
+                            commit, which also sets the hash to expire ``request_ttl``
+                            after the newest request; archived with the game. A turn's
+                            request key (a bot's move) is the game hash's ``turn``
+                            field instead: only the newest, gone with the game
     <prefix>:{id}:gone      hash: status, type, finished (ms): the tombstone of a game
                             archived and forgotten, expiring after the finished retention
     <prefix>:{id}:trees:<turn>  hash: tree index -> root statistics (JSON) of a bot turn
@@ -87,13 +88,14 @@ from services.stores.timing import time_store_calls
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.
-# ARGV[5]: a client request's ttl (its key is KEYS[2]); ARGV[12] set: ARGV[13] is a
-# turn's request key, kept as the game hash's one "turn" field ("<key>=<result>").
+# ARGV[13]: the request key; a client's (ARGV[5]: its ttl) is a field of the game's
+# requests (KEYS[2]), a turn's (ARGV[12] set) the game hash's "turn" field
+# ("<key>=<result>"), only the newest.
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
-if ARGV[5] ~= '' or ARGV[12] ~= '' then
-  local previous = redis.call('GET', KEYS[2]) or turn_result(KEYS[1], ARGV[13])
+if ARGV[13] ~= '' then
+  local previous = redis.call('HGET', KEYS[2], ARGV[13]) or turn_result(KEYS[1], ARGV[13])
   if previous then return {'duplicate', version, previous} end
 end
 if version ~= ARGV[1] then return {'stale', version} end
@@ -110,7 +112,10 @@ if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
-if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[13], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
 if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'turn', ARGV[13] .. '=' .. ARGV[6]) end
 if ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
@@ -189,12 +194,13 @@ local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 
                        'luck')
 if not game[1] then return false end
 local previous = false
-if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) or turn_result(KEYS[1], ARGV[1]) end
+if ARGV[1] ~= '' then previous = redis.call('HGET', KEYS[3], ARGV[1]) or turn_result(KEYS[1], ARGV[1]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
         game[6] or '0', game[5], game[7]}
 """
 
-# A finished game the archive holds leaves the store; its tombstone stays (KEYS[4]).
+# A finished game the archive holds (its client requests too) leaves the store; its
+# tombstone stays (KEYS[4]).
 # Only while its log ends where the archived one did (ARGV[2]): a write after the
 # archiver read the game keeps it here until retention expires it, never lost.
 # The index and the schedule live in other slots: fine on one primary (see above).
@@ -204,7 +210,7 @@ if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[4], 'status', game[1], 'type', cjson.decode(game[4])['game_type'],
            'finished', game[3] or '0')
 redis.call('PEXPIRE', KEYS[4], ARGV[3])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7])
 redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('ZREM', KEYS[6], ARGV[1])
 return 1
@@ -439,7 +445,7 @@ class RedisStore(GameStore):
             keys=[
                 self._key(game_id, "game"),
                 self._key(game_id, "tokens"),
-                self._key(game_id, f"request:{request_key or ''}"),
+                self._key(game_id, "requests"),
                 self._key(game_id, "events"),
             ],
             args=[request_key or ""],
@@ -464,12 +470,11 @@ class RedisStore(GameStore):
         token_changes = [
             [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
         ]
-        client_key = "" if commit.turn_request else commit.request_key or ""
-        turn_key = (commit.request_key or "") if commit.turn_request else ""
+        key = commit.request_key or ""
         reply = await self._commit(
             keys=[
                 self._key(commit.game_id, "game"),
-                self._key(commit.game_id, f"request:{client_key}"),
+                self._key(commit.game_id, "requests"),
                 self._key(commit.game_id, "events"),
                 self._bot_turns_key,
                 self._key(commit.game_id, "tokens"),
@@ -481,7 +486,7 @@ class RedisStore(GameStore):
                 str(commit.new_version),
                 commit.state,
                 commit.status,
-                self._request_ttl_ms if client_key else "",
+                self._request_ttl_ms if key and not commit.turn_request else "",
                 _dumps(commit.request_result or {}),
                 _ms(commit.bot_due_in),
                 commit.game_id,
@@ -489,8 +494,8 @@ class RedisStore(GameStore):
                 b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                "1" if turn_key else "",
-                turn_key,
+                "1" if key and commit.turn_request else "",
+                key,
                 *map(compact.pack, commit.events),
             ],
         )
@@ -529,9 +534,9 @@ class RedisStore(GameStore):
         )
         return bool(claimed)
 
-    async def request_result(self, game_id: str, request_key: str) -> dict[str, Any] | None:
-        previous = await self._redis.get(self._key(game_id, f"request:{request_key}"))
-        return json.loads(previous) if previous else None
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
+        kept = await self._redis.hgetall(self._key(game_id, "requests"))
+        return {k.decode(): json.loads(v) for k, v in kept.items()}
 
     @staticmethod
     def _decode(entries: list) -> list[StoredEvent]:
@@ -614,7 +619,7 @@ class RedisStore(GameStore):
                 break
         for game_id in gone:
             await self._redis.delete(
-                *(self._key(game_id, part) for part in ("game", "tokens", "events"))
+                *(self._key(game_id, p) for p in ("game", "tokens", "events", "requests"))
             )
             await self._redis.zrem(index, game_id)
             await self._redis.zrem(self._bot_turns_key, game_id)
@@ -678,6 +683,7 @@ class RedisStore(GameStore):
                 self._key(game_id, "gone"),
                 f"{self._prefix}:games",
                 self._bot_turns_key,
+                self._key(game_id, "requests"),
             ],
             args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001))],
         )

@@ -1,8 +1,9 @@
 """A finished game the archive holds leaves the store, on both stores: its state,
-tokens, log and turn key go, a tombstone stays for the finished retention (the id is
-not given out again meanwhile), and a client's request result stays for its retry
-window. A game that is not finished, or changed after it was read for the archive,
-stays. Bot turns' request keys are one rolling record per game, never a key each."""
+tokens, log, client request results (the archiver read them for the archive) and turn
+key go, and a tombstone stays for the finished retention (the id is not given out
+again meanwhile). A game that is not finished, or changed after it was read for the
+archive, stays. Bot turns' request keys are one rolling field per game, never a key
+each; clients' are one record per game, expiring after the newest."""
 
 from __future__ import annotations
 
@@ -26,9 +27,10 @@ async def _finish_with_request(store, game_id: str = "g1") -> int:
     return done.event_ids[-1]
 
 
-async def test_a_forgotten_game_leaves_a_tombstone_and_its_clients_request_results(store):
+async def test_a_forgotten_game_leaves_only_a_tombstone(store):
     last = await _finish_with_request(store)
     await store.create(new_game("live"))
+    assert await store.request_results("g1") == {"c0ffee:req-1": RESULT}
     assert await store.forget_archived("g1", last, WEEK)
     assert await store.load("g1") is None
     assert await store.load("g1", "c0ffee:req-1") is None
@@ -38,9 +40,7 @@ async def test_a_forgotten_game_leaves_a_tombstone_and_its_clients_request_resul
     remains = await store.tombstone("g1")
     assert (remains.status, remains.game_type) == ("finished", "cite")
     assert remains.finished_at > 0
-    # A retry of the client's request still finds its first answer.
-    assert await store.request_result("g1", "c0ffee:req-1") == RESULT
-    assert await store.request_result("g1", "c0ffee:other") is None
+    assert await store.request_results("g1") == {}  # in the archive now
     # The id stays taken while the tombstone is kept.
     try:
         await store.create(new_game("g1"))
@@ -110,7 +110,7 @@ async def test_a_turns_request_key_is_kept_until_the_next_turn(store):
     assert (await _turn(store, 0, "bot:0")).outcome is CommitOutcome.STALE
     assert (await store.load("g1", "timeout:2")).request_result == {"version": 3}
     assert (await store.load("g1", "c0ffee:r")).request_result == {}
-    assert await store.request_result("g1", "timeout:2") is None  # not a client's
+    assert await store.request_results("g1") == {"c0ffee:r": {}}  # a client's only
 
 
 async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redis_prefix):
@@ -121,7 +121,7 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
         for version in range(5):
             assert (await _turn(store, version, f"bot:{version}")).outcome.value == "applied"
         keys = {k.decode() async for k in raw.scan_iter(match=f"{redis_prefix}:*")}
-        assert not [k for k in keys if ":request:" in k], keys
+        assert not [k for k in keys if ":request" in k], keys
         done = await store.commit(
             "g1", 5, 6, b"end", "finished", [{"kind": "finished"}], "c0ffee:req-1", RESULT
         )
@@ -132,7 +132,7 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
                 async for k in raw.scan_iter(match=f"{redis_prefix}:*")
             ]
         )
-        assert left == ["{g1}:gone", "{g1}:request:c0ffee:req-1"]
+        assert left == ["{g1}:gone"]
         assert await raw.memory_usage(f"{redis_prefix}:{{g1}}:gone", samples=0) <= 512
         assert 0 < await raw.pttl(f"{redis_prefix}:{{g1}}:gone") <= WEEK * 1000
     finally:
