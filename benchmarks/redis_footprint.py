@@ -69,8 +69,6 @@ class Live:
     bots: str
     samples: list[Sample]
     final_events: int
-    request_keys: int  # seat 0's request ids at the end (kept request_ttl)
-    request_bytes: int
 
     def stage(self, name: str) -> Sample:
         if name == "start":
@@ -102,11 +100,11 @@ class Footprint:
         return f"{self.prefix}:{{{game_id}}}:{part}"
 
     def parts(self, game_id: str) -> dict[str, int]:
-        """Every key of the game (SCAN), by part; request ids summed as "requests"."""
+        """Every key of the game (SCAN), by part ("request:..." keys summed as "request")."""
         found: dict[str, int] = {}
         for raw in self.redis.scan_iter(match=self.key(game_id, "*"), count=1000):
             part = raw.decode().split("}:", 1)[1]
-            name = "requests" if part.startswith("request:") else part
+            name = "request" if part.startswith("request:") else part
             found[name] = found.get(name, 0) + (self.redis.memory_usage(raw, samples=0) or 0)
         return found
 
@@ -114,7 +112,7 @@ class Footprint:
         """The keys a live game always has (no SCAN: cheap at every turn)."""
         return {
             part: self.redis.memory_usage(self.key(game_id, part), samples=0) or 0
-            for part in ("game", "tokens", "events")
+            for part in ("game", "tokens", "events", "requests")
         }
 
     def plain_log(self, game_id: str) -> int:
@@ -153,7 +151,6 @@ def play_live(client: Client, footprint: Footprint, game_type: str, bots: str, s
     me = client.join(game_id, 0)
     rng = random.Random(seed)
     samples: list[Sample] = []
-    requests = 0
     last, over = 0, False
     while not over:  # a stream that breaks off is resumed from the last event seen
         for event in client.watch(game_id, me.token, after=last):
@@ -161,19 +158,10 @@ def play_live(client: Client, footprint: Footprint, game_type: str, bots: str, s
             if event.kind == pb.GAME_FINISHED:
                 over = True
             elif seat_of(event.to_move) == 0 and event.legal_actions:
-                keys = footprint.live_parts(game_id)
-                keys["requests"] = 0  # filled in below: one key per request id so far
-                samples.append(Sample(last, keys))
+                samples.append(Sample(last, footprint.live_parts(game_id)))
                 move = rng.choice(event.legal_actions)
                 client.submit(game_id, me.token, move.id, expected_version=event.version)
-                requests += 1
-    # Seat 0's request ids stay for their retry window (the game itself is archived).
-    request_keys = list(footprint.redis.scan_iter(match=footprint.key(game_id, "request:*")))
-    sizes = [footprint.redis.memory_usage(k, samples=0) or 0 for k in request_keys]
-    per_key = mean(sizes)
-    for n, sample in enumerate(samples):
-        sample.keys["requests"] = round(n * per_key)  # the ids sent before this turn
-    return Live(game_type, bots, samples, last, len(sizes), sum(sizes))
+    return Live(game_type, bots, samples, last)
 
 
 def play_bots(client: Client, game_type: str, bots: str, seed: int) -> str:
@@ -307,23 +295,23 @@ def report(lives: list[Live], finished: list[Finished], index_share: float, args
         print(f"| {game_type} | {bots} | {' | '.join(cells)} |")
     left = sorted({p for g in finished for p in g.after})
     print(f"keys left once archived: {', '.join(left) or 'none'}")
-    turn_keys = sum(g.before.get("requests", 0) for g in finished)
+    turn_keys = sum(g.before.get("request", 0) + g.before.get("requests", 0) for g in finished)
     print(f"request-id keys of bot turns in finished games: {turn_keys} B in all")
 
-    print("\n## Request ids per game: seat 0's (a client sending one per move)")
-    print("| game | bots | request ids | bytes | per id | kept |")
-    print("|---|---|---:|---:|---:|---|")
+    print("\n## Request ids per live game: seat 0's (one a move), at its last turn")
+    print("| game | bots | request ids | bytes | per id |")
+    print("|---|---|---:|---:|---:|")
     for game_type, bots in rows:
         games = [x for x in lives if (x.game_type, x.bots) == (game_type, bots)]
         if games:
-            count = mean([g.request_keys for g in games])
-            total = mean([g.request_bytes for g in games])
+            count = mean([len(g.samples) - 1 for g in games])  # sent before its last turn
+            total = mean([g.stage("end").keys["requests"] for g in games])
             per = total / count if count else 0
-            print(
-                f"| {game_type} | {bots} | {count:,.0f} | {kb(total)} | {per:,.0f} B "
-                "| --request-ttl (1 day), also after the game is archived |"
-            )
-    print("bot turns: no key of their own (the game hash's one `turn` field while it is live)")
+            print(f"| {game_type} | {bots} | {count:,.0f} | {kb(total)} | {per:,.0f} B |")
+    print(
+        "kept --request-ttl (1 day) after the newest, then archived with the game; bot "
+        "turns: no key of their own (one `turn` field of the game hash, the newest turn's)"
+    )
 
     print(
         f"\n## Capacity: live games per GiB and Redis primaries (each holding "
