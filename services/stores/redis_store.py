@@ -23,7 +23,10 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:{id}:events    stream: one entry per event, field "e" = the event packed
                             by ``services.stores.compact``, with the explicit stream id
                             "<event id>-0" (event ids are the game's own sequence
-                            1, 2, 3..., not Redis times)
+                            1, 2, 3..., not Redis times); the newest events only:
+    <prefix>:{id}:log       hash: block k -> the events k*LOG_BLOCK+1 .. (k+1)*LOG_BLOCK,
+                            packed, one a line, zstd-compressed: whole blocks older
+                            than the newest whole one leave the stream for it (sealed)
     <prefix>:games          sorted set: game ids by creation time (the index)
     <prefix>:secret         string: the server secret mixed into client seeds
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
@@ -57,12 +60,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
+import zstandard
 
 from services.kinds import GameStatus
 from services.stores import compact
@@ -85,6 +90,8 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.timing import time_store_calls
+
+log = logging.getLogger(__name__)
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.
@@ -127,6 +134,17 @@ if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)
 local result = {'applied', ARGV[2]}
 for i = 14, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
+"""
+
+# Seal one block of the log: the stream's oldest LOG_BLOCK events, compressed by the
+# caller (ARGV[3]), go into the log hash and leave the stream, at once; only while
+# the stream still starts with that block (ARGV[2]) and the block is not sealed yet.
+_SEAL = """
+local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
+if #first == 0 or first[1][1] ~= ARGV[2] then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4])
+return 1
 """
 
 # One tree's root statistics of a bot turn: the task that brings the last one gets them
@@ -210,7 +228,7 @@ if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[4], 'status', game[1], 'type', cjson.decode(game[4])['game_type'],
            'finished', game[3] or '0')
 redis.call('PEXPIRE', KEYS[4], ARGV[3])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8])
 redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('ZREM', KEYS[6], ARGV[1])
 return 1
@@ -341,6 +359,11 @@ return 1
 """
 
 
+LOG_BLOCK = 128  # events a sealed block of a game's log holds
+_SEAL_LEVEL = 3  # zstd: a block is sealed on the commit path, so a fast level
+_GAME_PARTS = ("game", "tokens", "events", "requests", "log")  # a game's keys, but its tombstone
+
+
 def _stream_id(event_id: int, exclusive: bool = False) -> str:
     """The stream id of an event id (XREAD reads after it; "(" makes XRANGE exclusive)."""
     return f"{'(' if exclusive else ''}{event_id}-0"
@@ -366,6 +389,7 @@ class RedisStore(GameStore):
         self._create = client.register_script(_APPEND + _CREATE)
         self._load = client.register_script(_TURN_RESULT + _LOAD)
         self._forget = client.register_script(_FORGET)
+        self._seal = client.register_script(_SEAL)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
@@ -507,7 +531,36 @@ class RedisStore(GameStore):
             return CommitResult(outcome, version, [], json.loads(reply[2]))
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
-        return CommitResult(outcome, version, [int(r) for r in reply[2:]])
+        ids = [int(r) for r in reply[2:]]
+        if any(i % LOG_BLOCK == 0 for i in ids):  # a block is whole: an older one may go
+            await self._seal_log(commit.game_id, ids[-1])
+        return CommitResult(outcome, version, ids)
+
+    async def _seal_log(self, game_id: str, newest: int) -> None:
+        """Seal every whole block of the log older than the newest whole one (the
+        stream keeps at least LOG_BLOCK events: what a watcher resuming lately reads).
+        Best effort: a block left in the stream is sealed at a later one's turn."""
+        keep_from = (newest // LOG_BLOCK - 1) * LOG_BLOCK + 1  # the stream's first, after
+        stream, log_key = self._key(game_id, "events"), self._key(game_id, "log")
+        try:
+            while True:
+                entries = await self._redis.xrange(stream, "-", "+", count=LOG_BLOCK)
+                first = int(entries[0][0].partition(b"-")[0]) if entries else keep_from
+                if (first - 1) % LOG_BLOCK or first + LOG_BLOCK > keep_from:
+                    return
+                if len(entries) < LOG_BLOCK:
+                    return
+                lines = b"\n".join(fields[b"e"] for _, fields in entries)  # JSON: no raw newline
+                blob = zstandard.compress(lines, _SEAL_LEVEL)
+                block = str((first - 1) // LOG_BLOCK)
+                next_id = _stream_id(first + LOG_BLOCK)
+                sealed = await self._seal(
+                    keys=[stream, log_key], args=[block, _stream_id(first), blob, next_id]
+                )
+                if not sealed:
+                    return  # another writer sealed it meanwhile
+        except (aioredis.RedisError, OSError) as exc:
+            log.warning("could not seal the log of game %s: %s", game_id, exc)
 
     async def gather_tree(
         self, game_id: str, turn: str, tree: int, stats: bytes, trees: int, ttl: float
@@ -548,7 +601,27 @@ class RedisStore(GameStore):
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         start = _stream_id(after, exclusive=True)
         entries = await self._redis.xrange(self._key(game_id, "events"), start, "+", count=limit)
-        return self._decode(entries)
+        found = self._decode(entries)
+        if not found or found[0].event_id == after + 1:
+            return found  # (none at all: the stream always holds the newest events)
+        return await self._sealed(game_id, after, limit)
+
+    async def _sealed(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        """Events after ``after`` from its sealed block on (then the stream's)."""
+        block = after // LOG_BLOCK
+        blob = await self._redis.hget(self._key(game_id, "log"), str(block))
+        if blob is None:  # sealed and gone since (the game was deleted): none
+            return []
+        lines = zstandard.decompress(blob).split(b"\n")
+        first = block * LOG_BLOCK + 1
+        found = [
+            StoredEvent(first + i, compact.unpack(raw))
+            for i, raw in enumerate(lines)
+            if first + i > after
+        ][:limit]
+        if len(found) < limit:
+            found += await self.events(game_id, found[-1].event_id, limit - len(found))
+        return found
 
     async def wait_events(self, game_id: str, after: int, timeout: float) -> list[StoredEvent]:
         key = self._key(game_id, "events")
@@ -557,7 +630,10 @@ class RedisStore(GameStore):
             count=1000,
             block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
         )
-        return self._decode(reply[0][1]) if reply else []
+        found = self._decode(reply[0][1]) if reply else []
+        if found and found[0].event_id != after + 1:  # sealed in between: read it all
+            return await self.events(game_id, after)
+        return found
 
     def event_reader(self) -> EventReader:
         # A connection of its own (not from the shared pool): it spends its life
@@ -618,9 +694,7 @@ class RedisStore(GameStore):
             if cursor == 0:
                 break
         for game_id in gone:
-            await self._redis.delete(
-                *(self._key(game_id, p) for p in ("game", "tokens", "events", "requests"))
-            )
+            await self._redis.delete(*(self._key(game_id, p) for p in _GAME_PARTS))
             await self._redis.zrem(index, game_id)
             await self._redis.zrem(self._bot_turns_key, game_id)
         return gone
@@ -684,6 +758,7 @@ class RedisStore(GameStore):
                 f"{self._prefix}:games",
                 self._bot_turns_key,
                 self._key(game_id, "requests"),
+                self._key(game_id, "log"),
             ],
             args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001))],
         )
