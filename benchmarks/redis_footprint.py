@@ -42,12 +42,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
+import zstandard  # noqa: E402
 
 from gamehost import Client, seat_of  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from services.archive.archive import Archive  # noqa: E402
 from services.server import ServerConfig, ServerThread  # noqa: E402
 from services.stores import compact  # noqa: E402
+from services.stores.redis_store import LOG_BLOCK  # noqa: E402
 
 PLAYERS = 4
 GIB = 2**30
@@ -112,20 +114,29 @@ class Footprint:
         """The keys a live game always has (no SCAN: cheap at every turn)."""
         return {
             part: self.redis.memory_usage(self.key(game_id, part), samples=0) or 0
-            for part in ("game", "tokens", "events", "requests")
+            for part in ("game", "tokens", "events", "log", "requests")
         }
 
+    def logged(self, game_id: str) -> Iterator[tuple[int, bytes]]:
+        """(event id, packed event) of the whole log: sealed blocks, then the stream."""
+        blocks = self.redis.hgetall(self.key(game_id, "log"))
+        for block in sorted(blocks, key=int):
+            lines = zstandard.decompress(blocks[block]).split(b"\n")
+            yield from enumerate(lines, start=int(block) * LOG_BLOCK + 1)
+        cursor = "-"
+        while entries := self.redis.xrange(self.key(game_id, "events"), cursor, "+", 1000):
+            for entry_id, fields in entries:
+                yield int(entry_id.partition(b"-")[0]), fields[b"e"]
+            cursor = "(" + entries[-1][0].decode()
+
     def plain_log(self, game_id: str) -> int:
-        """The game's log written as plain JSON events (the former format), in bytes."""
+        """The game's log written as plain JSON events to one stream (the former
+        format), in bytes."""
         scratch = self.key(uuid.uuid4().hex, "events")
         try:
-            cursor = "-"
-            while entries := self.redis.xrange(self.key(game_id, "events"), cursor, "+", 1000):
-                for entry_id, fields in entries:
-                    event = compact.unpack(fields[b"e"])
-                    plain = json.dumps(event, separators=(",", ":"))
-                    self.redis.xadd(scratch, {"e": plain}, id=entry_id)
-                cursor = "(" + entries[-1][0].decode()
+            for event_id, packed in self.logged(game_id):
+                plain = json.dumps(compact.unpack(packed), separators=(",", ":"))
+                self.redis.xadd(scratch, {"e": plain}, id=f"{event_id}-0")
             return self.redis.memory_usage(scratch, samples=0) or 0
         finally:
             self.redis.delete(scratch)
@@ -226,7 +237,7 @@ def main() -> None:
                     for bots in kinds:
                         for seed in seeds:
                             game_id = play_bots(client, game_type, bots, seed)
-                            events = plain.redis.xlen(plain.key(game_id, "events"))
+                            events = sum(1 for _ in plain.logged(game_id))
                             parts = plain.parts(game_id)
                             before[game_type, bots, seed] = (
                                 game_id,
@@ -264,14 +275,14 @@ def report(lives: list[Live], finished: list[Finished], index_share: float, args
         sizes = [kb(mean([g.stage(s).total for g in games])) for s in STAGES]
         print(f"| {game_type} | {bots} | {ev} | {' | '.join(sizes)} |")
     print("\nwhere the bytes of a live game go, at the middle stage (mean):")
-    print("| game | bots | game hash | tokens | log (stream) | seat 0's request ids |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| game | bots | game hash | tokens | log: stream | log: sealed | seat 0's request ids |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for game_type, bots in rows:
         games = [x for x in lives if (x.game_type, x.bots) == (game_type, bots)]
         if games:
             parts = [
                 kb(mean([g.stage("middle").keys.get(p, 0) for g in games]))
-                for p in ("game", "tokens", "events", "requests")
+                for p in ("game", "tokens", "events", "log", "requests")
             ]
             print(f"| {game_type} | {bots} | {' | '.join(parts)} |")
 
@@ -288,7 +299,7 @@ def report(lives: list[Live], finished: list[Finished], index_share: float, args
         cells = [
             f"{mean([g.events for g in games]):,.0f}",
             kb(mean([sum(g.before.values()) for g in games])),
-            kb(mean([g.before.get("events", 0) for g in games])),
+            kb(mean([g.before.get("events", 0) + g.before.get("log", 0) for g in games])),
             kb(mean([g.plain_log for g in games])),
             kb(mean([sum(g.after.values()) for g in games])),
         ]

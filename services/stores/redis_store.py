@@ -359,7 +359,7 @@ return 1
 """
 
 
-LOG_BLOCK = 128  # events a sealed block of a game's log holds
+LOG_BLOCK = 64  # events a sealed block of a game's log holds
 _SEAL_LEVEL = 3  # zstd: a block is sealed on the commit path, so a fast level
 _GAME_PARTS = ("game", "tokens", "events", "requests", "log")  # a game's keys, but its tombstone
 
