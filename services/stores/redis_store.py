@@ -101,10 +101,8 @@ log = logging.getLogger(__name__)
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
-if ARGV[13] ~= '' then
-  local previous = redis.call('HGET', KEYS[2], ARGV[13]) or turn_result(KEYS[1], ARGV[13])
-  if previous then return {'duplicate', version, previous} end
-end
+local previous = request_result(KEYS[1], KEYS[2], KEYS[8], ARGV[13])
+if previous then return {'duplicate', version, previous} end
 if version ~= ARGV[1] then return {'stale', version} end
 local tokens = cjson.decode(ARGV[11])
 for _, t in ipairs(tokens) do
@@ -184,10 +182,14 @@ for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
 """
 
-# The result of a turn's request key if it is the game's newest turn key (else false).
-_TURN_RESULT = """
-local function turn_result(game, key)
+# The result of an applied request (false if none): a client's in the game's
+# requests, or in a key of its own (``single``: how versions before the per-game
+# record kept them; they expire within request_ttl), or the game's newest turn's.
+_REQUEST_RESULT = """
+local function request_result(game, requests, single, key)
   if key == '' then return false end
+  local found = redis.call('HGET', requests, key) or redis.call('GET', single)
+  if found then return found end
   local turn = redis.call('HGET', game, 'turn')
   if turn and string.sub(turn, 1, #key + 1) == key .. '=' then return string.sub(turn, #key + 2) end
   return false
@@ -212,7 +214,7 @@ local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 
                        'luck')
 if not game[1] then return false end
 local previous = false
-if ARGV[1] ~= '' then previous = redis.call('HGET', KEYS[3], ARGV[1]) or turn_result(KEYS[1], ARGV[1]) end
+if ARGV[1] ~= '' then previous = request_result(KEYS[1], KEYS[3], KEYS[5], ARGV[1]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
         game[6] or '0', game[5], game[7]}
 """
@@ -383,11 +385,11 @@ class RedisStore(GameStore):
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
-        self._commit = client.register_script(_TURN_RESULT + _APPEND + _COMMIT)
+        self._commit = client.register_script(_REQUEST_RESULT + _APPEND + _COMMIT)
         self._claim = client.register_script(_APPEND + _CLAIM)
         self._gather_tree = client.register_script(_GATHER_TREE)
         self._create = client.register_script(_APPEND + _CREATE)
-        self._load = client.register_script(_TURN_RESULT + _LOAD)
+        self._load = client.register_script(_REQUEST_RESULT + _LOAD)
         self._forget = client.register_script(_FORGET)
         self._seal = client.register_script(_SEAL)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
@@ -471,6 +473,7 @@ class RedisStore(GameStore):
                 self._key(game_id, "tokens"),
                 self._key(game_id, "requests"),
                 self._key(game_id, "events"),
+                self._key(game_id, f"request:{request_key or ''}"),
             ],
             args=[request_key or ""],
         )
@@ -504,6 +507,7 @@ class RedisStore(GameStore):
                 self._key(commit.game_id, "tokens"),
                 self._archive_key,
                 self._archiving_key,
+                self._key(commit.game_id, f"request:{key}"),
             ],
             args=[
                 str(commit.expected_version),

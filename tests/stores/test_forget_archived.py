@@ -7,6 +7,8 @@ each; clients' are one record per game, expiring after the newest."""
 
 from __future__ import annotations
 
+import json
+
 import redis.asyncio as aioredis
 
 from services.stores import Commit, CommitOutcome, GameExists
@@ -135,6 +137,25 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
         assert left == ["{g1}:gone"]
         assert await raw.memory_usage(f"{redis_prefix}:{{g1}}:gone", samples=0) <= 512
         assert 0 < await raw.pttl(f"{redis_prefix}:{{g1}}:gone") <= WEEK * 1000
+    finally:
+        await raw.aclose()
+        await store.close()
+
+
+async def test_redis_still_answers_request_ids_kept_one_key_each(redis_url, redis_prefix):
+    """A request applied before the per-game record (a key of its own, expiring) is
+    still answered as applied, by a read and by a commit, until it expires."""
+    store = RedisStore.from_url(redis_url, redis_prefix)
+    raw = aioredis.Redis.from_url(redis_url)
+    try:
+        await store.create(new_game())
+        await raw.set(f"{redis_prefix}:{{g1}}:request:c0ffee:old", json.dumps(RESULT), px=60_000)
+        assert (await store.load("g1", "c0ffee:old")).request_result == RESULT
+        again = await store.commit(
+            "g1", 0, 1, b"s", "in_progress", [{"kind": "action"}], "c0ffee:old", {"x": 1}
+        )
+        assert again.outcome is CommitOutcome.DUPLICATE and again.request_result == RESULT
+        assert (await store.load("g1")).version == 0
     finally:
         await raw.aclose()
         await store.close()
