@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
 import redis  # noqa: E402
 import zstandard  # noqa: E402
 
-from gamehost import Client, seat_of  # noqa: E402
+from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from services.archive.archive import Archive  # noqa: E402
 from services.server import ServerConfig, ServerThread  # noqa: E402
@@ -162,17 +162,17 @@ def play_live(client: Client, footprint: Footprint, game_type: str, bots: str, s
     me = client.join(game_id, 0)
     rng = random.Random(seed)
     samples: list[Sample] = []
-    last, over = 0, False
-    while not over:  # a stream that breaks off is resumed from the last event seen
-        for event in client.watch(game_id, me.token, after=last):
-            last = event.event_id
-            if event.kind == pb.GAME_FINISHED:
-                over = True
-            elif seat_of(event.to_move) == 0 and event.legal_actions:
-                samples.append(Sample(last, footprint.live_parts(game_id)))
-                move = rng.choice(event.legal_actions)
-                client.submit(game_id, me.token, move.id, expected_version=event.version)
-    return Live(game_type, bots, samples, last)
+    while True:  # GetState says whose turn it is; WatchGame wakes us when it changes
+        state = client.state(game_id, me.token)
+        if state.status == pb.FINISHED:
+            return Live(game_type, bots, samples, state.last_event_id)
+        if state.legal_actions:
+            samples.append(Sample(state.last_event_id, footprint.live_parts(game_id)))
+            move = rng.choice(state.legal_actions)
+            client.submit(game_id, me.token, move.id, expected_version=state.version)
+            continue
+        with contextlib.closing(client.watch(game_id, me.token, state.last_event_id)) as feed:
+            next(feed, None)
 
 
 def play_bots(client: Client, game_type: str, bots: str, seed: int) -> str:
