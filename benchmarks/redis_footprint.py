@@ -91,6 +91,21 @@ class Finished:
     after: dict[str, int]  # once archived
 
 
+@dataclasses.dataclass
+class EventBytes:
+    """What the events of one kind take: packed as stored, and as plain JSON."""
+
+    count: int = 0
+    packed: int = 0
+    plain: int = 0
+
+
+def event_kind(event: dict) -> str:
+    if event["kind"] == "action":
+        return "action, hidden" if event.get("audience") is not None else "action"
+    return event["kind"]
+
+
 class Footprint:
     """Bytes of a game's keys under one prefix."""
 
@@ -218,6 +233,8 @@ def main() -> None:
     archived = Footprint(redis.Redis.from_url(args.redis), prefix + "-archived")
     lives: list[Live] = []
     finished: list[Finished] = []
+    per_event: dict[tuple[str, str], EventBytes] = {}  # (game type, kind) -> bytes
+    sealed: dict[str, EventBytes] = {}  # game type -> events in sealed blocks, their bytes
     index_share = 0.0
     with tempfile.TemporaryDirectory() as scratch:
         archive_url = f"sqlite:///{pathlib.Path(scratch) / 'archive.sqlite3'}"
@@ -237,8 +254,20 @@ def main() -> None:
                     for bots in kinds:
                         for seed in seeds:
                             game_id = play_bots(client, game_type, bots, seed)
-                            events = sum(1 for _ in plain.logged(game_id))
+                            events = 0
+                            for _, packed in plain.logged(game_id):
+                                event = compact.unpack(packed)
+                                kind = per_event.setdefault(
+                                    (game_type, event_kind(event)), EventBytes()
+                                )
+                                kind.count += 1
+                                kind.packed += len(packed)
+                                kind.plain += len(json.dumps(event, separators=(",", ":")))
+                                events += 1
                             parts = plain.parts(game_id)
+                            blocks = plain.redis.hlen(plain.key(game_id, "log"))
+                            sealed.setdefault(game_type, EventBytes()).count += blocks * LOG_BLOCK
+                            sealed[game_type].packed += parts.get("log", 0)
                             before[game_type, bots, seed] = (
                                 game_id,
                                 parts,
@@ -259,6 +288,7 @@ def main() -> None:
             plain.cleanup()
             archived.cleanup()
     report(lives, finished, index_share, args)
+    report_events(per_event, sealed)
 
 
 def report(lives: list[Live], finished: list[Finished], index_share: float, args) -> None:
@@ -343,6 +373,19 @@ def report(lives: list[Live], finished: list[Finished], index_share: float, args
                 f"| {game_type} | {bots} | {stage} | {kb(size)} | {per_gib:,.0f} | "
                 f"{primaries[0]} | {primaries[1]} |"
             )
+
+
+def report_events(per_event: dict[tuple[str, str], EventBytes], sealed: dict) -> None:
+    print("\n## Bytes an event (the finished games' logs), mean")
+    print("| game | event | events | packed | as plain JSON |")
+    print("|---|---|---:|---:|---:|")
+    for (game_type, kind), seen in sorted(per_event.items()):
+        packed, plain = seen.packed / seen.count, seen.plain / seen.count
+        print(f"| {game_type} | {kind} | {seen.count:,} | {packed:,.0f} B | {plain:,.0f} B |")
+    print("sealed blocks (zstd, in the log hash), bytes an event:")
+    for game_type, seen in sorted(sealed.items()):
+        if seen.count:
+            print(f"  {game_type}: {seen.packed / seen.count:,.1f} B ({seen.count:,} events)")
 
 
 STAGES = ("start", "middle", "end")
