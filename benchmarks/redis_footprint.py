@@ -164,8 +164,13 @@ class Footprint:
 
 @contextlib.contextmanager
 def served(redis_url: str, prefix: str, archive_url: str | None) -> Iterator[Client]:
-    config = ServerConfig(
-        port=0, redis_url=redis_url, redis_prefix=prefix, bot_workers=1, archive_url=archive_url
+    config = ServerConfig(  # no rate limit: seat 0 reads the state after every event
+        port=0,
+        redis_url=redis_url,
+        redis_prefix=prefix,
+        bot_workers=1,
+        archive_url=archive_url,
+        rate_limit=0,
     )
     with ServerThread(config) as server, Client(server.target) as client:
         yield client
