@@ -13,15 +13,19 @@ Rolling upgrades. ``GameMeta``, ``BotJob`` and ``TurnTask`` carry a ``record_ver
 the one written before the field existed, so a record at 1 does not write it: a replica
 or worker of the previous release reads what this one writes (that release's job reader
 refuses keys it does not know). Every reader here takes a missing ``record_version`` as
-1, gives every field it lacks its default (a record written before the field) and
-ignores keys it does not know (a record of a later release). A later layout adds fields
-with defaults and raises ``record_version``; it never renames a field or changes its type.
+1 and gives every field it lacks its default (a record written before the field). The
+keys it does not know (a record of a later release) a game's metadata keeps in
+``later`` and writes back as they were, so a game rewritten by a replica of this
+release in the middle of an upgrade keeps what a newer one wrote; a job or a task is
+built anew by each sender and drops them. A later layout adds fields with defaults and
+raises ``record_version``; it never renames a field or changes its type.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,19 +44,29 @@ def state_from(game_type: str, data: bytes) -> State:
     return get_game(game_type).state_class.from_bytes(data)
 
 
+@functools.cache
+def _fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of ``data`` that are fields of ``cls`` (unknown keys: a later layout's);
-    a record without ``record_version`` has layout 1."""
-    names = {f.name for f in dataclasses.fields(cls)}
+    """``data`` as keyword arguments of ``cls``: its fields, ``record_version`` (1 when
+    missing) and, when ``cls`` keeps them, the keys it does not know as ``later``."""
+    fields = _fields(cls)
+    names = fields - {"later"}  # never read from a key: a stored "later" is a later key
     known = {name: value for name, value in data.items() if name in names}
+    if "later" in fields:
+        known["later"] = {name: value for name, value in data.items() if name not in names}
     if "record_version" in names:
         known.setdefault("record_version", 1)
     return known
 
 
-def _versioned(layout: dict[str, Any], version: int) -> dict[str, Any]:
-    """``layout`` with its ``record_version``, written from layout 2 on (see above)."""
-    return layout if version == 1 else {**layout, "record_version": version}
+def _written(layout: dict[str, Any], later: Mapping[str, Any], version: int = 1) -> dict[str, Any]:
+    """``layout`` with the later layout's keys it was read with, and its
+    ``record_version``, written from layout 2 on (see above)."""
+    written = {**later, **layout} if later else layout
+    return written if version == 1 else {**written, "record_version": version}
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,7 @@ class Seat:
     name: str = ""
     control: SeatControl = SeatControl.AS_CREATED
     decline_offers: bool = False
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     @property
     def is_bot(self) -> bool:
@@ -77,17 +92,15 @@ class Seat:
             layout["control"] = str(self.control)
         if self.decline_offers:
             layout["decline_offers"] = True
-        return layout
+        return _written(layout, self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Seat:
-        return cls(
-            kind=SeatKind(data.get("kind", SeatKind.HUMAN)),
-            level=data.get("level", ""),
-            name=data.get("name", ""),
-            control=SeatControl(data.get("control", SeatControl.AS_CREATED)),
-            decline_offers=bool(data.get("decline_offers")),
-        )
+        known = _known(cls, data)
+        known["kind"] = SeatKind(known.get("kind", SeatKind.HUMAN))
+        known["control"] = SeatControl(known.get("control", SeatControl.AS_CREATED))
+        known["decline_offers"] = bool(known.get("decline_offers"))
+        return cls(**known)
 
 
 @dataclass(frozen=True)
@@ -98,9 +111,16 @@ class Timer:
     bank: float = 0.0  # seconds per seat for the whole game, beyond the move time
     fallback: str = "random"  # the level that plays a timed-out move
     max_timeouts: int = DEFAULT_MAX_TIMEOUTS  # in a row: handed over for good (0: never)
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        layout = {
+            "move": self.move,
+            "bank": self.bank,
+            "fallback": self.fallback,
+            "max_timeouts": self.max_timeouts,
+        }
+        return _written(layout, self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Timer:
@@ -119,6 +139,7 @@ class Clock:
     deadline: float = 0.0
     banks: tuple[float, ...] = ()
     strikes: tuple[int, ...] = ()
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     def runs_at(self, version: int) -> bool:
         """Whether a human seat's time runs at ``version``."""
@@ -130,11 +151,15 @@ class Clock:
         return self.deadline - now if self.runs_at(version) else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            **dataclasses.asdict(self),
+        layout = {
+            "seat": self.seat,
+            "version": self.version,
+            "started": self.started,
+            "deadline": self.deadline,
             "banks": list(self.banks),
             "strikes": list(self.strikes),
         }
+        return _written(layout, self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Clock:
@@ -157,7 +182,7 @@ class GameMeta:
     private: bool = False
     spectators: bool = True
     invites: Mapping[str, str] = field(default_factory=dict)  # seat (as text) -> code hash
-    creator: str = ""  # the creator token's hash ("" : none, a game made before it)
+    creator: str = ""  # the creator token's hash
     bots_by_anyone: bool = False
     rejoin_handed_seats: bool = False
     timer: Timer | None = None
@@ -165,6 +190,7 @@ class GameMeta:
     tournament: Mapping[str, Any] | None = None  # a tournament table's name, round, table
     deal_stream: bool = False  # chance drawn by occurrence (``services.turns.steps.Luck``)
     record_version: int = LAYOUT
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     @property
     def tournament_name(self) -> str:
@@ -198,13 +224,13 @@ class GameMeta:
             layout["tournament"] = dict(self.tournament)
         if self.deal_stream:
             layout["deal_stream"] = True
-        return _versioned(layout, self.record_version)
+        return _written(layout, self.later, self.record_version)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameMeta:
         known = _known(cls, data)
         known["seats"] = tuple(Seat.from_dict(s) for s in known.get("seats", ()))
-        # Falsy for none: older games wrote no key, or null.
+        # Falsy for none: a game without a timer wrote no key (or null).
         known["timer"] = Timer.from_dict(data["timer"]) if known.get("timer") else None
         known["clock"] = Clock.from_dict(data["clock"]) if known.get("clock") else None
         known["private"] = bool(known.get("private"))
@@ -239,7 +265,7 @@ class BotJob:
         layout = dataclasses.asdict(self)
         del layout["record_version"]
         layout["state"] = base64.b64encode(self.state).decode()
-        return _versioned(layout, self.record_version)
+        return _written(layout, {}, self.record_version)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BotJob:
@@ -265,7 +291,7 @@ class TurnTask:
             "prefix": self.prefix,
             "max_iterations": self.max_iterations,
         }
-        return _versioned(layout, self.record_version)
+        return _written(layout, {}, self.record_version)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TurnTask:
