@@ -62,6 +62,12 @@ def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     return known
 
 
+def _fields_as_json(record: Any) -> dict[str, Any]:
+    """A flat record's fields in their order, tuples as lists (``later`` left out)."""
+    values = ((f.name, getattr(record, f.name)) for f in dataclasses.fields(record))
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values if k != "later"}
+
+
 def _written(layout: dict[str, Any], later: Mapping[str, Any], version: int = 1) -> dict[str, Any]:
     """``layout`` with the later layout's keys it was read with, and its
     ``record_version``, written from layout 2 on (see above)."""
@@ -114,13 +120,7 @@ class Timer:
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     def to_dict(self) -> dict[str, Any]:
-        layout = {
-            "move": self.move,
-            "bank": self.bank,
-            "fallback": self.fallback,
-            "max_timeouts": self.max_timeouts,
-        }
-        return _written(layout, self.later)
+        return _written(_fields_as_json(self), self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Timer:
@@ -151,15 +151,7 @@ class Clock:
         return self.deadline - now if self.runs_at(version) else None
 
     def to_dict(self) -> dict[str, Any]:
-        layout = {
-            "seat": self.seat,
-            "version": self.version,
-            "started": self.started,
-            "deadline": self.deadline,
-            "banks": list(self.banks),
-            "strikes": list(self.strikes),
-        }
-        return _written(layout, self.later)
+        return _written(_fields_as_json(self), self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Clock:
