@@ -195,7 +195,7 @@ class Seating:
         self, game_id: str, token: str, decline_offers: bool, request_id: str = ""
     ) -> SeatChanged:
         """The token's seat declines every domestic offer made to it from now on (or is
-        asked again): the write path answers for it (``steps.decliners``)."""
+        asked again): the write path answers for it (``steps.play_on``)."""
         key = _seat_request_key(token, request_id)
 
         def decide(snapshot: Snapshot) -> _Change:
