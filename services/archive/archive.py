@@ -125,7 +125,7 @@ class Archive:
 
     def _put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
         record = codec.encode(snapshot, events)
-        meta = snapshot.meta
+        meta = snapshot.info
         returns = next(
             (e.data["returns"] for e in reversed(events) if e.data["kind"] == EventKind.FINISHED),
             [],
@@ -133,12 +133,12 @@ class Archive:
         finished_at = dt.datetime.now(dt.UTC)
         row = {
             "game_id": snapshot.game_id,
-            "game_type": meta["game_type"],
-            "players": meta["players"],
+            "game_type": meta.game_type,
+            "players": meta.players,
             "status": snapshot.status,
-            "private": bool(meta.get("private")),
-            "tournament": (meta.get("tournament") or {}).get("name"),
-            "created_at": _utc(meta.get("created", 0.0)),
+            "private": meta.private,
+            "tournament": meta.tournament_name or None,
+            "created_at": _utc(meta.created),
             "finished_at": finished_at,
             "returns": json.dumps(returns),
             "codec": self.codec,
@@ -148,12 +148,12 @@ class Archive:
             {
                 "game_id": snapshot.game_id,
                 "seat": index,
-                "name": seat.get("name") or "",
-                "kind": seat["kind"],
-                "level": seat.get("level") or "",
+                "name": seat.name,
+                "kind": str(seat.kind),
+                "level": seat.level,
                 "finished_at": finished_at,
             }
-            for index, seat in enumerate(meta["seats"])
+            for index, seat in enumerate(meta.seats)
         ]
         with self.engine.begin() as connection:
             inserted = connection.execute(_insert(self.engine, games).values(row)).rowcount
