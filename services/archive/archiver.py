@@ -52,7 +52,9 @@ async def archive_entry(
             # store's newest event is still theirs (checked by the store, atomically).
             last = snapshot.last_event_id
             consistent = (events[-1].event_id if events else 0) == last
-            if not (consistent and await store.forget_archived(name, last, tombstone)):
+            game_type = snapshot.info.game_type
+            forgot = consistent and await store.forget_archived(name, last, game_type, tombstone)
+            if not forgot:
                 log.warning("archive: game %s changed while archived; the store keeps it", name)
         else:
             log.warning("archive: game %s is gone from the store; nothing to archive", name)

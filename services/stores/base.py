@@ -14,10 +14,13 @@ first event" wherever an id is a position.
 from __future__ import annotations
 
 import enum
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from services.stores.records import GameMeta
 
 
 class GameExists(ValueError):
@@ -27,7 +30,7 @@ class GameExists(ValueError):
 @dataclass(frozen=True)
 class NewGame:
     game_id: str
-    meta: dict[str, Any]  # JSON-able; holds the secret seed: never sent to clients
+    meta: dict[str, Any]  # GameMeta.to_dict(); holds the secret seed: never sent to clients
     state: bytes
     version: int
     status: str
@@ -39,7 +42,7 @@ class NewGame:
 @dataclass(frozen=True)
 class Snapshot:
     game_id: str
-    meta: dict[str, Any]
+    meta: dict[str, Any]  # as stored: read it as ``info``
     state: bytes
     version: int
     status: str
@@ -49,6 +52,11 @@ class Snapshot:
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
     luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
     archived: bool = False  # read back from the SQL archive (services.archive), not the store
+
+    @functools.cached_property
+    def info(self) -> GameMeta:
+        """The game's metadata as its typed record (read once per snapshot)."""
+        return GameMeta.from_dict(self.meta)
 
     def current_bot_status(self) -> str:
         """What the bot to move at this version is doing ("" when nobody said)."""
@@ -327,14 +335,16 @@ class GameStore(ABC):
         """Entries on the outbox (leased ones included)."""
 
     @abstractmethod
-    async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
         """Delete a finished game the archive now holds (an archiver calls it after its
         insert committed): its state, tokens, log, request results and turn key leave
         the store, and its entries in the index and the bot-turn schedule. A tombstone
-        (``Tombstone``) stays ``tombstone_ttl`` seconds, so the id is not given out
-        again meanwhile. Nothing happens
-        (False) unless the game is finished and its newest event is still
-        ``last_event_id``, the one archived: a late write is never lost."""
+        (``Tombstone``, of ``game_type``) stays ``tombstone_ttl`` seconds, so the id is
+        not given out again meanwhile. Nothing happens (False) unless the game is
+        finished and its newest event is still ``last_event_id``, the one archived: a
+        late write is never lost."""
 
     @abstractmethod
     async def tombstone(self, game_id: str) -> Tombstone | None:

@@ -328,7 +328,9 @@ class MemoryStore(GameStore):
     async def archive_backlog(self) -> int:
         return len(self._outbox)
 
-    async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
         game = self._games.get(game_id)
         if game is None or game.status != GameStatus.FINISHED:
             return False
@@ -337,7 +339,7 @@ class MemoryStore(GameStore):
         now = time.time()
         del self._games[game_id]
         self._bot_due.pop(game_id, None)
-        remains = Tombstone(game.status, game.meta["game_type"], game.touched)
+        remains = Tombstone(game.status, game_type, game.touched)
         self._tombstones[game_id] = (remains, now + tombstone_ttl)
         if game.changed is not None:
             game.changed.set()

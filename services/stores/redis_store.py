@@ -61,6 +61,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -225,10 +226,9 @@ return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), prev
 # archiver read the game keeps it here until retention expires it, never lost.
 # The index and the schedule live in other slots: fine on one primary (see above).
 _FORGET = """
-local game = redis.call('HMGET', KEYS[1], 'status', 'seq', 'touched', 'meta')
+local game = redis.call('HMGET', KEYS[1], 'status', 'seq', 'touched')
 if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[4], 'status', game[1], 'type', cjson.decode(game[4])['game_type'],
-           'finished', game[3] or '0')
+redis.call('HSET', KEYS[4], 'status', game[1], 'type', ARGV[4], 'finished', game[3] or '0')
 redis.call('PEXPIRE', KEYS[4], ARGV[3])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8])
 redis.call('ZREM', KEYS[5], ARGV[1])
@@ -643,7 +643,7 @@ class RedisStore(GameStore):
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
-        kwargs = {**pool.connection_kwargs, "client_name": WATCH_CLIENT_NAME}
+        kwargs = {**pool.connection_kwargs, "client_name": watch_client_name(self._prefix)}
         own_pool = aioredis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **kwargs
         )
@@ -752,7 +752,9 @@ class RedisStore(GameStore):
     async def archive_backlog(self) -> int:
         return int(await self._redis.zcard(self._archive_key))
 
-    async def forget_archived(self, game_id: str, last_event_id: int, tombstone_ttl: float) -> bool:
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
         forgotten = await self._forget(
             keys=[
                 self._key(game_id, "game"),
@@ -764,7 +766,7 @@ class RedisStore(GameStore):
                 self._key(game_id, "requests"),
                 self._key(game_id, "log"),
             ],
-            args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001))],
+            args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001)), game_type],
         )
         return bool(forgotten)
 
@@ -918,7 +920,10 @@ class RedisStore(GameStore):
         await self._redis.aclose()
 
 
-WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one connection
+def watch_client_name(prefix: str) -> str:
+    """The watch hub's one connection as CLIENT LIST shows it: named with the key prefix,
+    so deployments (and test runs) sharing a Redis can tell theirs apart."""
+    return "gamehost-watch:" + re.sub(r"[^A-Za-z0-9_.:{}-]", "_", prefix)
 
 
 class _RedisEventReader(EventReader):

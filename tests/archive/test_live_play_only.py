@@ -92,10 +92,11 @@ def test_a_finished_game_leaves_redis_once_archived_and_reads_the_same(
                 "the games to finish",
             )
             outbox = f"{redis_prefix}:archive"
-            wait_until(  # claimed (leased: a score past 0), its insert waiting on the lock
+            wait_until(  # both on the outbox, one claimed (leased: a score past 0), its
+                # insert waiting on the lock (and the archiver with it)
                 lambda: (
-                    [s > 0 for _, s in raw.zrange(outbox, 0, -1, withscores=True)]
-                    == [True] * len(games)
+                    raw.zcard(outbox) == len(games)
+                    and any(s > 0 for _, s in raw.zrange(outbox, 0, -1, withscores=True))
                 ),
                 60,
                 "the archiver to take the games",
@@ -109,6 +110,7 @@ def test_a_finished_game_leaves_redis_once_archived_and_reads_the_same(
             }
             for game_id in games:  # finished, not archived yet: still in Redis
                 assert f"{{{game_id}}}:game" in _keys(raw, redis_prefix, game_id)
+            assert raw.zcard(outbox) == len(games)
             assert before[people.game_id, ann.token]["retry"].duplicate
             assert before[people.game_id, ann.token]["new move"][0] == (
                 grpc.StatusCode.FAILED_PRECONDITION

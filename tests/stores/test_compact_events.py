@@ -10,8 +10,9 @@ import pytest
 
 from games import game_names
 from services.archive.synthetic import finished_game
-from services.kinds import EventKind, SeatChangeReason
+from services.kinds import EventKind, SeatChangeReason, SeatKind
 from services.stores import compact
+from services.stores.records import Seat
 from services.watch import events as ev
 
 
@@ -116,7 +117,7 @@ def test_the_action_event_is_an_array_without_names(logs):
         {"kind": "action"},
         {"n": 1},
         ev.joined_event(2, "Ann", 4, 1),
-        ev.seat_changed_event(1, {"kind": "bot", "level": "random"}, SeatChangeReason.AWAY, 5, 1),
+        ev.seat_changed_event(1, Seat(SeatKind.BOT, "random"), SeatChangeReason.AWAY, 5, 1),
         ev.abandoned_event(9, "tournament t was cancelled"),
         {"kind": "created", "version": 0, "initial": "not base64!", "to_move": 0},
         {"kind": "created", "version": 0, "initial": "QQ", "to_move": 0},  # unpadded

@@ -33,7 +33,7 @@ async def test_a_forgotten_game_leaves_only_a_tombstone(store):
     last = await _finish_with_request(store)
     await store.create(new_game("live"))
     assert await store.request_results("g1") == {"c0ffee:req-1": RESULT}
-    assert await store.forget_archived("g1", last, WEEK)
+    assert await store.forget_archived("g1", last, "cite", WEEK)
     assert await store.load("g1") is None
     assert await store.load("g1", "c0ffee:req-1") is None
     assert await store.events("g1") == []
@@ -50,29 +50,29 @@ async def test_a_forgotten_game_leaves_only_a_tombstone(store):
         pass
     else:
         raise AssertionError("a forgotten game's id was given out again")
-    assert await store.forget_archived("g1", last, WEEK) is False  # once is all
+    assert await store.forget_archived("g1", last, "cite", WEEK) is False  # once is all
     assert await store.tombstone("live") is None
 
 
 async def test_only_a_finished_game_as_archived_is_forgotten(store):
     await store.create(new_game())
     first = await store.commit("g1", 0, 1, b"s1", "in_progress", [{"kind": "action"}])
-    assert await store.forget_archived("g1", first.event_ids[-1], WEEK) is False
+    assert await store.forget_archived("g1", first.event_ids[-1], "cite", WEEK) is False
     assert (await store.load("g1")).version == 1
     done = await store.commit("g1", 1, 2, b"end", "finished", [{"kind": "finished"}])
     # Read for the archive at this event; a later write (a late join) moved the log on.
     archived_at = done.event_ids[-1]
     late = await store.commit("g1", 2, 2, b"end", "finished", [{"kind": "joined"}])
     assert late.outcome is CommitOutcome.APPLIED
-    assert await store.forget_archived("g1", archived_at, WEEK) is False
+    assert await store.forget_archived("g1", archived_at, "cite", WEEK) is False
     assert (await store.load("g1")).last_event_id == late.event_ids[-1]
     assert await store.tombstone("g1") is None
-    assert await store.forget_archived("g1", late.event_ids[-1], WEEK)
+    assert await store.forget_archived("g1", late.event_ids[-1], "cite", WEEK)
 
 
 async def test_a_tombstone_expires_with_the_finished_retention(store):
     last = await _finish_with_request(store)
-    assert await store.forget_archived("g1", last, 0.2)
+    assert await store.forget_archived("g1", last, "cite", 0.2)
 
     async def expired() -> bool:
         await store.expire_games(WEEK, WEEK)  # the memory store's sweep; Redis expires it
@@ -127,7 +127,7 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
         done = await store.commit(
             "g1", 5, 6, b"end", "finished", [{"kind": "finished"}], "c0ffee:req-1", RESULT
         )
-        assert await store.forget_archived("g1", done.event_ids[-1], WEEK)
+        assert await store.forget_archived("g1", done.event_ids[-1], "cite", WEEK)
         left = sorted(
             [
                 k.decode().removeprefix(f"{redis_prefix}:")

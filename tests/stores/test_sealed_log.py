@@ -89,7 +89,7 @@ async def test_a_forgotten_game_takes_its_sealed_blocks_along(redis_url, redis_p
         logged = await _play(store, [3 * B])
         assert await raw.exists(f"{redis_prefix}:{{g1}}:log")
         done = await store.commit("g1", 3 * B, 3 * B + 1, b"e", "finished", [{"kind": "finished"}])
-        assert await store.forget_archived("g1", done.event_ids[-1], 60)
+        assert await store.forget_archived("g1", done.event_ids[-1], "cite", 60)
         left = [k.decode() async for k in raw.scan_iter(match=f"{redis_prefix}:*")]
         assert left == [f"{redis_prefix}:{{g1}}:gone"]
         assert len(logged) == 3 * B + 1
