@@ -70,6 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     upgrade = db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
     _archive_option(upgrade)
 
+    store = commands.add_parser("store", help="the Redis store's layout (docs/capacity.md)")
+    store_commands = store.add_subparsers(dest="store_command", required=True)
+    layout = store_commands.add_parser(
+        "upgrade",
+        help="write the newest layout (once every replica and worker runs this release)",
+    )
+    layout.add_argument("--redis", metavar="URL", required=True, help="Redis URL")
+    layout.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
+
     export = commands.add_parser(
         "export", help="print archived games as NDJSON, one a line (docs/export.md)"
     )
@@ -154,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             "serve": lambda args: _server_side("serve").serve(args),
             "worker": lambda args: _server_side("worker").worker(args),
             "db": lambda args: _server_side("db").db(args),
+            "store": lambda args: _server_side("store").store(args),
             "export": lambda args: _server_side("export").export(args),
             "play": _play,
             "selfplay": _selfplay,

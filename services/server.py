@@ -196,6 +196,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         if archive is not None:
             archive.close()
         raise
+    await store.settle_layout()  # before any key of its own: a new deployment is seen as new
     await store.set_archiving(archive is not None)
     if config.warn_without_archive:
         log.warning(

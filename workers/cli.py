@@ -163,6 +163,31 @@ def db(args: argparse.Namespace) -> int:
     return 0
 
 
+def store(args: argparse.Namespace) -> int:
+    """``gamehost store upgrade``: the deployment writes the newest layout from now on
+    (docs/capacity.md#layouts)."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    from services.stores.redis_store import RedisStore
+
+    async def upgrade() -> tuple[int, int]:
+        redis_store = RedisStore.from_url(args.redis, args.redis_prefix)
+        try:
+            return await redis_store.upgrade_layout()
+        finally:
+            await redis_store.close()
+
+    try:
+        before, after = asyncio.run(upgrade())
+    except (RedisError, OSError) as exc:
+        print(f"gamehost: Redis at {args.redis} did not answer: {exc}", file=sys.stderr)
+        return 1
+    print(f"store layout: {before} -> {after}")
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     """``gamehost export``: the archive's games as NDJSON on stdout (docs/export.md)."""
     import asyncio

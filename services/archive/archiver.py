@@ -49,13 +49,13 @@ async def archive_entry(
             requests = await store.request_results(name)
             await archive.put_game(snapshot, events, requests)  # committed (or there already)
             # Forgotten only as archived: the snapshot and the log read agree, and the
-            # store's newest event is still theirs (checked by the store, atomically).
+            # store's newest event is still theirs (checked by the store, atomically;
+            # a store at the previous release's layout keeps it until retention).
             last = snapshot.last_event_id
-            consistent = (events[-1].event_id if events else 0) == last
-            game_type = snapshot.info.game_type
-            forgot = consistent and await store.forget_archived(name, last, game_type, tombstone)
-            if not forgot:
+            if (events[-1].event_id if events else 0) != last:
                 log.warning("archive: game %s changed while archived; the store keeps it", name)
+            else:
+                await store.forget_archived(name, last, snapshot.info.game_type, tombstone)
         else:
             log.warning("archive: game %s is gone from the store; nothing to archive", name)
     elif kind == ARCHIVE_TOURNAMENT:

@@ -271,6 +271,12 @@ class GameStore(ABC):
         """Count ``game_id`` as a live (unfinished, unexpired) game of ``owner`` unless
         the owner already has ``cap`` of them: False then. Atomic across replicas."""
 
+    async def settle_layout(self) -> int:
+        """At a server's start: the layout this store writes (Redis: a new deployment
+        takes the newest, one that exists keeps its own until ``gamehost store
+        upgrade``; ``redis_store.LAYOUT``). The in-memory store has one."""
+        return 2
+
     @abstractmethod
     async def ping(self) -> None:
         """Return when the store answers; raise (e.g. ConnectionError) when it does not."""

@@ -37,6 +37,9 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
                             due (0: at once) or their archiver's lease runs out
     <prefix>:archiving      string: present while the deployment archives (the outbox
                             is written only then, by whichever process commits)
+    <prefix>:layout         string: the layout written (``LAYOUT``; absent: 1, the previous
+                            release's, which writes JSON events alone in the stream and
+                            each request id as ``<prefix>:{id}:request:<key>``, expiring)
 
 Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
 
@@ -64,7 +67,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -96,9 +99,10 @@ log = logging.getLogger(__name__)
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.
-# ARGV[13]: the request key; a client's (ARGV[5]: its ttl) is a field of the game's
-# requests (KEYS[2]), a turn's (ARGV[12] set) the game hash's "turn" field
-# ("<key>=<result>"), only the newest.
+# ARGV[13]: the request key, kept as ARGV[12] says: "turn", the game hash's one
+# "turn" field ("<key>=<result>", a turn's: only the newest); "requests", a field of
+# the game's requests (KEYS[2]), which expire ARGV[5] ms after the newest; "key", a
+# key of its own (KEYS[8]) expiring after ARGV[5] ms (layout 1).
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
@@ -118,11 +122,14 @@ if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
-if ARGV[5] ~= '' then
+if ARGV[12] == 'turn' then
+  redis.call('HSET', KEYS[1], 'turn', ARGV[13] .. '=' .. ARGV[6])
+elseif ARGV[12] == 'requests' then
   redis.call('HSET', KEYS[2], ARGV[13], ARGV[6])
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
+elseif ARGV[12] == 'key' then
+  redis.call('SET', KEYS[8], ARGV[6], 'PX', ARGV[5])
 end
-if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'turn', ARGV[13] .. '=' .. ARGV[6]) end
 if ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
 else
@@ -361,9 +368,26 @@ return 1
 """
 
 
+# Layouts. 1: what the previous release writes and reads: events as JSON objects, all
+# in the stream; a request id a key of its own; finished games kept until retention.
+# 2: events packed and old blocks sealed; a game's client request ids one hash, a bot
+# turn's one field; a finished game forgotten once archived. This release reads both
+# and writes the deployment's (``<prefix>:layout``), so replicas and workers of the
+# previous release keep reading what this one writes until the operator moves on.
+LAYOUT = 2
+LAYOUT_CHECK_SECONDS = 30.0
 LOG_BLOCK = 64  # events a sealed block of a game's log holds
 _SEAL_LEVEL = 3  # zstd: a block is sealed on the commit path, so a fast level
 _GAME_PARTS = ("game", "tokens", "events", "requests", "log")  # a game's keys, but its tombstone
+
+
+def _kept_as(request_key: str, turn: bool, newest: bool) -> str:
+    """How a commit keeps its request key (the commit script's ARGV[12])."""
+    if not request_key:
+        return ""
+    if not newest:
+        return "key"
+    return "turn" if turn else "requests"
 
 
 def _stream_id(event_id: int, exclusive: bool = False) -> str:
@@ -383,6 +407,8 @@ class RedisStore(GameStore):
         self._redis = client
         self._prefix = prefix
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
+        self._layout: int | None = None  # the deployment's layout, as last read
+        self._layout_read = 0.0
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
         self._commit = client.register_script(_REQUEST_RESULT + _APPEND + _COMMIT)
@@ -426,6 +452,43 @@ class RedisStore(GameStore):
     async def ping(self) -> None:
         await self._redis.ping()
 
+    # ------------------------------------------------------------------ layouts
+    @property
+    def _layout_key(self) -> str:
+        return f"{self._prefix}:layout"
+
+    async def layout(self) -> int:
+        """The deployment's layout (``<prefix>:layout``; 1 when never set), read again
+        every LAYOUT_CHECK_SECONDS, so every replica and worker follows an upgrade."""
+        now = time.monotonic()
+        if self._layout is None or now - self._layout_read > LAYOUT_CHECK_SECONDS:
+            raw = await self._redis.get(self._layout_key)
+            self._layout, self._layout_read = int(raw or 1), now
+        return self._layout
+
+    async def settle_layout(self) -> int:
+        """A new deployment (none of its deployment-wide keys yet) takes the newest
+        layout at its first server's start; one that exists keeps its own (1, the
+        previous release's, when never set) until ``upgrade_layout``."""
+        shared = ("games", "tournaments", "archive", "archiving", "botturns", "secret")
+        if not await self._redis.exists(*(f"{self._prefix}:{name}" for name in shared)):
+            await self._redis.set(self._layout_key, str(LAYOUT), nx=True)
+        self._layout = None
+        return await self.layout()
+
+    async def _packer(self) -> Callable[[dict[str, Any]], bytes]:
+        """How this deployment's layout writes an event."""
+        return compact.pack if await self.layout() >= 2 else _dumps
+
+    async def upgrade_layout(self) -> tuple[int, int]:
+        """Move the deployment to the newest layout (``gamehost store upgrade``, once
+        every replica and worker runs this release); returns (before, after)."""
+        before = int(await self._redis.get(self._layout_key) or 1)
+        after = max(before, LAYOUT)
+        await self._redis.set(self._layout_key, str(after))
+        self._layout = None
+        return before, after
+
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
 
@@ -457,7 +520,7 @@ class RedisStore(GameStore):
                 "1" if game.bot_due_in is not None else "0",
                 game.game_id,
                 game.luck,
-                *map(compact.pack, game.events),
+                *map(await self._packer(), game.events),
             ],
         )
         if ids is None:
@@ -498,6 +561,8 @@ class RedisStore(GameStore):
             [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
         ]
         key = commit.request_key or ""
+        newest = await self.layout() >= 2
+        kept = _kept_as(key, commit.turn_request, newest)
         reply = await self._commit(
             keys=[
                 self._key(commit.game_id, "game"),
@@ -514,7 +579,7 @@ class RedisStore(GameStore):
                 str(commit.new_version),
                 commit.state,
                 commit.status,
-                self._request_ttl_ms if key and not commit.turn_request else "",
+                self._request_ttl_ms,
                 _dumps(commit.request_result or {}),
                 _ms(commit.bot_due_in),
                 commit.game_id,
@@ -522,9 +587,9 @@ class RedisStore(GameStore):
                 b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                "1" if key and commit.turn_request else "",
+                kept,
                 key,
-                *map(compact.pack, commit.events),
+                *map(compact.pack if newest else _dumps, commit.events),
             ],
         )
         outcome = CommitOutcome(reply[0].decode())
@@ -536,7 +601,7 @@ class RedisStore(GameStore):
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         ids = [int(r) for r in reply[2:]]
-        if any(i % LOG_BLOCK == 0 for i in ids):  # a block is whole: an older one may go
+        if newest and any(i % LOG_BLOCK == 0 for i in ids):  # a block is whole: seal older
             await self._seal_log(commit.game_id, ids[-1])
         return CommitResult(outcome, version, ids)
 
@@ -587,7 +652,7 @@ class RedisStore(GameStore):
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            args=[str(seat), token_hash, compact.pack(event)],
+            args=[str(seat), token_hash, (await self._packer())(event)],
         )
         return bool(claimed)
 
@@ -755,6 +820,8 @@ class RedisStore(GameStore):
     async def forget_archived(
         self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
     ) -> bool:
+        if await self.layout() < 2:
+            return False  # the previous release's layout: finished games stay until retention
         forgotten = await self._forget(
             keys=[
                 self._key(game_id, "game"),

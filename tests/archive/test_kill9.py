@@ -59,6 +59,7 @@ async def test_kill9_mid_archive_loses_nothing_and_doubles_nothing(
         return started.start()
 
     try:
+        await store.settle_layout()  # a new deployment, as the replicas' start would see
         await store.set_archiving(True)  # as the replicas will, before the games finish
         logs = await _finish_games(store, GAMES)
         assert await store.archive_backlog() == GAMES

@@ -119,6 +119,7 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
     store = RedisStore.from_url(redis_url, redis_prefix)
     raw = aioredis.Redis.from_url(redis_url)
     try:
+        await store.settle_layout()  # a new deployment: the newest layout
         await store.create(new_game())
         for version in range(5):
             assert (await _turn(store, version, f"bot:{version}")).outcome.value == "applied"
@@ -131,7 +132,7 @@ async def test_redis_keeps_no_key_per_turn_and_a_small_tombstone(redis_url, redi
         left = sorted(
             [
                 k.decode().removeprefix(f"{redis_prefix}:")
-                async for k in raw.scan_iter(match=f"{redis_prefix}:*")
+                async for k in raw.scan_iter(match=f"{redis_prefix}:{{g1}}:*")
             ]
         )
         assert left == ["{g1}:gone"]
@@ -148,6 +149,7 @@ async def test_redis_still_answers_request_ids_kept_one_key_each(redis_url, redi
     store = RedisStore.from_url(redis_url, redis_prefix)
     raw = aioredis.Redis.from_url(redis_url)
     try:
+        await store.settle_layout()  # a new deployment: the newest layout
         await store.create(new_game())
         await raw.set(f"{redis_prefix}:{{g1}}:request:c0ffee:old", json.dumps(RESULT), px=60_000)
         assert (await store.load("g1", "c0ffee:old")).request_result == RESULT

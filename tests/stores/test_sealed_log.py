@@ -50,6 +50,7 @@ async def test_old_blocks_leave_the_stream_and_every_read_still_finds_them(redis
     store = RedisStore.from_url(redis_url, redis_prefix)
     raw = aioredis.Redis.from_url(redis_url)
     try:
+        await store.settle_layout()  # a new deployment: the newest layout
         await store.create(new_game())
         # One event a commit, then big commits that cross several blocks at once.
         logged = await _play(store, [1] * (2 * B + 5) + [3 * B + 11, 7])
@@ -75,7 +76,7 @@ async def test_old_blocks_leave_the_stream_and_every_read_still_finds_them(redis
         # A finished game's every key goes, sealed blocks too (expiry here).
         await store.commit("g1", newest - 1, newest, b"end", "finished", [{"kind": "finished"}])
         assert await store.expire_games(0, 0) == ["g1"]
-        assert [k async for k in raw.scan_iter(match=f"{redis_prefix}:*")] == []
+        assert [k async for k in raw.scan_iter(match=f"{redis_prefix}:{{g1}}:*")] == []
     finally:
         await raw.aclose()
         await store.close()
@@ -85,12 +86,13 @@ async def test_a_forgotten_game_takes_its_sealed_blocks_along(redis_url, redis_p
     store = RedisStore.from_url(redis_url, redis_prefix)
     raw = aioredis.Redis.from_url(redis_url)
     try:
+        await store.settle_layout()  # a new deployment: the newest layout
         await store.create(new_game())
         logged = await _play(store, [3 * B])
         assert await raw.exists(f"{redis_prefix}:{{g1}}:log")
         done = await store.commit("g1", 3 * B, 3 * B + 1, b"e", "finished", [{"kind": "finished"}])
         assert await store.forget_archived("g1", done.event_ids[-1], "cite", 60)
-        left = [k.decode() async for k in raw.scan_iter(match=f"{redis_prefix}:*")]
+        left = [k.decode() async for k in raw.scan_iter(match=f"{redis_prefix}:{{g1}}:*")]
         assert left == [f"{redis_prefix}:{{g1}}:gone"]
         assert len(logged) == 3 * B + 1
     finally:
