@@ -19,9 +19,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.errors import Unavailable
+
 
 class GameExists(ValueError):
     """Raised by ``GameStore.create`` when a game with that id is already stored."""
+
+
+class NotReplicated(Unavailable):
+    """A write reached the primary but too few replicas confirmed it in time
+    (``--redis-min-replicas``): a failover could still drop it, so nobody may be told
+    it was accepted. Retrying with the same request id is safe (it is answered from
+    the first try once that is held by enough replicas)."""
 
 
 @dataclass(frozen=True)

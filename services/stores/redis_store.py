@@ -55,8 +55,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from services.kinds import GameStatus
+from services.stores import redis_connect
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
@@ -68,12 +71,14 @@ from services.stores.base import (
     GameStore,
     LogId,
     NewGame,
+    NotReplicated,
     Snapshot,
     StoredEvent,
     TournamentLog,
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
@@ -307,10 +312,16 @@ def _dumps(data: Any) -> bytes:
 @time_store_calls  # gamehost_redis_call_seconds{operation}
 class RedisStore(GameStore):
     def __init__(
-        self, client: aioredis.Redis, prefix: str = "gamehost", request_ttl: float = 86400.0
+        self,
+        client: aioredis.Redis,
+        prefix: str = "gamehost",
+        request_ttl: float = 86400.0,
+        durability: Durability | None = None,
     ) -> None:
         self._redis = client
         self._prefix = prefix
+        self._durability = durability or Durability()
+        self._wait_ms = max(1, int(self._durability.wait_timeout * 1000))
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
@@ -339,16 +350,73 @@ class RedisStore(GameStore):
     def from_url(
         cls, url: str, prefix: str = "gamehost", request_ttl: float = 86400.0
     ) -> RedisStore:
+        """A store on a single Redis, a Sentinel set's primary or a Cluster
+        (``services.stores.redis_connect`` reads the URL)."""
+        target = redis_connect.parse(url)
         # A burst of calls waits for a pooled connection instead of failing with
         # "Too many connections" (blocking reads of WatchGame do not use this pool).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
+        client = redis_connect.connect(
+            target,
             max_connections=cls.MAX_CONNECTIONS,
-            timeout=cls.POOL_WAIT_SECONDS,
-            decode_responses=False,
+            pool_timeout=cls.POOL_WAIT_SECONDS,
             socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
+        return cls(client, prefix, request_ttl, target.durability)
+
+    # ------------------------------------------------------------------ durability
+    async def _durable(
+        self, script: AsyncScript, keys: list[str], args: list[Any]
+    ) -> tuple[Any, int | None]:
+        """Run a write script; with ``min_replicas``, on one connection followed by
+        ``WAIT``, whose count of confirming replicas comes back with the script's reply
+        (None: no confirmation asked for)."""
+        if not self._durability.min_replicas:
+            return await script(keys=keys, args=args), None
+        reply, replicas = await self._then_wait(("EVALSHA", script.sha, len(keys), *keys, *args))
+        if isinstance(reply, NoScriptError):  # a fresh or failed-over primary
+            await self._redis.script_load(script.script)
+            reply, replicas = await self._then_wait(
+                ("EVALSHA", script.sha, len(keys), *keys, *args)
+            )
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, replicas
+
+    async def _then_wait(self, command: tuple[Any, ...]) -> tuple[Any, int]:
+        """``command`` and ``WAIT`` in one pipeline, so on one connection: WAIT counts
+        the replicas holding every write this connection made, the command's included.
+        The command's error comes back as its reply."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.execute_command(*command)
+        pipe.execute_command("WAIT", self._durability.min_replicas, self._wait_ms)
+        reply, replicas = await pipe.execute(raise_on_error=False)
+        if isinstance(replicas, Exception):
+            raise replicas
+        return reply, int(replicas)
+
+    def _confirmed(self, replicas: int | None, what: str) -> None:
+        """Raise NotReplicated when fewer replicas than asked hold the write."""
+        wanted = self._durability.min_replicas
+        if replicas is not None and replicas < wanted:
+            raise NotReplicated(
+                f"{what} reached the Redis primary, but only {replicas} of the {wanted} "
+                f"replicas required (--redis-min-replicas) confirmed it within "
+                f"{self._durability.wait_timeout:g} s, so a failover could still lose it; "
+                "it is not acknowledged: retry with the same request_id"
+            )
+
+    async def _confirm_request(self, game_id: str, request_key: str, what: str) -> None:
+        """A retried request answered from its stored result: its first try's write may
+        not be on the replicas yet. Any write on a connection makes its WAIT cover every
+        write the primary made before (replication is one ordered stream), so the
+        request's remembered result is refreshed, then waited for."""
+        if not self._durability.min_replicas:
+            return
+        key = self._key(game_id, f"request:{request_key}")
+        refreshed, replicas = await self._then_wait(("PEXPIRE", key, self._request_ttl_ms))
+        if isinstance(refreshed, Exception):
+            raise refreshed
+        self._confirmed(replicas, what)
 
     async def ping(self) -> None:
         await self._redis.ping()
@@ -369,13 +437,14 @@ class RedisStore(GameStore):
         return f"{self._prefix}:archiving"
 
     async def create(self, game: NewGame) -> list[int]:
-        ids = await self._create(
-            keys=[
+        ids, replicas = await self._durable(
+            self._create,
+            [
                 self._key(game.game_id, "game"),
                 self._key(game.game_id, "events"),
                 self._bot_turns_key,
             ],
-            args=[
+            [
                 _dumps(game.meta),
                 game.state,
                 str(game.version),
@@ -389,7 +458,12 @@ class RedisStore(GameStore):
         if ids is None:
             raise GameExists(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
-        await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
+        index = ("ZADD", f"{self._prefix}:games", str(time.time()), game.game_id)
+        if replicas is None:
+            await self._redis.execute_command(*index)
+        else:
+            _, indexed = await self._then_wait(index)
+            self._confirmed(min(replicas, indexed), "the new game")
         return [int(i) for i in ids]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -405,6 +479,8 @@ class RedisStore(GameStore):
         if not reply:
             return None
         meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
+        if previous and request_key:  # a retry is answered from this: only once it is safe
+            await self._confirm_request(game_id, request_key, "the request's first try")
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -419,9 +495,12 @@ class RedisStore(GameStore):
         )
 
     async def write(self, commit: Commit) -> CommitResult:
-        token_changes = [[str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()]
-        reply = await self._commit(
-            keys=[
+        token_changes = [
+            [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
+        ]
+        reply, replicas = await self._durable(
+            self._commit,
+            [
                 self._key(commit.game_id, "game"),
                 self._key(commit.game_id, f"request:{commit.request_key or ''}"),
                 self._key(commit.game_id, "events"),
@@ -430,7 +509,7 @@ class RedisStore(GameStore):
                 self._archive_key,
                 self._archiving_key,
             ],
-            args=[
+            [
                 str(commit.expected_version),
                 str(commit.new_version),
                 commit.state,
@@ -451,7 +530,13 @@ class RedisStore(GameStore):
             return CommitResult(outcome)
         version = int(reply[1])
         if outcome is CommitOutcome.DUPLICATE:
+            assert commit.request_key is not None
+            await self._confirm_request(
+                commit.game_id, commit.request_key, "the request's first try"
+            )
             return CommitResult(outcome, version, [], json.loads(reply[2]))
+        if outcome is CommitOutcome.APPLIED:
+            self._confirmed(replicas, "the move")
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         return CommitResult(outcome, version, [int(r) for r in reply[2:]])
@@ -471,14 +556,17 @@ class RedisStore(GameStore):
     async def claim_seat(
         self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
     ) -> bool:
-        claimed = await self._claim(
-            keys=[
+        claimed, replicas = await self._durable(
+            self._claim,
+            [
                 self._key(game_id, "game"),
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            args=[str(seat), token_hash, _dumps(event)],
+            [str(seat), token_hash, _dumps(event)],
         )
+        if claimed:
+            self._confirmed(replicas, "the seat's claim")
         return bool(claimed)
 
     @staticmethod
@@ -630,15 +718,18 @@ class RedisStore(GameStore):
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
-        created = await self._t_create(
-            keys=[
+        created, replicas = await self._durable(
+            self._t_create,
+            [
                 self._tkey(name, "meta"),
                 self._tkey(name, "events"),
                 f"{self._prefix}:tournaments",
                 f"{self._prefix}:tournamentsweep",
             ],
-            args=[_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
+            [_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
         )
+        if created:
+            self._confirmed(replicas, "the new tournament")
         return bool(created)
 
     async def load_tournament(self, name: str) -> TournamentSnapshot | None:
@@ -683,16 +774,19 @@ class RedisStore(GameStore):
     async def set_tournament_status(
         self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
-        done = await self._t_status(
-            keys=[
+        done, replicas = await self._durable(
+            self._t_status,
+            [
                 self._tkey(name, "meta"),
                 self._tkey(name, "events"),
                 f"{self._prefix}:tournamentsweep",
                 self._archive_key,
                 self._archiving_key,
             ],
-            args=[name, status, "1" if keep_swept else "", *map(_dumps, events)],
+            [name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
+        if done:
+            self._confirmed(replicas, "the tournament's status")
         return bool(done)
 
     async def unschedule_tournament(self, name: str) -> None:
