@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -36,7 +37,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from gamehost import Client
 from gamehost.client import GameError
 from gamehost.v1 import gamehost_pb2 as pb
-from loadtest.topology import RedisProc, SentinelSet, free_port, poll
+from loadtest.topology import ClusterSet, RedisProc, SentinelSet, free_port, poll
 
 ROOT = Path(__file__).resolve().parent.parent
 REFUSED_WORDS = "replicas required"  # in NotReplicated's message
@@ -57,19 +58,34 @@ class Row:
     mismatches: list[str] = field(default_factory=list)  # tables whose record != acks
 
 
+def store_flags(redis: SentinelSet | ClusterSet) -> list[str]:
+    """``gamehost serve``'s flags for the topology."""
+    if isinstance(redis, ClusterSet):
+        return ["--redis-cluster", redis.url()]
+    return ["--redis-sentinel", redis.sentinel_hosts, "--redis-service", redis.service]
+
+
 class Service:
     """``gamehost serve`` (and, with ``celery``, one ``gamehost worker``) on a Sentinel
-    set, in their own process groups; ``stop`` kills them."""
+    set or a Cluster, in their own process groups; ``stop`` kills them."""
 
-    def __init__(self, redis: SentinelSet, min_replicas: int, logs: Path, celery: bool = False):
+    def __init__(
+        self,
+        redis: SentinelSet | ClusterSet,
+        min_replicas: int,
+        logs: Path,
+        celery: bool = False,
+    ):
         self.port = free_port()
         self.logs = Path(logs)
         self.logs.mkdir(parents=True, exist_ok=True)
-        where = ["--redis-sentinel", redis.sentinel_hosts, "--redis-service", redis.service]
+        where = store_flags(redis)
         # No rate limit: the players retry as fast as the service answers.
         self.args = ["serve", "--port", str(self.port), *where, "--bot-workers", "1"]
         self.args += ["--rate-limit", "0"]
-        self.args += ["--redis-min-replicas", str(min_replicas), "--redis-wait-timeout", "0.5"]
+        if min_replicas:
+            self.args += ["--redis-min-replicas", str(min_replicas)]
+            self.args += ["--redis-wait-timeout", "0.5"]
         self.worker_args: list[str] | None = None
         if celery:
             self.args.append("--celery")
@@ -343,15 +359,15 @@ def longest_stall(times: list[float], since: float) -> float:
 
 
 # ------------------------------------------------------------------ faults
-# Each injects its fault into the set and returns when the fault is over (what remains
-# is the service's to recover from).
+# Each injects its fault into the set (given the games being played) and returns when
+# the fault is over (what remains is the service's to recover from).
 
 
-def kill_primary(redis: SentinelSet) -> None:
+def kill_primary(redis: SentinelSet, games: list[str]) -> None:
     redis.primary().kill9()
 
 
-def lag_then_kill_primary(redis: SentinelSet, lag: float = 3.0) -> None:
+def lag_then_kill_primary(redis: SentinelSet, games: list[str], lag: float = 3.0) -> None:
     """Cut every replica's link and hold it down (the replica sleeps, so it cannot
     reconnect); the primary goes on writing alone, and is killed before they are back."""
     primary = redis.primary()
@@ -377,11 +393,11 @@ def cut_link(replica: RedisProc, seconds: float) -> None:
         pipe.execute()
 
 
-def kill_sentinel(redis: SentinelSet) -> None:
+def kill_sentinel(redis: SentinelSet, games: list[str]) -> None:
     next(s for s in redis.sentinels if s.alive()).kill9()
 
 
-def kill_replicas(redis: SentinelSet, down: float = 3.0) -> None:
+def kill_replicas(redis: SentinelSet, games: list[str], down: float = 3.0) -> None:
     """The split: every replica gone for ``down`` seconds, then started again."""
     replicas = redis.replicas_of(redis.primary())
     for replica in replicas:
@@ -391,11 +407,25 @@ def kill_replicas(redis: SentinelSet, down: float = 3.0) -> None:
         replica.start()
 
 
-FAULTS: dict[str, Callable[[SentinelSet], None]] = {
+def migrate_slots(cluster: ClusterSet, games: list[str]) -> None:
+    """Move the slot of every game being played to the next node, one after another,
+    while play goes on (their keys are migrated in batches of 2: mid-game)."""
+    for game_id in games:
+        slot = cluster.slot_of(f"{{{game_id}}}")
+        owner = cluster.owner(slot)
+        target = cluster.nodes[(cluster.nodes.index(owner) + 1) % len(cluster.nodes)]
+        cluster.move_slot(slot, target, batch=2)
+
+
+FAULTS: dict[str, Callable[[Any, list[str]], None]] = {
     "primary killed (kill -9)": kill_primary,
     "replicas cut off 3 s, primary killed": lag_then_kill_primary,
     "one sentinel killed": kill_sentinel,
     "split: both replicas killed 3 s": kill_replicas,
+}
+# Faults of a Redis Cluster (3 primaries): run() starts a cluster for these.
+CLUSTER_FAULTS: dict[str, Callable[[Any, list[str]], None]] = {
+    "cluster: the games' slots migrated mid-play": migrate_slots,
 }
 
 
@@ -408,13 +438,19 @@ def run(
     celery: bool = False,
     timeout: float = 90,
 ) -> Row:
-    """One run: a fresh Sentinel set (a primary, 2 replicas, 3 sentinels) and service,
-    ``tables`` human tables and an all-bot game playing, the fault, then play until
-    every table has ``moves_after`` moves acknowledged after the fault."""
+    """One run: a fresh Sentinel set (a primary, 2 replicas, 3 sentinels; a 3-primary
+    Cluster for CLUSTER_FAULTS) and service, ``tables`` human tables and an all-bot game
+    playing, the fault, then play until every table has ``moves_after`` moves
+    acknowledged after the fault."""
     row = Row(scenario, min_replicas)
     stop = threading.Event()
+    fault = FAULTS.get(scenario) or CLUSTER_FAULTS[scenario]
     with contextlib.ExitStack() as stack:
-        redis = stack.enter_context(SentinelSet(workdir / "redis"))
+        redis: SentinelSet | ClusterSet
+        if scenario in CLUSTER_FAULTS:
+            redis = stack.enter_context(ClusterSet(workdir / "redis"))
+        else:
+            redis = stack.enter_context(SentinelSet(workdir / "redis"))
         service = Service(redis, min_replicas, workdir / "logs", celery).start()
         stack.callback(service.stop)
         players = [Table(service.target, seed=i + 1, stop=stop) for i in range(tables)]
@@ -427,7 +463,7 @@ def run(
         _wait_all(players, lambda t: len(t.acked) >= 4, timeout, "every table to play")
         poll(lambda: len(bots.moves) >= 2, timeout, "the bots to move")
         fault_at = time.monotonic()
-        FAULTS[scenario](redis)
+        fault(redis, [p.games[-1].game_id for p in players] + [bots.game_id])
         over = time.monotonic()
         _wait_all(players, lambda t: t.acked_since(over) >= moves_after, timeout, "play to resume")
         poll(lambda: bots.moved_since(over) >= 2, timeout, "the bots to resume")

@@ -253,7 +253,8 @@ class ClusterSet:
         try:
             for i in range(self._primaries + self._spare):
                 args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
-                args += ["--cluster-node-timeout", "2000"]
+                # The bus on a free port of its own (by default port + 10000).
+                args += ["--cluster-node-timeout", "2000", "--cluster-port", str(free_port())]
                 self.nodes.append(RedisProc(self.directory / f"node-{i}", args).start())
             first = self.nodes[: self._primaries]
             subprocess.run(
@@ -278,9 +279,9 @@ class ClusterSet:
     def _ready(self) -> bool:
         for node in self.nodes:
             with node.client() as client:
-                info = client.execute_command("CLUSTER INFO").decode()
-                known = len(client.execute_command("CLUSTER NODES").decode().splitlines())
-            if "cluster_state:ok" not in info or known < len(self.nodes):
+                info = client.execute_command("CLUSTER INFO")  # parsed: a dict
+                known = len(client.execute_command("CLUSTER NODES"))
+            if info.get("cluster_state") != "ok" or known < len(self.nodes):
                 return False
         return True
 
@@ -290,16 +291,48 @@ class ClusterSet:
 
     def node_id(self, node: RedisProc) -> str:
         with node.client() as client:
-            return client.execute_command("CLUSTER MYID").decode()
+            found = client.execute_command("CLUSTER MYID")
+        return found.decode() if isinstance(found, bytes) else str(found)
 
     def owner(self, slot: int) -> RedisProc:
-        """The node serving ``slot`` now."""
+        """The node serving ``slot`` now (as the first node sees it)."""
+        port = None
         with self.nodes[0].client() as client:
             for start, end, primary, *_ in client.execute_command("CLUSTER SLOTS"):
                 if start <= slot <= end:
                     port = int(primary[1])
-                    return next(n for n in self.nodes if n.port == port)
-        raise LookupError(slot)
+        if port is None:
+            raise LookupError(slot)
+        return next(n for n in self.nodes if n.port == port)
+
+    def move_slot(self, slot: int, target: RedisProc, batch: int = 100) -> int:
+        """Migrate ``slot`` to ``target`` the way ``redis-cli --cluster reshard`` does
+        (IMPORTING/MIGRATING, MIGRATE key by batch, then SETSLOT NODE everywhere), while
+        clients go on using it (they follow ASK and MOVED); returns the keys moved."""
+        source = self.owner(slot)
+        if source is target:
+            return 0
+        source_id, target_id = self.node_id(source), self.node_id(target)
+        moved = 0
+        with source.client(timeout=30) as src, target.client(timeout=30) as dst:
+            dst.execute_command("CLUSTER SETSLOT", slot, "IMPORTING", source_id)
+            src.execute_command("CLUSTER SETSLOT", slot, "MIGRATING", target_id)
+            while keys := src.execute_command("CLUSTER GETKEYSINSLOT", slot, batch):
+                src.execute_command(
+                    "MIGRATE", "127.0.0.1", target.port, "", 0, 10000, "KEYS", *keys
+                )
+                moved += len(keys)
+            for node in self.nodes:  # the target first: it owns the slot from then on
+                with node.client() as client:
+                    client.execute_command("CLUSTER SETSLOT", slot, "NODE", target_id)
+        poll(lambda: self.owner(slot) is target, 30, f"slot {slot} to be owned by its target")
+        return moved
+
+    @staticmethod
+    def slot_of(key: str) -> int:
+        from redis.crc import key_slot
+
+        return key_slot(key.encode())
 
     def stop(self) -> None:
         for node in self.nodes:

@@ -274,7 +274,11 @@ class BotRunner:
                 if wait is not None:
                     # A human seat's clock, looked at early: due again when it runs out.
                     await self._store.renew_bot_turn(game_id, snapshot.version, max(wait, 0.0))
-                return  # otherwise the commit that got here took the game out of the schedule
+                else:
+                    # The commit that got here took the game out of the schedule (on a
+                    # Redis Cluster, whose schedule is on a slot of its own, this does).
+                    await self._store.release_bot_turn(game_id)
+                return
             current["version"] = snapshot.version
             if not await self._play_turn(turn):
                 return

@@ -270,6 +270,13 @@ class GameStore(ABC):
     async def drop_bot_turn(self, game_id: str) -> None:
         """Take a game that no longer exists out of the schedule."""
 
+    async def release_bot_turn(self, game_id: str) -> None:
+        """A claimed game turned out to have no bot due: take it out of the schedule
+        unless it was scheduled again since the claim. Here, nothing to do: the commit
+        that took the game's bot turn away took it out of the schedule too (a Redis
+        Cluster, whose schedule is on a slot of its own, does it here)."""
+        return None
+
     @abstractmethod
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         """Seconds until the game's bot turn is due (negative: overdue), None if unscheduled."""

@@ -55,6 +55,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
@@ -78,6 +79,7 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
 
@@ -99,13 +101,15 @@ for _, t in ipairs(tokens) do
   if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
-if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
+if KEYS[6] ~= KEYS[1] and ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
    and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
-if ARGV[7] == '' then
+if KEYS[4] == KEYS[1] then
+  -- a Cluster: the schedule is in another slot, written by the caller (_OnCluster)
+elseif ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
 else
   local t = redis.call('TIME')
@@ -146,7 +150,7 @@ _CREATE = """
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
            'luck', ARGV[7])
-if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
+if ARGV[5] == '1' and KEYS[3] ~= KEYS[1] then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
 for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
@@ -238,8 +242,10 @@ _T_CREATE = """
 if redis.call('HSETNX', KEYS[1], 'record', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'seq', 0)
 touch(KEYS[1])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[4], 0, ARGV[3])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the index and the sweep
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  redis.call('ZADD', KEYS[4], 0, ARGV[3])
+end
 for i = 5, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
@@ -255,10 +261,12 @@ _T_STATUS = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
-if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
-else redis.call('ZREM', KEYS[3], ARGV[1]) end
-if redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the sweep and outbox
+  if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
+  else redis.call('ZREM', KEYS[3], ARGV[1]) end
+  if redis.call('EXISTS', KEYS[5]) == 1 then
+    redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+  end
 end
 for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
@@ -340,6 +348,8 @@ class RedisStore(GameStore):
         self._t_status = client.register_script(_T_APPEND + _T_STATUS)
         self._t_renew = client.register_script(_T_RENEW)
         self._t_claim = client.register_script(_CLAIM_BOT_TURNS)
+        # On a Cluster the keys across games are written beside a game's script.
+        self._on_cluster = ClusterSide(client) if isinstance(client, RedisCluster) else None
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
@@ -424,6 +434,11 @@ class RedisStore(GameStore):
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
 
+    def _cross(self, game_id: str, key: str) -> str:
+        """A key across games as a game's script is given it: on a Cluster the game's
+        own hash instead, which tells the script to leave it to the caller."""
+        return key if self._on_cluster is None else self._key(game_id, "game")
+
     @property
     def _bot_turns_key(self) -> str:
         return f"{self._prefix}:botturns"
@@ -437,12 +452,14 @@ class RedisStore(GameStore):
         return f"{self._prefix}:archiving"
 
     async def create(self, game: NewGame) -> list[int]:
+        if self._on_cluster is not None and game.bot_due_in is not None:
+            await self._on_cluster.schedule(self._bot_turns_key, game.game_id, 0)  # before
         ids, replicas = await self._durable(
             self._create,
             [
                 self._key(game.game_id, "game"),
                 self._key(game.game_id, "events"),
-                self._bot_turns_key,
+                self._cross(game.game_id, self._bot_turns_key),
             ],
             [
                 _dumps(game.meta),
@@ -498,16 +515,20 @@ class RedisStore(GameStore):
         token_changes = [
             [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
         ]
+        game_id = commit.game_id
+        if self._on_cluster is not None and commit.bot_due_in is not None:
+            # Before the commit: a turn the commit makes due is never missing.
+            await self._on_cluster.schedule(self._bot_turns_key, game_id, commit.bot_due_in)
         reply, replicas = await self._durable(
             self._commit,
             [
-                self._key(commit.game_id, "game"),
-                self._key(commit.game_id, f"request:{commit.request_key or ''}"),
-                self._key(commit.game_id, "events"),
-                self._bot_turns_key,
-                self._key(commit.game_id, "tokens"),
-                self._archive_key,
-                self._archiving_key,
+                self._key(game_id, "game"),
+                self._key(game_id, f"request:{commit.request_key or ''}"),
+                self._key(game_id, "events"),
+                self._cross(game_id, self._bot_turns_key),
+                self._key(game_id, "tokens"),
+                self._cross(game_id, self._archive_key),
+                self._cross(game_id, self._archiving_key),
             ],
             [
                 str(commit.expected_version),
@@ -537,6 +558,14 @@ class RedisStore(GameStore):
             return CommitResult(outcome, version, [], json.loads(reply[2]))
         if outcome is CommitOutcome.APPLIED:
             self._confirmed(replicas, "the move")
+            if (
+                self._on_cluster is not None
+                and commit.status == GameStatus.FINISHED
+                and await self._on_cluster.archiving(self._archiving_key)
+            ):
+                await self._redis.zadd(
+                    self._archive_key, {archive_entry(ARCHIVE_GAME, game_id): 0}, nx=True
+                )
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         return CommitResult(outcome, version, [int(r) for r in reply[2:]])
@@ -591,6 +620,8 @@ class RedisStore(GameStore):
         return self._decode(reply[0][1]) if reply else []
 
     def event_reader(self) -> EventReader:
+        if self._on_cluster is not None:
+            return PollingEventReader(self)  # one XREAD cannot span slots
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
@@ -657,6 +688,10 @@ class RedisStore(GameStore):
         return gone
 
     async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        if self._on_cluster is not None:  # the owner's games live on other slots
+            return await self._on_cluster.reserve(
+                f"{self._prefix}:live:{owner}", lambda g: self._key(g, "game"), game_id, cap
+            )
         reply = await self._reserve(
             keys=[f"{self._prefix}:live:{owner}"],
             args=[self._prefix, game_id, str(cap), str(time.time())],
@@ -664,10 +699,17 @@ class RedisStore(GameStore):
         return bool(reply)
 
     async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        if self._on_cluster is not None:
+            return await self._on_cluster.claim(self._bot_turns_key, limit, lease)
         ids = await self._claim_bot_turns(keys=[self._bot_turns_key], args=[limit, _ms(lease)])
         return [raw.decode() for raw in ids]
 
     async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        if self._on_cluster is not None:  # the version first, then the schedule's slot
+            current = await self._redis.hget(self._key(game_id, "game"), "version")
+            if current is None or int(current) != version:
+                return False
+            return await self._on_cluster.renew(self._bot_turns_key, game_id, lease)
         renewed = await self._renew_bot_turn(
             keys=[self._key(game_id, "game"), self._bot_turns_key],
             args=[game_id, str(version), _ms(lease)],
@@ -676,6 +718,10 @@ class RedisStore(GameStore):
 
     async def drop_bot_turn(self, game_id: str) -> None:
         await self._redis.zrem(self._bot_turns_key, game_id)
+
+    async def release_bot_turn(self, game_id: str) -> None:
+        if self._on_cluster is not None:
+            await self._on_cluster.release(self._bot_turns_key, game_id)
 
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         reply = await self._bot_turn_due_in(keys=[self._bot_turns_key], args=[game_id])
@@ -690,6 +736,8 @@ class RedisStore(GameStore):
 
     # ------------------------------------------------------------------ archive outbox
     async def set_archiving(self, on: bool) -> None:
+        if self._on_cluster is not None:
+            self._on_cluster.forget_archiving()
         if on:
             await self._redis.set(self._archiving_key, "1")
         else:
@@ -718,16 +766,22 @@ class RedisStore(GameStore):
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
+        index, sweep = f"{self._prefix}:tournaments", f"{self._prefix}:tournamentsweep"
+        meta = self._tkey(name, "meta")
+        cluster = self._on_cluster is not None  # then the script leaves index and sweep
         created, replicas = await self._durable(
             self._t_create,
             [
-                self._tkey(name, "meta"),
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournaments",
-                f"{self._prefix}:tournamentsweep",
+                meta if cluster else index,
+                meta if cluster else sweep,
             ],
             [_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
         )
+        if created and cluster:
+            await self._redis.zadd(index, {name: time.time()})
+            await self._redis.zadd(sweep, {name: 0})
         if created:
             self._confirmed(replicas, "the new tournament")
         return bool(created)
@@ -774,17 +828,27 @@ class RedisStore(GameStore):
     async def set_tournament_status(
         self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
+        sweep, meta = f"{self._prefix}:tournamentsweep", self._tkey(name, "meta")
+        cluster = self._on_cluster  # then the script leaves the sweep and the outbox
         done, replicas = await self._durable(
             self._t_status,
             [
-                self._tkey(name, "meta"),
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournamentsweep",
-                self._archive_key,
-                self._archiving_key,
+                meta if cluster else sweep,
+                meta if cluster else self._archive_key,
+                meta if cluster else self._archiving_key,
             ],
             [name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
+        if done and cluster is not None:
+            if keep_swept:
+                await self._redis.zadd(sweep, {name: 0})
+            else:
+                await self._redis.zrem(sweep, name)
+            if await cluster.archiving(self._archiving_key):
+                entry = archive_entry(ARCHIVE_TOURNAMENT, name)
+                await self._redis.zadd(self._archive_key, {entry: 0}, nx=True)
         if done:
             self._confirmed(replicas, "the tournament's status")
         return bool(done)
