@@ -5,10 +5,12 @@ Redis faults, with and without ``--redis-min-replicas``.
                                                    [--scenario NAME ...]
 
 Each run starts its own Sentinel set (a primary, 2 replicas, 3 sentinels; redis-server
-on free ports in a temporary directory), one ``gamehost serve --redis-sentinel ...``,
-three human tables and an all-bot game, injects the fault mid-play and compares every
-table's record with what its player was told (``loadtest.failover`` says how each
-column is counted). Everything it started is killed at the end of each run.
+on free ports in a temporary directory) or, for the cluster row, a 3-primary Redis
+Cluster, one ``gamehost serve`` on it (with ``--celery`` and one ``gamehost worker``
+for the Celery row), three human tables and an all-bot game, injects the fault
+mid-play and compares every table's record with what its player was told
+(``loadtest.failover`` says how each column is counted). Everything it started is
+killed at the end of each run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ if str(ROOT) not in sys.path:
 
 from loadtest import failover  # noqa: E402
 
+CELERY = "celery"  # the primary killed, bots on a Celery worker (the broker on Sentinel too)
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -32,18 +36,27 @@ def main() -> int:
     parser.add_argument(
         "--scenario",
         action="append",
-        choices=sorted(failover.FAULTS),
+        choices=sorted([*failover.FAULTS, *failover.CLUSTER_FAULTS, CELERY]),
         help="run only these (repeatable; default: all)",
     )
     args = parser.parse_args()
+    runs = []  # (scenario, min-replicas, celery)
+    for scenario in args.scenario or [*failover.FAULTS, CELERY, *failover.CLUSTER_FAULTS]:
+        if scenario in failover.CLUSTER_FAULTS:
+            runs.append((scenario, 0, False))  # min-replicas: not on a Cluster yet
+        elif scenario == CELERY:
+            runs.append(("primary killed (kill -9)", 1, True))
+        else:
+            runs += [(scenario, int(n), False) for n in args.min_replicas.split(",")]
     rows = []
     started = time.monotonic()
-    for scenario in args.scenario or list(failover.FAULTS):
-        for n in (int(v) for v in args.min_replicas.split(",")):
-            with failover.workdir() as workdir:
-                row = failover.run(scenario, n, workdir, tables=args.tables)
-            rows.append(row)
-            print(f"# {scenario}, min-replicas {n}: done", file=sys.stderr, flush=True)
+    for scenario, n, celery in runs:
+        with failover.workdir() as workdir:
+            row = failover.run(scenario, n, workdir, tables=args.tables, celery=celery)
+        if celery:
+            row.scenario += ", bots on a Celery worker"
+        rows.append(row)
+        print(f"# {row.scenario}, min-replicas {n}: done", file=sys.stderr, flush=True)
     print(
         "| fault | --redis-min-replicas | acknowledged | lost | doubled | refused "
         "(too few replicas) | unavailable (switch) | longest stall, tables | "

@@ -408,13 +408,15 @@ def kill_replicas(redis: SentinelSet, games: list[str], down: float = 3.0) -> No
 
 
 def migrate_slots(cluster: ClusterSet, games: list[str]) -> None:
-    """Move the slot of every game being played to the next node, one after another,
-    while play goes on (their keys are migrated in batches of 2: mid-game)."""
-    for game_id in games:
-        slot = cluster.slot_of(f"{{{game_id}}}")
-        owner = cluster.owner(slot)
-        target = cluster.nodes[(cluster.nodes.index(owner) + 1) % len(cluster.nodes)]
-        cluster.move_slot(slot, target, batch=2)
+    """Move the slot of every game being played on to the next node, twice, while play
+    goes on (their keys go one at a time, so a game is split between two nodes
+    meanwhile: calls meet ASK redirections and TRYAGAIN)."""
+    for _ in range(2):
+        for game_id in games:
+            slot = cluster.slot_of(f"{{{game_id}}}")
+            owner = cluster.owner(slot)
+            target = cluster.nodes[(cluster.nodes.index(owner) + 1) % len(cluster.nodes)]
+            cluster.move_slot(slot, target, batch=1)
 
 
 FAULTS: dict[str, Callable[[Any, list[str]], None]] = {

@@ -209,9 +209,15 @@ class BotRunner:
             try:
                 await self._claim_and_start()
                 if self._store_down_since is not None:
+                    # A turn handed to a worker, or searched here, when the store went
+                    # away may be lost with it (a failover: the broker's queue too):
+                    # every held turn is due again now, not when its lease runs out.
+                    lapsed = await self._store.lapse_bot_turn_leases()
                     log.warning(
-                        "the store answers again after %.1f s: bot turns resume",
+                        "the store answers again after %.1f s: bot turns resume (%d "
+                        "held turns due again)",
                         time.monotonic() - self._store_down_since,
+                        lapsed,
                     )
                     self._store_down_since = None
                 timeout = self.SWEEP

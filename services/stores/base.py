@@ -270,6 +270,13 @@ class GameStore(ABC):
     async def drop_bot_turn(self, game_id: str) -> None:
         """Take a game that no longer exists out of the schedule."""
 
+    @abstractmethod
+    async def lapse_bot_turn_leases(self) -> int:
+        """Make every leased (or held) bot turn due now; returns how many. After the
+        store was away (a failover), a turn handed to a Celery worker or searched by a
+        replica may have been lost with it: it is played again at once rather than
+        when its lease runs out (a duplicate commit changes nothing)."""
+
     async def release_bot_turn(self, game_id: str) -> None:
         """A claimed game turned out to have no bot due: take it out of the schedule
         unless it was scheduled again since the claim. Here, nothing to do: the commit

@@ -201,6 +201,15 @@ return 1
 """
 )
 
+_LAPSE_LEASES = (
+    _NOW_MS
+    + """
+local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+for _, id in ipairs(held) do redis.call('ZADD', KEYS[1], now, id) end
+return #held
+"""
+)
+
 _BOT_TURN_DUE_IN = (
     _NOW_MS
     + """
@@ -341,6 +350,7 @@ class RedisStore(GameStore):
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
+        self._lapse_leases = client.register_script(_LAPSE_LEASES)
         self._bot_turn_backlog = client.register_script(_BOT_TURN_BACKLOG)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
         self._t_create = client.register_script(_T_APPEND + _T_CREATE)
@@ -718,6 +728,9 @@ class RedisStore(GameStore):
 
     async def drop_bot_turn(self, game_id: str) -> None:
         await self._redis.zrem(self._bot_turns_key, game_id)
+
+    async def lapse_bot_turn_leases(self) -> int:
+        return int(await self._lapse_leases(keys=[self._bot_turns_key]))
 
     async def release_bot_turn(self, game_id: str) -> None:
         if self._on_cluster is not None:
