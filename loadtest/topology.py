@@ -257,12 +257,15 @@ class ClusterSet:
                 args += ["--cluster-node-timeout", "2000", "--cluster-port", str(free_port())]
                 self.nodes.append(RedisProc(self.directory / f"node-{i}", args).start())
             first = self.nodes[: self._primaries]
-            subprocess.run(
-                [cli, "--cluster", "create", *(n.address for n in first), "--cluster-yes"],
-                check=True,
-                capture_output=True,
-                timeout=60,
-            )
+            if len(first) >= 3:
+                subprocess.run(
+                    [cli, "--cluster", "create", *(n.address for n in first), "--cluster-yes"],
+                    check=True,
+                    capture_output=True,
+                    timeout=60,
+                )
+            else:  # redis-cli makes 3 primaries at least: fewer are given their slots here
+                self._assign_slots(first)
             for node in self.nodes[self._primaries :]:
                 subprocess.run(
                     [cli, "--cluster", "add-node", node.address, first[0].address],
@@ -275,6 +278,16 @@ class ClusterSet:
             self.stop()
             raise
         return self
+
+    @staticmethod
+    def _assign_slots(primaries: list[RedisProc]) -> None:
+        share = 16384 // len(primaries)
+        for i, node in enumerate(primaries):
+            last = 16383 if i == len(primaries) - 1 else (i + 1) * share - 1
+            with node.client() as client:
+                client.execute_command("CLUSTER ADDSLOTSRANGE", i * share, last)
+                for other in primaries[:i]:
+                    client.execute_command("CLUSTER MEET", "127.0.0.1", other.port)
 
     def _ready(self) -> bool:
         for node in self.nodes:
