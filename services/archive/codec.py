@@ -30,6 +30,7 @@ import zstandard
 from games import State, get_game
 from services.kinds import EventKind, GameStatus
 from services.stores import Snapshot, StoredEvent
+from services.stores.records import GameMeta
 from services.turns import steps
 from services.watch import events as ev
 
@@ -70,8 +71,8 @@ def _dumps(data: Any) -> bytes:
 class _Replay:
     """Rebuilds logged events one after another from a game's engine."""
 
-    def __init__(self, meta: dict[str, Any]) -> None:
-        self.game_type = meta["game_type"]
+    def __init__(self, meta: GameMeta) -> None:
+        self.game_type = meta.game_type
         self.meta = meta
         self.version = 0
         # The log's set-up chance outcomes come before the created event (which closes
@@ -83,9 +84,8 @@ class _Replay:
 
     def _new_game(self) -> State | None:
         try:
-            return get_game(self.game_type).new_game(
-                self.meta["players"], self.meta["seed"], self.meta["options"]
-            )
+            meta = self.meta
+            return get_game(self.game_type).new_game(meta.players, meta.seed, meta.options)
         except Exception:  # options the engine no longer takes: events are kept as logged
             return None
 
@@ -144,7 +144,7 @@ class _Replay:
 
 def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
     """The compact record of a stored game and its complete log (ids 1, 2, 3...)."""
-    replay = _Replay(snapshot.meta)
+    replay = _Replay(snapshot.info)
     log: list[Any] = []
     for stored in events:
         event = stored.data
@@ -194,7 +194,7 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
     if record.get("format") != FORMAT:
         raise ValueError(f"archive record format {record.get('format')!r} is not {FORMAT}")
     meta = record["meta"]
-    replay = _Replay(meta)
+    replay = _Replay(GameMeta.from_dict(meta))
     events: list[StoredEvent] = []
     for item in record["log"]:
         if item == "C":

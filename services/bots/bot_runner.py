@@ -25,10 +25,11 @@ from typing import Any
 import bots
 from services import metrics
 from services.bots import bot_pool, bot_turns
-from services.bots.bot_turns import BotJob, BotTurn
+from services.bots.bot_turns import BotTurn
 from services.errors import Unavailable
 from services.kinds import BotStatus, GameStatus
 from services.stores import CommitOutcome, GameStore
+from services.stores.records import BotJob
 from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
@@ -355,7 +356,7 @@ class BotRunner:
         result = await bot_turns.commit_turn(self._store, turn, action, keep_bot_lease=self.LEASE)
         metrics.observe_bot_turn_phase(
             "commit",
-            turn.snapshot.meta["game_type"],
+            turn.snapshot.info.game_type,
             turn.level,
             time.perf_counter() - decided,
             applied=result.outcome is CommitOutcome.APPLIED,

@@ -18,7 +18,7 @@ from services.errors import (
     InvalidArgument,
     PermissionDenied,
 )
-from services.kinds import EventKind, FinishReason, GameStatus, SeatKind
+from services.kinds import EventKind, FinishReason, GameStatus
 from services.stores import (
     Snapshot,
     StoredEvent,
@@ -62,7 +62,7 @@ class GameView:
         state = self.state
         if self.viewer is None or state.current_player() != self.viewer or self.over:
             return []
-        if self.snapshot.meta["seats"][self.viewer]["kind"] != SeatKind.HUMAN:
+        if self.snapshot.info.seats[self.viewer].is_bot:
             return []  # away: a bot plays the seat until the player takes it back
         return [(a, state.action_to_string(a)) for a in state.legal_actions()]
 
@@ -81,7 +81,6 @@ class Record:
     seat_changes: list[dict[str, Any]] = field(default_factory=list)  # with "event_id"
     finish_reason: str = ""  # why the game is over ("" while it runs): kinds.FinishReason
     next_offset: int | None = None  # paged: the first entry of the next page, if any
-
 
 
 class Reading:
@@ -199,7 +198,7 @@ class Reading:
         snapshot = await self.load_any(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
-        game_type = snapshot.meta["game_type"]
+        game_type = snapshot.info.game_type
         logged: list[dict[str, Any]] = []  # the action events as stored
         actions: list[int] = []  # the full actions, for the replay: never sent as such
         initial = b""
@@ -269,7 +268,9 @@ def _replayed_views(
 ) -> list[Any]:
     """``viewer``'s view of the initial position and after each of ``actions``."""
     views: list[Any] = []
-    steps.replayed(game_type, initial, actions, lambda s: views.append(view_of(game_type, s, viewer)))
+    steps.replayed(
+        game_type, initial, actions, lambda s: views.append(view_of(game_type, s, viewer))
+    )
     return views
 
 
@@ -291,4 +292,3 @@ def check_after_event_id(after: int) -> int:
             field="after_event_id",
         )
     return after
-

@@ -14,12 +14,14 @@ first event" wherever an id is a position.
 from __future__ import annotations
 
 import enum
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.errors import Unavailable
+from services.stores.records import GameMeta
 
 
 class GameExists(ValueError):
@@ -36,7 +38,7 @@ class NotReplicated(Unavailable):
 @dataclass(frozen=True)
 class NewGame:
     game_id: str
-    meta: dict[str, Any]  # JSON-able; holds the secret seed: never sent to clients
+    meta: dict[str, Any]  # GameMeta.to_dict(); holds the secret seed: never sent to clients
     state: bytes
     version: int
     status: str
@@ -48,7 +50,7 @@ class NewGame:
 @dataclass(frozen=True)
 class Snapshot:
     game_id: str
-    meta: dict[str, Any]
+    meta: dict[str, Any]  # as stored: read it as ``info``
     state: bytes
     version: int
     status: str
@@ -58,6 +60,11 @@ class Snapshot:
     bot_status: str = ""  # "<version>:<status>" set by whoever runs the bot turn (see below)
     luck: str = ""  # deal-stream games: chance draws so far per kind (services.turns.steps.Luck)
     archived: bool = False  # read back from the SQL archive (services.archive), not the store
+
+    @functools.cached_property
+    def info(self) -> GameMeta:
+        """The game's metadata as its typed record (read once per snapshot)."""
+        return GameMeta.from_dict(self.meta)
 
     def current_bot_status(self) -> str:
         """What the bot to move at this version is doing ("" when nobody said)."""

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -635,7 +636,7 @@ class RedisStore(GameStore):
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
-        kwargs = {**pool.connection_kwargs, "client_name": WATCH_CLIENT_NAME}
+        kwargs = {**pool.connection_kwargs, "client_name": watch_client_name(self._prefix)}
         own_pool = aioredis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **kwargs
         )
@@ -930,7 +931,10 @@ class RedisStore(GameStore):
         await self._redis.aclose()
 
 
-WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one connection
+def watch_client_name(prefix: str) -> str:
+    """The watch hub's one connection as CLIENT LIST shows it: named with the key prefix,
+    so deployments (and test runs) sharing a Redis can tell theirs apart."""
+    return "gamehost-watch:" + re.sub(r"[^A-Za-z0-9_.:{}-]", "_", prefix)
 
 
 class _RedisEventReader(EventReader):
