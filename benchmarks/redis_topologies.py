@@ -32,9 +32,10 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from service_bench import ScriptedGames, latencies, pct, start_process, throughput  # noqa: E402
+
 from loadtest.parts import free_port  # noqa: E402
 from loadtest.topology import ClusterSet, RedisProc, SentinelSet  # noqa: E402
-from service_bench import ScriptedGames, latencies, pct, start_process, throughput  # noqa: E402
 from services.stores import redis_connect as rc  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
 
@@ -83,32 +84,34 @@ def server_secret(url: str, prefix: str) -> bytes:
 
 
 def measure(name: str, args: argparse.Namespace) -> dict:
-    with tempfile.TemporaryDirectory(prefix="gamehost-topology-") as directory:
-        with topology(name, pathlib.Path(directory)) as flags:
-            prefix = f"bench-{uuid.uuid4().hex[:8]}"
-            port = free_port()
-            service = start_process(
-                [sys.executable, "-m", "gamehost.cli", "serve", "--port", str(port), *flags,
-                 "--redis-prefix", prefix, "--bot-workers", "1",
-                 "--processes", str(args.processes),
-                 "--rate-limit", "0", "--live-games-per-client", "0", "--archive", "none"],
-                port,
-            )  # fmt: skip
-            try:
-                secret = server_secret(store_url(flags), prefix)
-                target = f"127.0.0.1:{port}"
-                player = ScriptedGames(target, seed=1, games=40, secret=secret)
-                lat = latencies(player.submit, args.seconds, before=player.ready)
-                seeds = iter(range(1000, 10**9, 1000))
+    with (
+        tempfile.TemporaryDirectory(prefix="gamehost-topology-") as directory,
+        topology(name, pathlib.Path(directory)) as flags,
+    ):
+        prefix = f"bench-{uuid.uuid4().hex[:8]}"
+        port = free_port()
+        service = start_process(
+            [sys.executable, "-m", "gamehost.cli", "serve", "--port", str(port), *flags,
+             "--redis-prefix", prefix, "--bot-workers", "1",
+             "--processes", str(args.processes),
+             "--rate-limit", "0", "--live-games-per-client", "0", "--archive", "none"],
+            port,
+        )  # fmt: skip
+        try:
+            secret = server_secret(store_url(flags), prefix)
+            target = f"127.0.0.1:{port}"
+            player = ScriptedGames(target, seed=1, games=40, secret=secret)
+            lat = latencies(player.submit, args.seconds, before=player.ready)
+            seeds = iter(range(1000, 10**9, 1000))
 
-                def worker():
-                    return ScriptedGames(target, next(seeds), games=12, secret=secret).step
+            def worker():
+                return ScriptedGames(target, next(seeds), games=12, secret=secret).step
 
-                per_s = throughput(worker, args.clients, args.seconds)
-            finally:
-                service.terminate()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    service.wait(10)
+            per_s = throughput(worker, args.clients, args.seconds)
+        finally:
+            service.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                service.wait(10)
     return {"p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99), "submit_per_s": per_s}
 
 

@@ -33,12 +33,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from services.stores.base import EventReader, LogId, StoredEvent
-
-if TYPE_CHECKING:
-    from services.stores.redis_store import RedisStore
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
@@ -176,24 +173,31 @@ class PollingEventReader(EventReader):
 
     POLL = 0.05
 
-    def __init__(self, store: RedisStore) -> None:
-        self._store = store
+    def __init__(
+        self,
+        client: Any,
+        log_key: Callable[[LogId], str],
+        decode: Callable[[list], list[StoredEvent]],
+    ) -> None:
+        self._redis = client
+        self._log_key = log_key  # the store's: a log's stream
+        self._decode = decode  # the store's: stream entries as events
         self._woken = asyncio.Event()
 
     async def read(
         self, positions: Mapping[LogId, int], timeout: float
     ) -> dict[LogId, list[StoredEvent]]:
-        keys = {self._store._log_key(log): log for log in positions}
+        keys = {self._log_key(log): log for log in positions}
         deadline = time.monotonic() + timeout
         while True:
             self._woken.clear()
-            pipe = self._store._redis.pipeline(transaction=False)
+            pipe = self._redis.pipeline(transaction=False)
             for key, log in keys.items():
                 pipe.xread({key: f"{positions[log]}-0"}, count=1000)
             found = {}
             for reply in await pipe.execute():
                 for key, entries in reply or []:
-                    found[keys[key.decode()]] = self._store._decode(entries)
+                    found[keys[key.decode()]] = self._decode(entries)
             left = deadline - time.monotonic()
             if found or left <= 0:
                 return found

@@ -632,7 +632,8 @@ class RedisStore(GameStore):
 
     def event_reader(self) -> EventReader:
         if self._on_cluster is not None:
-            return PollingEventReader(self)  # one XREAD cannot span slots
+            # One XREAD cannot span slots.
+            return PollingEventReader(self._redis, self._log_key, self._decode)
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
