@@ -60,14 +60,14 @@ def main() -> int:
     print(
         "| fault | --redis-min-replicas | acknowledged | lost | doubled | refused "
         "(too few replicas) | unavailable (switch) | longest stall, tables | "
-        "longest stall, bots |"
+        "longest stall, bots | longest stall, WatchGame |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
             f"| {row.scenario} | {row.min_replicas} | {row.acknowledged} | {row.lost} | "
             f"{row.doubled} | {row.refused} | {row.unavailable} | {row.resume:.1f} s | "
-            f"{row.bots:.1f} s |"
+            f"{row.bots:.1f} s | {row.watch:.1f} s |"
         )
     print(f"\n({time.monotonic() - started:.0f} s in all)", file=sys.stderr)
     return 0

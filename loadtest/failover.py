@@ -55,6 +55,7 @@ class Row:
     voided: int = 0  # decided moves the service refused as no longer legal (a rewind)
     resume: float | None = None
     bots: float | None = None
+    watch: float | None = None  # the same, for the all-bot game's events on WatchGame
     mismatches: list[str] = field(default_factory=list)  # tables whose record != acks
 
 
@@ -301,6 +302,42 @@ def _tally_game(game: Game, record: pb.GameRecord | None, row: Row) -> None:
         row.mismatches.append(game.game_id)
 
 
+class Watcher(threading.Thread):
+    """A WatchGame stream on the all-bot game (the one ``bots`` plays now), resumed
+    after the last event id received whenever it ends or fails."""
+
+    def __init__(self, target: str, stop: threading.Event, bots: BotWatch) -> None:
+        super().__init__(daemon=True)
+        self.target = target
+        self.stop_event = stop
+        self.bots = bots
+        self.events: list[float] = []  # when each event arrived
+
+    def run(self) -> None:
+        game_id, after = self.bots.game_id, 0
+        while not self.stop_event.is_set():
+            if game_id != self.bots.game_id:
+                game_id, after = self.bots.game_id, 0  # the next game
+            try:
+                with Client(self.target, timeout=5, retries=0) as client:
+                    for event in client.watch(game_id, after=after):
+                        self.events.append(time.monotonic())
+                        after = event.event_id
+                        if self.stop_event.is_set() or game_id != self.bots.game_id:
+                            break
+            except GameError as exc:
+                # A failover that dropped events ends a resumed stream: start again.
+                if exc.code == grpc.StatusCode.INVALID_ARGUMENT:
+                    after = 0
+                time.sleep(0.05)  # the watcher's retry pace
+
+    def seen_since(self, moment: float) -> int:
+        return sum(1 for at in list(self.events) if at > moment)
+
+    def stall(self, since: float) -> float:
+        return longest_stall(list(self.events), since)
+
+
 class BotWatch(threading.Thread):
     """All-bot games nobody plays (another starts when one ends); the current one's
     version is read (GetState) every 50 ms to see when it moves."""
@@ -457,7 +494,8 @@ def run(
         stack.callback(service.stop)
         players = [Table(service.target, seed=i + 1, stop=stop) for i in range(tables)]
         bots = BotWatch(service.target, stop)
-        threads: list[threading.Thread] = [*players, bots]
+        watcher = Watcher(service.target, stop, bots)
+        threads: list[threading.Thread] = [*players, bots, watcher]
         stack.callback(lambda: [t.join(timeout=30) for t in threads])
         stack.callback(stop.set)
         for thread in threads:
@@ -469,6 +507,7 @@ def run(
         over = time.monotonic()
         _wait_all(players, lambda t: t.acked_since(over) >= moves_after, timeout, "play to resume")
         poll(lambda: bots.moved_since(over) >= 2, timeout, "the bots to resume")
+        poll(lambda: watcher.seen_since(over) >= 2, timeout, "WatchGame to deliver again")
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
@@ -478,6 +517,7 @@ def run(
             poll(lambda p=player: p.tally(row), timeout, "the record")
         row.resume = max(p.stall(fault_at) for p in players)
         row.bots = bots.stall(fault_at)
+        row.watch = watcher.stall(fault_at)
     return row
 
 

@@ -641,7 +641,10 @@ class RedisStore(GameStore):
         own_pool = aioredis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **kwargs
         )
-        client = aioredis.Redis(connection_pool=own_pool, single_connection_client=True)
+        # Its one connection is taken from that pool for each call rather than held
+        # (single_connection_client): the pool (re)connects it, which asks Sentinel
+        # where the primary is now; a held connection reconnects to the address it had.
+        client = aioredis.Redis(connection_pool=own_pool)
         return _RedisEventReader(self, client)
 
     async def list_games(self, limit: int = 100) -> list[Snapshot]:

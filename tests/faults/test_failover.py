@@ -5,8 +5,9 @@ sentinels (``loadtest.topology``), ``gamehost serve --redis-sentinel ...
 runs as the table of docs/reliability.md, with min-replicas 0 beside them.
 
 Asserted: no acknowledged move is lost or doubled, every table's record is exactly what
-its player was told, and play and the bots resume with nobody calling (the run waits for
-them, failing after its deadline). How long they took is printed, not asserted."""
+its player was told, and play, the bots and a WatchGame stream resume with nobody
+calling (the run waits for them, failing after its deadline). How long they took is
+printed, not asserted."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def run(tmp_path, scenario: str, celery: bool = False) -> failover.Row:
 def test_primary_killed_mid_play_loses_nothing_and_bots_resume(tmp_path):
     row = run(tmp_path, "primary killed (kill -9)")
     assert row.unavailable > 0  # the switch was seen, and answered UNAVAILABLE
+    # WatchGame delivered again after the promotion (the run waits for it): the watch
+    # reader's connection asked Sentinel anew.
+    assert row.watch is not None
 
 
 def test_replicas_cut_off_then_primary_killed_refuses_rather_than_loses(tmp_path):
