@@ -41,6 +41,8 @@ from loadtest.topology import ClusterSet, RedisProc, SentinelSet, free_port, pol
 
 ROOT = Path(__file__).resolve().parent.parent
 REFUSED_WORDS = "replicas required"  # in NotReplicated's message
+# Answers a fault must never produce: the run fails with them.
+NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 
 
 @dataclass
@@ -233,7 +235,7 @@ class Table(threading.Thread):
             try:
                 reply = client.submit(game.game_id, token, action, request_id=request_id)
             except GameError as exc:
-                if exc.code == grpc.StatusCode.UNAVAILABLE:
+                if exc.code in (grpc.StatusCode.UNAVAILABLE, *NEVER):
                     raise
                 self.voided += 1  # the game moved elsewhere (a failover lost moves)
                 return

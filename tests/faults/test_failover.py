@@ -27,6 +27,7 @@ def run(tmp_path, scenario: str, celery: bool = False) -> failover.Row:
     print(f"\n{row}")
     assert row.acknowledged > 0
     assert (row.lost, row.doubled, row.mismatches) == (0, 0, [])
+    assert row.voided == 0  # no move was refused as no longer legal: nothing went back
     return row
 
 
