@@ -68,7 +68,7 @@ def infrastructure_errors() -> tuple[type[BaseException], ...]:
         redis.exceptions.ClusterDownError,
         redis.exceptions.TryAgainError,
         redis.exceptions.AskError,  # MovedError too (past the client's redirections)
-        redis.exceptions.SlotNotCoveredError,
+        redis.exceptions.RedisClusterException,  # no node reachable, a slot uncovered
         kombu.exceptions.OperationalError,
         sqlalchemy.exc.OperationalError,  # the archive's database: down, unreachable, locked
         ConnectionError,

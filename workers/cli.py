@@ -110,6 +110,7 @@ def _store_url(args: argparse.Namespace) -> str | None:
         if target.durability.min_replicas:
             raise rc.BadRedisUrl("give min_replicas in the URL or --redis-min-replicas, not both")
         url = rc.with_durability(url, rc.Durability(min_replicas, args.redis_wait_timeout))
+        rc.parse(url)  # what the flags make together must hold too (not on a Cluster yet)
     return url
 
 
@@ -137,11 +138,17 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         # The Celery app reads its broker when first imported; by default the store's
         # Redis (or Sentinel set), where bot turns are queued.
-        from services.stores.redis_connect import base_url
+        from services.stores.redis_connect import base_url, parse
 
-        broker = (
-            args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or base_url(args.redis)
-        )
+        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER")
+        if broker is None and parse(args.redis).kind == "cluster":
+            print(
+                "gamehost: Celery cannot use a Redis Cluster as its broker: give "
+                "--celery-broker (a single Redis or a redis+sentinel:// set)",
+                file=sys.stderr,
+            )
+            return 2
+        broker = broker or base_url(args.redis)
         os.environ["GAMEHOST_CELERY_BROKER"] = broker
     if args.processes > 1:
         return _serve_processes(args)

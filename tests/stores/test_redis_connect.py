@@ -103,6 +103,7 @@ def test_flags_make_one_store_url():
         {"redis_min_replicas": 1},  # in memory: there are no replicas
         {"redis": "redis://h:1/0?min_replicas=1", "redis_min_replicas": 1},
         {"redis_sentinel": "a", "redis_service": "s"},  # no port
+        {"redis_cluster": "redis://a:1", "redis_min_replicas": 1},  # not on a Cluster yet
     ],
 )
 def test_contradicting_flags_are_refused(given):
