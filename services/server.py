@@ -36,6 +36,7 @@ from services.observe.store_metrics import probe_forever, stop_prober
 from services.play import expiry
 from services.play.host import GameHost
 from services.stores import GameStore, open_store
+from services.stores.redis_connect import display
 from services.tournament.bounds import TournamentBounds
 from services.tournament.runner import TournamentRunner
 from services.tournament.service import TournamentService
@@ -190,7 +191,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:
         # Fail at start with one clear line rather than serve calls that all fail.
-        await check_store(store, config.redis_url or "memory")
+        await check_store(store, display(config.redis_url) if config.redis_url else "memory")
     except StoreUnreachable:
         await store.close()
         if archive is not None:
@@ -329,7 +330,7 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, executor)
-    where = config.redis_url or "the in-memory store"
+    where = display(config.redis_url) if config.redis_url else "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
     if running.http is not None:
         scheme = "https" if running.http.tls else "http"

@@ -20,11 +20,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.errors import Unavailable
 from services.stores.records import GameMeta
 
 
 class GameExists(ValueError):
     """Raised by ``GameStore.create`` when a game with that id is already stored."""
+
+
+class NotReplicated(Unavailable):
+    """A write reached the primary but too few replicas confirmed it in time
+    (``--redis-min-replicas``): a failover could still drop it, so nobody may be told
+    it was accepted. Retrying with the same request id is safe (it is answered from
+    the first try once that is held by enough replicas)."""
 
 
 @dataclass(frozen=True)
@@ -299,6 +307,20 @@ class GameStore(ABC):
     @abstractmethod
     async def drop_bot_turn(self, game_id: str) -> None:
         """Take a game that no longer exists out of the schedule."""
+
+    @abstractmethod
+    async def lapse_bot_turn_leases(self) -> int:
+        """Make every leased (or held) bot turn due now; returns how many. After the
+        store was away (a failover), a turn handed to a Celery worker or searched by a
+        replica may have been lost with it: it is played again at once rather than
+        when its lease runs out (a duplicate commit changes nothing)."""
+
+    async def release_bot_turn(self, game_id: str) -> None:
+        """A claimed game turned out to have no bot due: take it out of the schedule
+        unless it was scheduled again since the claim. Here, nothing to do: the commit
+        that took the game's bot turn away took it out of the schedule too (a Redis
+        Cluster, whose schedule is on a slot of its own, does it here)."""
+        return None
 
     @abstractmethod
     async def bot_turn_due_in(self, game_id: str) -> float | None:

@@ -296,6 +296,13 @@ class MemoryStore(GameStore):
     async def drop_bot_turn(self, game_id: str) -> None:
         self._bot_due.pop(game_id, None)
 
+    async def lapse_bot_turn_leases(self) -> int:
+        now = time.monotonic()
+        held = [gid for gid, at in self._bot_due.items() if at > now]
+        for game_id in held:
+            self._bot_due[game_id] = now
+        return len(held)
+
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         at = self._bot_due.get(game_id)
         return None if at is None else at - time.monotonic()

@@ -72,9 +72,12 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import zstandard
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from services.kinds import GameStatus
-from services.stores import compact
+from services.stores import compact, redis_connect
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
@@ -86,6 +89,7 @@ from services.stores.base import (
     GameStore,
     LogId,
     NewGame,
+    NotReplicated,
     Snapshot,
     StoredEvent,
     Tombstone,
@@ -93,6 +97,8 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.redis_cluster import ClusterSide, PollingEventReader
+from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
 
 log = logging.getLogger(__name__)
@@ -117,7 +123,7 @@ for _, t in ipairs(tokens) do
   if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
-if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
+if KEYS[6] ~= KEYS[1] and ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
    and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
@@ -130,7 +136,9 @@ elseif ARGV[12] == 'requests' then
 elseif ARGV[12] == 'key' then
   redis.call('SET', KEYS[8], ARGV[6], 'PX', ARGV[5])
 end
-if ARGV[7] == '' then
+if KEYS[4] == KEYS[1] then
+  -- a Cluster: the schedule is in another slot, written by the caller (_OnCluster)
+elseif ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
 else
   local t = redis.call('TIME')
@@ -184,7 +192,7 @@ if redis.call('EXISTS', KEYS[4]) == 1 then return false end
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
            'luck', ARGV[7])
-if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
+if ARGV[5] == '1' and KEYS[3] ~= KEYS[1] then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
 for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
@@ -231,16 +239,25 @@ return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), prev
 # tombstone stays (KEYS[4]).
 # Only while its log ends where the archived one did (ARGV[2]): a write after the
 # archiver read the game keeps it here until retention expires it, never lost.
-# The index and the schedule live in other slots: fine on one primary (see above).
+# The index and the schedule live in other slots: on a Cluster the caller leaves them.
 _FORGET = """
 local game = redis.call('HMGET', KEYS[1], 'status', 'seq', 'touched')
 if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[4], 'status', game[1], 'type', ARGV[4], 'finished', game[3] or '0')
 redis.call('PEXPIRE', KEYS[4], ARGV[3])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8])
-redis.call('ZREM', KEYS[5], ARGV[1])
-redis.call('ZREM', KEYS[6], ARGV[1])
+if KEYS[5] ~= KEYS[1] then  -- else a Cluster: the caller leaves the index and schedule
+  redis.call('ZREM', KEYS[5], ARGV[1])
+  redis.call('ZREM', KEYS[6], ARGV[1])
+end
 return 1
+"""
+
+# A write that changes nothing on a game that exists, so a WAIT after it covers every
+# write before it (a retried request's first try: ``_confirm_request``).
+_TOUCH = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if version then redis.call('HSET', KEYS[1], 'version', version) end
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -262,6 +279,15 @@ if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
 return 1
+"""
+)
+
+_LAPSE_LEASES = (
+    _NOW_MS
+    + """
+local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+for _, id in ipairs(held) do redis.call('ZADD', KEYS[1], now, id) end
+return #held
 """
 )
 
@@ -306,8 +332,10 @@ _T_CREATE = """
 if redis.call('HSETNX', KEYS[1], 'record', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'seq', 0)
 touch(KEYS[1])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[4], 0, ARGV[3])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the index and the sweep
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  redis.call('ZADD', KEYS[4], 0, ARGV[3])
+end
 for i = 5, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
@@ -323,10 +351,12 @@ _T_STATUS = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
-if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
-else redis.call('ZREM', KEYS[3], ARGV[1]) end
-if redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the sweep and outbox
+  if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
+  else redis.call('ZREM', KEYS[3], ARGV[1]) end
+  if redis.call('EXISTS', KEYS[5]) == 1 then
+    redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+  end
 end
 for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
@@ -402,10 +432,16 @@ def _dumps(data: Any) -> bytes:
 @time_store_calls  # gamehost_redis_call_seconds{operation}
 class RedisStore(GameStore):
     def __init__(
-        self, client: aioredis.Redis, prefix: str = "gamehost", request_ttl: float = 86400.0
+        self,
+        client: aioredis.Redis,
+        prefix: str = "gamehost",
+        request_ttl: float = 86400.0,
+        durability: Durability | None = None,
     ) -> None:
         self._redis = client
         self._prefix = prefix
+        self._durability = durability or Durability()
+        self._wait_ms = max(1, int(self._durability.wait_timeout * 1000))
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
         self._layout: int | None = None  # the deployment's layout, as last read
         self._layout_read = 0.0
@@ -418,9 +454,11 @@ class RedisStore(GameStore):
         self._load = client.register_script(_REQUEST_RESULT + _LOAD)
         self._forget = client.register_script(_FORGET)
         self._seal = client.register_script(_SEAL)
+        self._touch = client.register_script(_TOUCH)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
+        self._lapse_leases = client.register_script(_LAPSE_LEASES)
         self._bot_turn_backlog = client.register_script(_BOT_TURN_BACKLOG)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
         self._t_create = client.register_script(_T_APPEND + _T_CREATE)
@@ -428,6 +466,8 @@ class RedisStore(GameStore):
         self._t_status = client.register_script(_T_APPEND + _T_STATUS)
         self._t_renew = client.register_script(_T_RENEW)
         self._t_claim = client.register_script(_CLAIM_BOT_TURNS)
+        # On a Cluster the keys across games are written beside a game's script.
+        self._on_cluster = ClusterSide(client) if isinstance(client, RedisCluster) else None
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
@@ -438,16 +478,71 @@ class RedisStore(GameStore):
     def from_url(
         cls, url: str, prefix: str = "gamehost", request_ttl: float = 86400.0
     ) -> RedisStore:
+        """A store on a single Redis, a Sentinel set's primary or a Cluster
+        (``services.stores.redis_connect`` reads the URL)."""
+        target = redis_connect.parse(url)
         # A burst of calls waits for a pooled connection instead of failing with
         # "Too many connections" (blocking reads of WatchGame do not use this pool).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
+        client = redis_connect.connect(
+            target,
             max_connections=cls.MAX_CONNECTIONS,
-            timeout=cls.POOL_WAIT_SECONDS,
-            decode_responses=False,
+            pool_timeout=cls.POOL_WAIT_SECONDS,
             socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
+        return cls(client, prefix, request_ttl, target.durability)
+
+    # ------------------------------------------------------------------ durability
+    async def _durable(
+        self, script: AsyncScript, keys: list[str], args: list[Any]
+    ) -> tuple[Any, int | None]:
+        """Run a write script; with ``min_replicas``, on one connection followed by
+        ``WAIT``, whose count of confirming replicas comes back with the script's reply
+        (None: no confirmation asked for)."""
+        if not self._durability.min_replicas:
+            return await script(keys=keys, args=args), None
+        reply, replicas = await self._then_wait(("EVALSHA", script.sha, len(keys), *keys, *args))
+        if isinstance(reply, NoScriptError):  # a fresh or failed-over primary
+            await self._redis.script_load(script.script)
+            reply, replicas = await self._then_wait(
+                ("EVALSHA", script.sha, len(keys), *keys, *args)
+            )
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, replicas
+
+    async def _then_wait(self, command: tuple[Any, ...]) -> tuple[Any, int]:
+        """``command`` and ``WAIT`` in one pipeline, so on one connection: WAIT counts
+        the replicas holding every write this connection made, the command's included.
+        The command's error comes back as its reply."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.execute_command(*command)
+        pipe.execute_command("WAIT", self._durability.min_replicas, self._wait_ms)
+        reply, replicas = await pipe.execute(raise_on_error=False)
+        if isinstance(replicas, Exception):
+            raise replicas
+        return reply, int(replicas)
+
+    def _confirmed(self, replicas: int | None, what: str) -> None:
+        """Raise NotReplicated when fewer replicas than asked hold the write."""
+        wanted = self._durability.min_replicas
+        if replicas is not None and replicas < wanted:
+            raise NotReplicated(
+                f"{what} reached the Redis primary, but only {replicas} of the {wanted} "
+                f"replicas required (--redis-min-replicas) confirmed it within "
+                f"{self._durability.wait_timeout:g} s, so a failover could still lose it; "
+                "it is not acknowledged: retry with the same request_id"
+            )
+
+    async def _confirm_request(self, game_id: str, request_key: str, what: str) -> None:
+        """A retried request answered from its stored result: its first try's write may
+        not be on the replicas yet. Any write on a connection makes its WAIT cover every
+        write the primary made before (replication is one ordered stream), so the
+        game is touched (a write that changes nothing), then waited for."""
+        if not self._durability.min_replicas:
+            return
+        # (The request is kept where its layout put it: the game's hash is touched.)
+        _, replicas = await self._durable(self._touch, [self._key(game_id, "game")], [])
+        self._confirmed(replicas, what)
 
     async def ping(self) -> None:
         await self._redis.ping()
@@ -471,7 +566,10 @@ class RedisStore(GameStore):
         layout at its first server's start; one that exists keeps its own (1, the
         previous release's, when never set) until ``upgrade_layout``."""
         shared = ("games", "tournaments", "archive", "archiving", "botturns", "secret")
-        if not await self._redis.exists(*(f"{self._prefix}:{name}" for name in shared)):
+        for name in shared:  # one at a time: on a Cluster they lie in different slots
+            if await self._redis.exists(f"{self._prefix}:{name}"):
+                break
+        else:
             await self._redis.set(self._layout_key, str(LAYOUT), nx=True)
         self._layout = None
         return await self.layout()
@@ -492,6 +590,11 @@ class RedisStore(GameStore):
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
 
+    def _cross(self, game_id: str, key: str) -> str:
+        """A key across games as a game's script is given it: on a Cluster the game's
+        own hash instead, which tells the script to leave it to the caller."""
+        return key if self._on_cluster is None else self._key(game_id, "game")
+
     @property
     def _bot_turns_key(self) -> str:
         return f"{self._prefix}:botturns"
@@ -505,14 +608,17 @@ class RedisStore(GameStore):
         return f"{self._prefix}:archiving"
 
     async def create(self, game: NewGame) -> list[int]:
-        ids = await self._create(
-            keys=[
+        if self._on_cluster is not None and game.bot_due_in is not None:
+            await self._on_cluster.schedule(self._bot_turns_key, game.game_id, 0)  # before
+        ids, replicas = await self._durable(
+            self._create,
+            [
                 self._key(game.game_id, "game"),
                 self._key(game.game_id, "events"),
-                self._bot_turns_key,
+                self._cross(game.game_id, self._bot_turns_key),
                 self._key(game.game_id, "gone"),
             ],
-            args=[
+            [
                 _dumps(game.meta),
                 game.state,
                 str(game.version),
@@ -526,7 +632,12 @@ class RedisStore(GameStore):
         if ids is None:
             raise GameExists(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
-        await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
+        index = ("ZADD", f"{self._prefix}:games", str(time.time()), game.game_id)
+        if replicas is None:
+            await self._redis.execute_command(*index)
+        else:
+            _, indexed = await self._then_wait(index)
+            self._confirmed(min(replicas, indexed), "the new game")
         return [int(i) for i in ids]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -543,6 +654,8 @@ class RedisStore(GameStore):
         if not reply:
             return None
         meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
+        if previous and request_key:  # a retry is answered from this: only once it is safe
+            await self._confirm_request(game_id, request_key, "the request's first try")
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -560,21 +673,25 @@ class RedisStore(GameStore):
         token_changes = [
             [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
         ]
+        game_id = commit.game_id
         key = commit.request_key or ""
         newest = await self.layout() >= 2
-        kept = _kept_as(key, commit.turn_request, newest)
-        reply = await self._commit(
-            keys=[
-                self._key(commit.game_id, "game"),
-                self._key(commit.game_id, "requests"),
-                self._key(commit.game_id, "events"),
-                self._bot_turns_key,
-                self._key(commit.game_id, "tokens"),
-                self._archive_key,
-                self._archiving_key,
-                self._key(commit.game_id, f"request:{key}"),
+        if self._on_cluster is not None and commit.bot_due_in is not None:
+            # Before the commit: a turn the commit makes due is never missing.
+            await self._on_cluster.schedule(self._bot_turns_key, game_id, commit.bot_due_in)
+        reply, replicas = await self._durable(
+            self._commit,
+            [
+                self._key(game_id, "game"),
+                self._key(game_id, "requests"),
+                self._key(game_id, "events"),
+                self._cross(game_id, self._bot_turns_key),
+                self._key(game_id, "tokens"),
+                self._cross(game_id, self._archive_key),
+                self._cross(game_id, self._archiving_key),
+                self._key(game_id, f"request:{key}"),
             ],
-            args=[
+            [
                 str(commit.expected_version),
                 str(commit.new_version),
                 commit.state,
@@ -587,7 +704,7 @@ class RedisStore(GameStore):
                 b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                kept,
+                _kept_as(key, commit.turn_request, newest),
                 key,
                 *map(compact.pack if newest else _dumps, commit.events),
             ],
@@ -597,7 +714,21 @@ class RedisStore(GameStore):
             return CommitResult(outcome)
         version = int(reply[1])
         if outcome is CommitOutcome.DUPLICATE:
+            assert commit.request_key is not None
+            await self._confirm_request(
+                commit.game_id, commit.request_key, "the request's first try"
+            )
             return CommitResult(outcome, version, [], json.loads(reply[2]))
+        if outcome is CommitOutcome.APPLIED:
+            self._confirmed(replicas, "the move")
+            if (
+                self._on_cluster is not None
+                and commit.status == GameStatus.FINISHED
+                and await self._on_cluster.archiving(self._archiving_key)
+            ):
+                await self._redis.zadd(
+                    self._archive_key, {archive_entry(ARCHIVE_GAME, game_id): 0}, nx=True
+                )
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
         ids = [int(r) for r in reply[2:]]
@@ -646,14 +777,17 @@ class RedisStore(GameStore):
     async def claim_seat(
         self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
     ) -> bool:
-        claimed = await self._claim(
-            keys=[
+        claimed, replicas = await self._durable(
+            self._claim,
+            [
                 self._key(game_id, "game"),
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            args=[str(seat), token_hash, (await self._packer())(event)],
+            [str(seat), token_hash, (await self._packer())(event)],
         )
+        if claimed:
+            self._confirmed(replicas, "the seat's claim")
         return bool(claimed)
 
     async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
@@ -705,6 +839,9 @@ class RedisStore(GameStore):
         return found
 
     def event_reader(self) -> EventReader:
+        if self._on_cluster is not None:
+            # One XREAD cannot span slots.
+            return PollingEventReader(self._redis, self._log_key, self._decode)
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
@@ -712,7 +849,10 @@ class RedisStore(GameStore):
         own_pool = aioredis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **kwargs
         )
-        client = aioredis.Redis(connection_pool=own_pool, single_connection_client=True)
+        # Its one connection is taken from that pool for each call rather than held
+        # (single_connection_client): the pool (re)connects it, which asks Sentinel
+        # where the primary is now; a held connection reconnects to the address it had.
+        client = aioredis.Redis(connection_pool=own_pool)
         return _RedisEventReader(self, client)
 
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
@@ -769,6 +909,10 @@ class RedisStore(GameStore):
         return gone
 
     async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        if self._on_cluster is not None:  # the owner's games live on other slots
+            return await self._on_cluster.reserve(
+                f"{self._prefix}:live:{owner}", lambda g: self._key(g, "game"), game_id, cap
+            )
         reply = await self._reserve(
             keys=[f"{self._prefix}:live:{owner}"],
             args=[self._prefix, game_id, str(cap), str(time.time())],
@@ -776,10 +920,17 @@ class RedisStore(GameStore):
         return bool(reply)
 
     async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        if self._on_cluster is not None:
+            return await self._on_cluster.claim(self._bot_turns_key, limit, lease)
         ids = await self._claim_bot_turns(keys=[self._bot_turns_key], args=[limit, _ms(lease)])
         return [raw.decode() for raw in ids]
 
     async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        if self._on_cluster is not None:  # the version first, then the schedule's slot
+            current = await self._redis.hget(self._key(game_id, "game"), "version")
+            if current is None or int(current) != version:
+                return False
+            return await self._on_cluster.renew(self._bot_turns_key, game_id, lease)
         renewed = await self._renew_bot_turn(
             keys=[self._key(game_id, "game"), self._bot_turns_key],
             args=[game_id, str(version), _ms(lease)],
@@ -788,6 +939,13 @@ class RedisStore(GameStore):
 
     async def drop_bot_turn(self, game_id: str) -> None:
         await self._redis.zrem(self._bot_turns_key, game_id)
+
+    async def lapse_bot_turn_leases(self) -> int:
+        return int(await self._lapse_leases(keys=[self._bot_turns_key]))
+
+    async def release_bot_turn(self, game_id: str) -> None:
+        if self._on_cluster is not None:
+            await self._on_cluster.release(self._bot_turns_key, game_id)
 
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         reply = await self._bot_turn_due_in(keys=[self._bot_turns_key], args=[game_id])
@@ -802,6 +960,8 @@ class RedisStore(GameStore):
 
     # ------------------------------------------------------------------ archive outbox
     async def set_archiving(self, on: bool) -> None:
+        if self._on_cluster is not None:
+            self._on_cluster.forget_archiving()
         if on:
             await self._redis.set(self._archiving_key, "1")
         else:
@@ -828,13 +988,16 @@ class RedisStore(GameStore):
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
                 self._key(game_id, "gone"),
-                f"{self._prefix}:games",
-                self._bot_turns_key,
+                self._cross(game_id, f"{self._prefix}:games"),
+                self._cross(game_id, self._bot_turns_key),
                 self._key(game_id, "requests"),
                 self._key(game_id, "log"),
             ],
             args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001)), game_type],
         )
+        if forgotten and self._on_cluster is not None:  # the other slots' entries
+            await self._redis.zrem(f"{self._prefix}:games", game_id)
+            await self._redis.zrem(self._bot_turns_key, game_id)
         return bool(forgotten)
 
     async def tombstone(self, game_id: str) -> Tombstone | None:
@@ -858,15 +1021,24 @@ class RedisStore(GameStore):
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
-        created = await self._t_create(
-            keys=[
-                self._tkey(name, "meta"),
+        index, sweep = f"{self._prefix}:tournaments", f"{self._prefix}:tournamentsweep"
+        meta = self._tkey(name, "meta")
+        cluster = self._on_cluster is not None  # then the script leaves index and sweep
+        created, replicas = await self._durable(
+            self._t_create,
+            [
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournaments",
-                f"{self._prefix}:tournamentsweep",
+                meta if cluster else index,
+                meta if cluster else sweep,
             ],
-            args=[_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
+            [_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
         )
+        if created and cluster:
+            await self._redis.zadd(index, {name: time.time()})
+            await self._redis.zadd(sweep, {name: 0})
+        if created:
+            self._confirmed(replicas, "the new tournament")
         return bool(created)
 
     async def load_tournament(self, name: str) -> TournamentSnapshot | None:
@@ -911,16 +1083,29 @@ class RedisStore(GameStore):
     async def set_tournament_status(
         self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
-        done = await self._t_status(
-            keys=[
-                self._tkey(name, "meta"),
+        sweep, meta = f"{self._prefix}:tournamentsweep", self._tkey(name, "meta")
+        cluster = self._on_cluster  # then the script leaves the sweep and the outbox
+        done, replicas = await self._durable(
+            self._t_status,
+            [
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournamentsweep",
-                self._archive_key,
-                self._archiving_key,
+                meta if cluster else sweep,
+                meta if cluster else self._archive_key,
+                meta if cluster else self._archiving_key,
             ],
-            args=[name, status, "1" if keep_swept else "", *map(_dumps, events)],
+            [name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
+        if done and cluster is not None:
+            if keep_swept:
+                await self._redis.zadd(sweep, {name: 0})
+            else:
+                await self._redis.zrem(sweep, name)
+            if await cluster.archiving(self._archiving_key):
+                entry = archive_entry(ARCHIVE_TOURNAMENT, name)
+                await self._redis.zadd(self._archive_key, {entry: 0}, nx=True)
+        if done:
+            self._confirmed(replicas, "the tournament's status")
         return bool(done)
 
     async def unschedule_tournament(self, name: str) -> None:
