@@ -32,6 +32,7 @@ from services.archive import listing
 from services.archive.archive import Archive, ArchivedSummary
 from services.archive.listing import ListQuery
 from services.errors import (
+    Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -48,6 +49,7 @@ from services.play.reading import GameView, Reading
 from services.play.submitting import Submitting
 from services.stores import (
     GameExists,
+    GameMoved,
     GameStore,
     NewGame,
     Snapshot,
@@ -58,6 +60,7 @@ from services.watch import events as ev
 from services.watch.hub import WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
+_JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 SPECTATOR = None
 
 
@@ -225,7 +228,19 @@ class GameHost(Reading, Submitting):
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
     ) -> tuple[int, str]:
-        snapshot = await self.load(game_id)
+        # The joined event says whose turn it is: it is claimed at the version it was
+        # built on, and built again when a bot moved meanwhile.
+        for _ in range(_JOIN_TRIES):
+            try:
+                return await self._join_at(await self.load(game_id), seat, name, invite_code)
+            except GameMoved:
+                continue
+        raise Aborted(f"game {game_id} kept moving while you joined: join again")
+
+    async def _join_at(
+        self, snapshot: Snapshot, seat: int | None, name: str, invite_code: str
+    ) -> tuple[int, str]:
+        game_id = snapshot.game_id
         seats = snapshot.info.seats
         if snapshot.info.private:
             invited = access.seat_for_invite(snapshot.info.invites, invite_code)
@@ -254,7 +269,9 @@ class GameHost(Reading, Submitting):
         token = secrets.token_urlsafe(24)
         to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
-        if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
+        if not await self.store.claim_seat(
+            game_id, seat, hash_token(token), event, version=snapshot.version
+        ):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
 

@@ -28,6 +28,11 @@ class GameExists(ValueError):
     """Raised by ``GameStore.create`` when a game with that id is already stored."""
 
 
+class GameMoved(Exception):
+    """Raised by ``GameStore.claim_seat`` given a version the game has moved past: the
+    join's event (whose turn it is) was built on an older position."""
+
+
 class NotReplicated(Unavailable):
     """A write reached the primary but too few replicas confirmed it in time
     (``--redis-min-replicas``): a failover could still drop it, so nobody may be told
@@ -231,9 +236,15 @@ class GameStore(ABC):
 
     @abstractmethod
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
-        """Atomically give a free seat its token hash (and log ``event``); False if taken."""
+        """Atomically give a free seat its token hash (and log ``event``); False if taken
+        (or no such game). With ``version``: ``GameMoved`` if the game is past it."""
 
     @abstractmethod
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:

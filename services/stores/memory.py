@@ -26,6 +26,7 @@ from services.stores.base import (
     CommitResult,
     EventReader,
     GameExists,
+    GameMoved,
     GameStore,
     LogId,
     NewGame,
@@ -178,10 +179,19 @@ class MemoryStore(GameStore):
         return CommitResult(CommitOutcome.APPLIED, commit.new_version, self._append(game, commit.events))
 
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
         game = self._games.get(game_id)
-        if game is None or seat in game.tokens:
+        if game is None:
+            return False
+        if version is not None and game.version != version:
+            raise GameMoved(f"game {game_id} is at version {game.version}, not {version}")
+        if seat in game.tokens:
             return False
         game.tokens[seat] = token_hash
         self._append(game, [event])

@@ -86,6 +86,7 @@ from services.stores.base import (
     CommitResult,
     EventReader,
     GameExists,
+    GameMoved,
     GameStore,
     LogId,
     NewGame,
@@ -179,6 +180,7 @@ return all
 
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
 append(KEYS[1], KEYS[3], ARGV[3])
 return true
@@ -775,7 +777,12 @@ class RedisStore(GameStore):
         return list(reply) if reply else None
 
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
         claimed, replicas = await self._durable(
             self._claim,
@@ -784,8 +791,15 @@ class RedisStore(GameStore):
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            [str(seat), token_hash, (await self._packer())(event)],
+            [
+                str(seat),
+                token_hash,
+                (await self._packer())(event),
+                "" if version is None else str(version),
+            ],
         )
+        if claimed == -1:
+            raise GameMoved(f"game {game_id} has moved past version {version}")
         if claimed:
             self._confirmed(replicas, "the seat's claim")
         return bool(claimed)
