@@ -23,15 +23,15 @@ PLAYOUT_EPSILON: Final = 0.1
 
 # Tables tuned by greedy-vs-random self-play (800 games per variant).
 # Safety by distance to a fall (index = margin, capped at 5).
-_MARGIN: tuple[float, ...] = (0.1, 0.35, 0.7, 0.88, 0.96, 1.0)
+_MARGIN: Final[tuple[float, ...]] = (0.1, 0.35, 0.7, 0.88, 0.96, 1.0)
 # Safety by health (upkeep: < 2 costs two civilians a turn, < 4 one).
-_HEALTH: tuple[float, ...] = (0.4, 0.5, 0.65, 0.8, 0.95, 1.0, 1.0, 1.0, 1.0, 0.97, 0.95)
+_HEALTH: Final[tuple[float, ...]] = (0.4, 0.5, 0.65, 0.8, 0.95, 1.0, 1.0, 1.0, 1.0, 0.97, 0.95)
 # Safety by wheat (upkeep: < 1 costs two health a turn, < 3 one).
-_WHEAT: tuple[float, ...] = (0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+_WHEAT: Final[tuple[float, ...]] = (0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 # Safety by army size (wars are won by the larger army).
-_ARMY: tuple[float, ...] = (0.6, 0.75, 0.87, 0.94, 0.98, 1.0)
+_ARMY: Final[tuple[float, ...]] = (0.6, 0.75, 0.87, 0.94, 0.98, 1.0)
 # Gold pays to discard bad cards and the Allegiance tax.
-_GOLD: tuple[float, ...] = (0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+_GOLD: Final[tuple[float, ...]] = (0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 
 
 def safety(gold: int, wheat: int, health: int, civ: int, army: int, structures: int) -> float:

@@ -605,7 +605,8 @@ class EndeavorState(State):
                 self.passed_count += 1
                 self._next_turn()
                 return
-            src, t = divmod(action - USE_BASE, NT)
+            src = (action - USE_BASE) // NT
+            t = (action - USE_BASE) % NT
             if src < NB:
                 self.used[s * NB + src] += 1
                 self.harbor[s] -= 1

@@ -6,7 +6,6 @@ without importing one another.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from games.endeavor import data as D
@@ -24,7 +23,7 @@ def level(value: int) -> int:
 
 
 def cards_fit(
-    track_values: Sequence[int], card_location: Sequence[int], seat: int, free_slot: bool
+    track_values: list[int], card_location: list[int], seat: int, free_slot: bool
 ) -> bool:
     """Whether ``seat``'s held cards fit its slots, with or without the Free Governor slot."""
     governors = slaves = others = 0
