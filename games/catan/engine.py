@@ -98,18 +98,22 @@ _BITS16: Final = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(
 
 
 def _bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, ascending."""
     out: list[int] = []
-    base = 0
+    _add_bits(out, mask, 0)
+    return out
+
+
+def _add_bits(out: list[int], mask: int, base: int) -> None:
+    """Append ``base + i`` for each set bit ``i`` of ``mask``, ascending (action ids
+    straight into the list being made: no list of bits in between)."""
     while mask:
         chunk = mask & 0xFFFF
         if chunk:
-            if base:
-                out.extend([base + i for i in _BITS16[chunk]])
-            else:
-                out.extend(_BITS16[chunk])
+            for i in _BITS16[chunk]:
+                out.append(base + i)
         mask >>= 16
         base += 16
-    return out
 
 
 def _offer_lists() -> tuple[tuple[int, ...], ...]:
@@ -530,10 +534,12 @@ class CatanState(State):
         if phase == R.FREE_ROADS:
             acts = [R.STOP_ROADS] if self.free_placed else []
             p = self.turn
-            acts.extend([_ROAD_BASE + e for e in _bits(self.road_cand[p] & ~self.edges_used)])
+            _add_bits(acts, self.road_cand[p] & ~self.edges_used, _ROAD_BASE)
             return acts
         if phase == R.SETUP_SETTLE:
-            return [_SETTLE_BASE + v for v in _bits(self.free_nodes)]
+            acts = []
+            _add_bits(acts, self.free_nodes, _SETTLE_BASE)
+            return acts
         if phase == R.SETUP_ROAD:
             return [_ROAD_BASE + e for e in _NODE_EDGES[self.setup_node] if self.edge_owner[e] < 0]
         if phase == R.TRADE_ANSWER:
@@ -569,13 +575,13 @@ class CatanState(State):
             if self.roads_left[p]:
                 cand = self.road_cand[p] & ~self.edges_used
                 if cand:
-                    acts.extend([_ROAD_BASE + e for e in _bits(cand)])
+                    _add_bits(acts, cand, _ROAD_BASE)
             if wool and grain and self.settles_left[p]:
                 spots = self.road_nodes[p] & self.free_nodes
                 if spots:
-                    acts.extend([_SETTLE_BASE + v for v in _bits(spots)])
+                    _add_bits(acts, spots, _SETTLE_BASE)
         if ore >= 3 and grain >= 2 and self.cities_left[p] and self.settle_mask[p]:
-            acts.extend([_CITY_BASE + v for v in _bits(self.settle_mask[p])])
+            _add_bits(acts, self.settle_mask[p], _CITY_BASE)
         rates = self.rates
         bank = self.bank
         for give in _RANGE5:
@@ -673,16 +679,16 @@ class CatanState(State):
     def _robber_actions(self) -> list[int]:
         """Every other hex; with a victim named when an adjacent opponent holds cards."""
         p = self.turn
+        n = self.n
         h = self.hand
-        targets = []  # (seat, hexes next to its buildings), seat order
-        for q in range(self.n):
+        victims = [0] * n  # per seat that can be robbed: the hexes next to its buildings
+        for q in range(n):
             b = 5 * q
             if q != p and (h[b] or h[b + 1] or h[b + 2] or h[b + 3] or h[b + 4]):
                 hexes = 0
                 for v in _bits(self.settle_mask[q] | self.city_mask[q]):
                     hexes |= _NODE_HEX_MASK[v]
-                if hexes:
-                    targets.append((q, hexes))
+                victims[q] = hexes
         acts = []
         robber = self.robber
         for hx in range(B.NUM_HEXES):
@@ -690,8 +696,8 @@ class CatanState(State):
                 continue
             base = _ROBBER_BASE + 5 * hx
             named = False
-            for q, hexes in targets:
-                if hexes >> hx & 1:
+            for q in range(n):
+                if victims[q] >> hx & 1:
                     acts.append(base + 1 + q)
                     named = True
             if not named:

@@ -555,13 +555,14 @@ class EndeavorState(State):
         if kinds & (OCCUPY | ATTACK):  # sources without the markers are filtered below
             ok = self._ok_regions(s)
             city = self.city_owner
-            for c in range(NC):
-                if ok[CITY_REGION[c]]:
-                    o = city[c]
-                    if o < 0:
-                        occ.append(R.T_OCCUPY + c)
-                    elif o != s:
-                        att.append(R.T_ATTACK + c)
+            for r in range(NR):  # a region's cities are numbered together, in region order
+                if ok[r]:
+                    for c in REGION_CITIES[r]:
+                        o = city[c]
+                        if o < 0:
+                            occ.append(R.T_OCCUPY + c)
+                        elif o != s:
+                            att.append(R.T_ATTACK + c)
         drw: list[int] = []
         if kinds & DRAW:
             for d in range(D.NUM_DECKS):
