@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
         [--warmup S] [--servers bgio,memory,redis] [--processes P] [--redis URL]
-        [--gamehost-game cite] [--counter-moves K]
+        [--gamehost-game counter,cite] [--counter-moves K]
 
 Every server is played the same closed-loop way, the way a real client plays: N
 two-player games at once, each seat holding a live stream and moving as soon as the
@@ -17,8 +17,14 @@ newest update it receives puts it to move; a finished game is replaced by a new 
   under a key prefix of its own, deleted afterwards), ``--processes`` serving processes
   (more than one needs Redis), played with WatchGame and SubmitAction by a load
   generator in a process of its own (this script with ``--load``), one channel per game.
-  gamehost plays ``--gamehost-game`` (Cité): a trivial game cannot be served yet
-  without changing games/ and services/ (docs/benchmarks.md, "Moves per core").
+  gamehost plays each game of ``--gamehost-game``: ``counter``, the same trivial game
+  as boardgame.io's (benchmarks/counter_game.py, served through
+  ``GAMEHOST_EXTRA_GAMES``, never in the shipped catalogue; ``--counter-moves`` moves a
+  game), and Cité.
+
+The ratios at the end compare moves per server CPU-second, and moves/s, against
+boardgame.io at the same N: the counter's is the headline (per process; per machine
+with ``--processes 2``).
 
 A move's round trip is the time from sending it to the mover's own stream delivering
 it back (for boardgame.io, the moves run on the server only, ``client: false``, so no
@@ -51,6 +57,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BGIO_VERSION = "0.50.2"
 PEER_DIR = ROOT / "benchmarks" / ".peer"
 BGIO_SCRIPT = ROOT / "benchmarks" / "peer_bgio.js"
+# gamehost serves the counter only in the processes this script starts.
+COUNTER = "counter=benchmarks.counter_game:Counter"
 
 
 def free_port() -> int:
@@ -218,7 +226,9 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
             load = ["node", str(BGIO_SCRIPT), "load", str(port), str(games)]
             load += [str(args.warmup), str(args.seconds), str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds)
-            rows.append(to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured))
+            rows.append(
+                to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured)
+            )
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
@@ -226,7 +236,7 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
 
 
 # ------------------------------------------------------------------ gamehost
-def gamehost_steps(args: argparse.Namespace, store: str) -> list[Row]:
+def gamehost_steps(args: argparse.Namespace, store: str, game: str) -> list[Row]:
     rows = []
     for games in args.games:
         prefix = f"gamehost-peer-{uuid.uuid4().hex[:8]}"
@@ -240,23 +250,33 @@ def gamehost_steps(args: argparse.Namespace, store: str) -> list[Row]:
             command += ["--redis", redis_url, "--redis-prefix", prefix]
         if args.processes > 1:
             command += ["--processes", str(args.processes)]
-        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        server = subprocess.Popen(
+            command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
+        )
         try:
             _wait_for_line(server, "gamehost serving on")
             if args.processes > 1:
                 _wait_for_port(port)
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
             load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
-            load += [args.gamehost_game]
+            load += [game, str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds, redis_url)
-            name = f"gamehost, {store}" + (f", {args.processes} processes" if args.processes > 1 else "")
-            rows.append(to_row(name, args.gamehost_game, games, args.seconds, measured))
+            name = f"gamehost, {store}" + (
+                f", {args.processes} processes" if args.processes > 1 else ""
+            )
+            rows.append(to_row(name, game, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
             if redis_url:
                 _delete_prefix(redis_url, prefix)
     return rows
+
+
+def gamehost_env() -> dict[str, str]:
+    """The environment of a ``gamehost serve`` this script starts: the counter game
+    registered (its serving processes inherit it)."""
+    return {**os.environ, "GAMEHOST_EXTRA_GAMES": COUNTER}
 
 
 def _delete_prefix(url: str, prefix: str) -> None:
@@ -298,7 +318,9 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 # ------------------------------------------------------------------ gamehost load
-async def gamehost_load(target: str, games: int, warmup: float, seconds: float, game: str) -> None:
+async def gamehost_load(
+    target: str, games: int, warmup: float, seconds: float, game: str, counter_moves: int
+) -> None:
     """The gamehost load generator (``--load``): ``games`` games at once, each seat a
     WatchGame stream that submits as soon as the newest event puts it to move."""
     import grpc
@@ -313,6 +335,7 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     failures: dict[str, int] = {}  # gRPC status name -> count
     latencies: list[float] = []
     rng = random.Random(1)
+    options = {"moves": str(counter_moves)} if game == "counter" else {}
 
     def measuring(now: float) -> bool:
         return measure_from <= now < stop_at
@@ -371,10 +394,14 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
         try:
             while loop.time() < stop_at:
                 seats = [pb.SeatSpec(kind=pb.HUMAN), pb.SeatSpec(kind=pb.HUMAN)]
-                created = await stub.CreateGame(pb.CreateGameRequest(game_type=game, seats=seats))
+                created = await stub.CreateGame(
+                    pb.CreateGameRequest(game_type=game, seats=seats, options=options)
+                )
                 tokens = []
                 for i in range(2):
-                    joined = await stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=i))
+                    joined = await stub.JoinGame(
+                        pb.JoinGameRequest(game_id=created.game_id, seat=i)
+                    )
                     tokens.append(joined.token)
                 await asyncio.gather(*(seat(stub, created.game_id, i, tokens[i]) for i in range(2)))
                 totals["games"] += 1
@@ -392,7 +419,9 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     for task in late:
         task.cancel()
         totals["errors"] += 1
-        failures["slot still waiting at the end"] = failures.get("slot still waiting at the end", 0) + 1
+        failures["slot still waiting at the end"] = (
+            failures.get("slot still waiting at the end", 0) + 1
+        )
     await announcer
     ordered = sorted(latencies)
     result = {
@@ -425,13 +454,20 @@ def _format(row: Row) -> str:
 
 
 def _ratios(rows: list[Row]) -> None:
+    """Each gamehost row against boardgame.io at the same N. The counter's rows are the
+    trivial-game ratio: per process with one serving process, per machine with more."""
     peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
     for row in rows:
         peer = peers.get(row.games)
         if peer is None or row is peer or not peer.moves_per_cpu_second:
             continue
+        kind = ""
+        if row.game == "counter":
+            kind = " trivial-game ratio per " + (
+                "machine" if "processes" in row.server else "process"
+            )
         print(
-            f"N={row.games:<3} {row.server} ({row.game}) / boardgame.io (counter): "
+            f"N={row.games:<3} {row.server} ({row.game}) / boardgame.io (counter){kind}: "
             f"moves/s {row.moves_per_s / peer.moves_per_s:.2f}, "
             f"moves per server CPU-second {row.moves_per_cpu_second / peer.moves_per_cpu_second:.2f}"
         )
@@ -439,8 +475,10 @@ def _ratios(rows: list[Row]) -> None:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--load":
-        target, games, warmup, seconds, game = sys.argv[2:7]
-        asyncio.run(gamehost_load(target, int(games), float(warmup), float(seconds), game))
+        target, games, warmup, seconds, game, moves = sys.argv[2:8]
+        asyncio.run(
+            gamehost_load(target, int(games), float(warmup), float(seconds), game, int(moves))
+        )
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default="1,8,32,64", help="games at once per step, a list")
@@ -451,7 +489,9 @@ def main() -> None:
     parser.add_argument(
         "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
-    parser.add_argument("--gamehost-game", default="cite")
+    parser.add_argument(
+        "--gamehost-game", default="counter,cite", help="games gamehost plays, a list"
+    )
     parser.add_argument("--counter-moves", type=int, default=500, help="moves per counter match")
     args = parser.parse_args()
     args.games = [int(n) for n in args.games.split(",")]
@@ -461,8 +501,9 @@ def main() -> None:
         parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, memory, redis")
     if args.processes > 1 and "memory" in servers:
         parser.error("--processes above 1 needs Redis: use --servers bgio,redis")
-    if not re.fullmatch(r"[a-z_]+", args.gamehost_game):
-        parser.error("--gamehost-game: a game id such as cite")
+    args.gamehost_game = args.gamehost_game.split(",")
+    if not all(re.fullmatch(r"[a-z_]+", g) for g in args.gamehost_game):
+        parser.error("--gamehost-game: game ids such as counter,cite")
     print(
         f"closed loop, {args.warmup:g} s warm-up + {args.seconds:g} s per step, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
@@ -470,7 +511,11 @@ def main() -> None:
     print(HEADER, flush=True)
     rows: list[Row] = []
     for server in servers:
-        rows += bgio_steps(args) if server == "bgio" else gamehost_steps(args, server)
+        if server == "bgio":
+            rows += bgio_steps(args)
+            continue
+        for game in args.gamehost_game:
+            rows += gamehost_steps(args, server, game)
     print()
     print(HEADER)
     for row in rows:

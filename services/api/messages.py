@@ -195,7 +195,9 @@ def game_state(view: GameView) -> pb.GameState:
         clock=_clock(clock.running(meta, snapshot.version)),
         finish_reason=_FINISH_REASON[view.finish_reason],
     )
-    getattr(message, meta.game_type).CopyFrom(view_of(meta.game_type, state, view.viewer))
+    seen = view_of(meta.game_type, state, view.viewer)
+    if seen is not None:  # a game served without a view message (services.views) sends none
+        getattr(message, meta.game_type).CopyFrom(seen)
     return message
 
 
@@ -259,7 +261,7 @@ def game_record(record: Record) -> pb.GameRecord:
                 action_id=e["action"],
                 notation=e["text"],
                 to_move=actor_message(e["to_move"]),
-                view=_game_view(game_type, e["view"]) if "view" in e else None,
+                view=_game_view(game_type, e["view"]) if e.get("view") is not None else None,
                 timeout=e.get("timeout", False),
             )
             for e in record.entries
