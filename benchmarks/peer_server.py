@@ -1,7 +1,7 @@
 """Moves per core: gamehost's push path side by side with boardgame.io, in one run.
 
     .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
-        [--warmup S] [--servers bgio,memory,redis] [--processes P] [--redis URL]
+        [--warmup S] [--servers bgio,floor,memory,redis] [--processes P] [--redis URL]
         [--gamehost-game counter,cite] [--counter-moves K]
 
 Every server is played the same closed-loop way, the way a real client plays: N
@@ -21,6 +21,10 @@ newest update it receives puts it to move; a finished game is replaced by a new 
   as boardgame.io's (benchmarks/counter_game.py, served through
   ``GAMEHOST_EXTRA_GAMES``, never in the shipped catalogue; ``--counter-moves`` moves a
   game), and Cité.
+
+- ``floor``: the counter on a bare grpc.aio server of the same API (benchmarks/push_floor.py:
+  no interceptors, store, engine or views), played by the same load generator: what
+  this stack allows one Python process, gamehost's own work aside.
 
 The ratios at the end compare moves per server CPU-second, and moves/s, against
 boardgame.io at the same N: the counter's is the headline (per process; per machine
@@ -229,6 +233,30 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
             rows.append(
                 to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured)
             )
+            print(_format(rows[-1]), flush=True)
+        finally:
+            _stop(server)
+    return rows
+
+
+# ------------------------------------------------------------------ the floor
+def floor_steps(args: argparse.Namespace) -> list[Row]:
+    rows = []
+    for games in args.games:
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        try:
+            _wait_for_line(server, "floor serving on")
+            load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
+            load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
+            load += ["counter", str(args.counter_moves)]
+            measured = run_load(load, server.pid, args.seconds)
+            rows.append(to_row("bare grpc.aio floor", "counter", games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
@@ -454,23 +482,31 @@ def _format(row: Row) -> str:
 
 
 def _ratios(rows: list[Row]) -> None:
-    """Each gamehost row against boardgame.io at the same N. The counter's rows are the
-    trivial-game ratio: per process with one serving process, per machine with more."""
+    """Each gamehost row against boardgame.io, and its counter rows against the floor,
+    at the same N. The counter's ratio to boardgame.io is the trivial-game ratio: per
+    process with one serving process, per machine with more."""
     peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
+    floors = {r.games: r for r in rows if r.server.startswith("bare grpc.aio")}
     for row in rows:
-        peer = peers.get(row.games)
-        if peer is None or row is peer or not peer.moves_per_cpu_second:
+        if not row.server.startswith("gamehost"):
             continue
-        kind = ""
-        if row.game == "counter":
-            kind = " trivial-game ratio per " + (
-                "machine" if "processes" in row.server else "process"
+        for base, name in (
+            (peers.get(row.games), "boardgame.io"),
+            (floors.get(row.games), "floor"),
+        ):
+            if base is None or not base.moves_per_cpu_second or not base.moves_per_s:
+                continue
+            if name == "floor" and row.game != "counter":
+                continue
+            kind = ""
+            if row.game == "counter" and name == "boardgame.io":
+                where = "machine" if "processes" in row.server else "process"
+                kind = f" trivial-game ratio per {where}"
+            print(
+                f"N={row.games:<3} {row.server} ({row.game}) / {name} (counter){kind}: "
+                f"moves/s {row.moves_per_s / base.moves_per_s:.2f}, moves per server "
+                f"CPU-second {row.moves_per_cpu_second / base.moves_per_cpu_second:.2f}"
             )
-        print(
-            f"N={row.games:<3} {row.server} ({row.game}) / boardgame.io (counter){kind}: "
-            f"moves/s {row.moves_per_s / peer.moves_per_s:.2f}, "
-            f"moves per server CPU-second {row.moves_per_cpu_second / peer.moves_per_cpu_second:.2f}"
-        )
 
 
 def main() -> None:
@@ -484,7 +520,7 @@ def main() -> None:
     parser.add_argument("--games", default="1,8,32,64", help="games at once per step, a list")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first")
-    parser.add_argument("--servers", default="bgio,memory,redis", help="which, a list")
+    parser.add_argument("--servers", default="bgio,floor,memory,redis", help="which, a list")
     parser.add_argument("--processes", type=int, default=1, help="gamehost serving processes")
     parser.add_argument(
         "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -496,9 +532,9 @@ def main() -> None:
     args = parser.parse_args()
     args.games = [int(n) for n in args.games.split(",")]
     servers = args.servers.split(",")
-    unknown = set(servers) - {"bgio", "memory", "redis"}
+    unknown = set(servers) - {"bgio", "floor", "memory", "redis"}
     if unknown:
-        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, memory, redis")
+        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, floor, memory, redis")
     if args.processes > 1 and "memory" in servers:
         parser.error("--processes above 1 needs Redis: use --servers bgio,redis")
     args.gamehost_game = args.gamehost_game.split(",")
@@ -511,8 +547,8 @@ def main() -> None:
     print(HEADER, flush=True)
     rows: list[Row] = []
     for server in servers:
-        if server == "bgio":
-            rows += bgio_steps(args)
+        if server in ("bgio", "floor"):
+            rows += bgio_steps(args) if server == "bgio" else floor_steps(args)
             continue
         for game in args.gamehost_game:
             rows += gamehost_steps(args, server, game)

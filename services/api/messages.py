@@ -3,6 +3,7 @@ messages, and the few messages read back into domain values (``timer_from``)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from gamehost.v1 import gamehost_pb2 as pb
@@ -20,7 +21,7 @@ from services.kinds import (
 )
 from services.play import seating
 from services.play.reading import GameView, Record
-from services.stores import Snapshot
+from services.stores import Snapshot, StoredEvent
 from services.stores.records import DEFAULT_MAX_TIMEOUTS, Seat, Timer
 from services.turns import clock
 from services.views import view_of
@@ -233,6 +234,37 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
     # Set by GameHost.watch on the newest event when it leaves the caller to move.
     message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
     return message
+
+
+class SharedEvents:
+    """WatchGame's messages, built once per event and audience: every stream whose
+    viewer sees an event alike (it in full, or redacted) is sent the same GameEvent.
+    ``visible`` decides what a viewer sees; the message is keyed by the stored event
+    (the hub hands one object to every stream of a replica) and by whether it is
+    redacted for this viewer, so a redacted message never reaches a viewer who may see
+    more, nor a full one a viewer who may not. The newest event of a seat to move,
+    which carries that seat's legal actions, is built for it alone."""
+
+    LIMIT = 4096  # events remembered (the newest ones): a few per watched game
+
+    def __init__(self) -> None:
+        # id(stored) -> (stored, {redacted: message}); holding ``stored`` keeps its id its own.
+        self._built: OrderedDict[int, tuple[StoredEvent, dict[bool, pb.GameEvent]]] = OrderedDict()
+
+    def message(self, stored: StoredEvent, seen: dict[str, Any]) -> pb.GameEvent:
+        """The GameEvent of ``seen``, what one viewer may see of ``stored``."""
+        if "legal" in seen:
+            return game_event(stored.event_id, seen)
+        entry = self._built.get(id(stored))
+        if entry is None or entry[0] is not stored:
+            entry = self._built[id(stored)] = (stored, {})
+            if len(self._built) > self.LIMIT:
+                self._built.popitem(last=False)
+        redacted = bool(seen.get("hidden"))
+        message = entry[1].get(redacted)
+        if message is None:
+            message = entry[1][redacted] = game_event(stored.event_id, seen)
+        return message
 
 
 def _game_view(game_type: str, view: Any) -> pb.GameView:
