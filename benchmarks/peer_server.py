@@ -240,7 +240,8 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
 
 
 # ------------------------------------------------------------------ the floor
-def floor_steps(args: argparse.Namespace) -> list[Row]:
+def floor_steps(args: argparse.Namespace, game: str) -> list[Row]:
+    """The floor, for the counter or (``cite``) with Cité's message count."""
     rows = []
     for games in args.games:
         port = free_port()
@@ -254,9 +255,10 @@ def floor_steps(args: argparse.Namespace) -> list[Row]:
             _wait_for_line(server, "floor serving on")
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
             load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
-            load += ["counter", str(args.counter_moves)]
+            load += [game, str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds)
-            rows.append(to_row("bare grpc.aio floor", "counter", games, args.seconds, measured))
+            label = "counter" if game == "counter" else f"{game} msgs"
+            rows.append(to_row("bare grpc.aio floor", label, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
@@ -482,28 +484,24 @@ def _format(row: Row) -> str:
 
 
 def _ratios(rows: list[Row]) -> None:
-    """Each gamehost row against boardgame.io, and its counter rows against the floor,
-    at the same N. The counter's ratio to boardgame.io is the trivial-game ratio: per
+    """Each gamehost row against boardgame.io, and against the floor of its game, at
+    the same N. The counter's ratio to boardgame.io is the trivial-game ratio: per
     process with one serving process, per machine with more."""
     peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
-    floors = {r.games: r for r in rows if r.server.startswith("bare grpc.aio")}
+    floors = {(r.game, r.games): r for r in rows if r.server.startswith("bare grpc.aio")}
     for row in rows:
         if not row.server.startswith("gamehost"):
             continue
-        for base, name in (
-            (peers.get(row.games), "boardgame.io"),
-            (floors.get(row.games), "floor"),
-        ):
+        floor_game = "counter" if row.game == "counter" else f"{row.game} msgs"
+        for base in (peers.get(row.games), floors.get((floor_game, row.games))):
             if base is None or not base.moves_per_cpu_second or not base.moves_per_s:
                 continue
-            if name == "floor" and row.game != "counter":
-                continue
             kind = ""
-            if row.game == "counter" and name == "boardgame.io":
+            if row.game == "counter" and base.server.startswith("boardgame.io"):
                 where = "machine" if "processes" in row.server else "process"
                 kind = f" trivial-game ratio per {where}"
             print(
-                f"N={row.games:<3} {row.server} ({row.game}) / {name} (counter){kind}: "
+                f"N={row.games:<3} {row.server} ({row.game}) / {base.server} ({base.game}){kind}: "
                 f"moves/s {row.moves_per_s / base.moves_per_s:.2f}, moves per server "
                 f"CPU-second {row.moves_per_cpu_second / base.moves_per_cpu_second:.2f}"
             )
@@ -547,11 +545,14 @@ def main() -> None:
     print(HEADER, flush=True)
     rows: list[Row] = []
     for server in servers:
-        if server in ("bgio", "floor"):
-            rows += bgio_steps(args) if server == "bgio" else floor_steps(args)
+        if server == "bgio":
+            rows += bgio_steps(args)
             continue
         for game in args.gamehost_game:
-            rows += gamehost_steps(args, server, game)
+            if server == "floor":
+                rows += floor_steps(args, game) if game in ("counter", "cite") else []
+            else:
+                rows += gamehost_steps(args, server, game)
     print()
     print(HEADER)
     for row in rows:

@@ -6,7 +6,9 @@ benchmarks/peer_server.py's ``floor`` server (``--servers floor``): the same
 gamehost.v1 API, uvloop and protobuf as ``gamehost serve``, and nothing else. It
 answers CreateGame, JoinGame, SubmitAction and WatchGame for the counter game only, in
 a dict, with no interceptors, metrics, request checks, tokens worth the name, store,
-engine or views. What peer_server.py's load generator gets from it is what one
+engine or views. Asked for ``cite``, it plays the counter with Cité's message count
+as peer_server.py measures it: 33 moves a game, and a chance event after 0.74 of
+the moves (3.7 stream messages a move, with the created and joined events). What peer_server.py's load generator gets from it is what one
 Python process on grpc.aio can do with this push flow (one SubmitAction and one
 stream message per seat per move): gamehost's own work comes on top of it. Listens on
 127.0.0.1 only.
@@ -23,10 +25,15 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 
+# Cité as the load generator sees it: moves a game, chance events a move.
+CITE_MOVES, CITE_CHANCE = 33, 0.74
+
 
 class _Game:
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, chance: float = 0.0) -> None:
         self.limit = limit
+        self.chance = chance
+        self.owed = 0.0  # chance events due (a fraction of one each move)
         self.n = 0
         self.events: list[pb.GameEvent] = []
         self.changed = asyncio.Event()
@@ -49,11 +56,18 @@ class Floor(pb_grpc.GameHostServicer):
 
     async def CreateGame(self, request, context):
         game_id = uuid.uuid4().hex
-        game = self.games[game_id] = _Game(int(request.options.get("moves", "500")))
+        if request.game_type == "cite":
+            game = _Game(CITE_MOVES, CITE_CHANCE)
+        else:
+            game = _Game(int(request.options.get("moves", "500")))
+        self.games[game_id] = game
         game.append(pb.GameEvent(kind=pb.GAME_CREATED, to_move=game.to_move()))
         return pb.CreateGameResponse(game_id=game_id)
 
     async def JoinGame(self, request, context):
+        game = self.games[request.game_id]
+        actor = pb.Actor(kind=pb.Actor.SEAT, seat=request.seat)
+        game.append(pb.GameEvent(kind=pb.SEAT_JOINED, actor=actor, to_move=game.to_move()))
         return pb.JoinGameResponse(
             game_id=request.game_id, seat=request.seat, token=str(request.seat)
         )
@@ -68,6 +82,13 @@ class Floor(pb_grpc.GameHostServicer):
         event = pb.GameEvent(kind=pb.ACTION, version=game.n, actor=actor, notation="inc")
         event.to_move.CopyFrom(game.to_move())
         game.append(event)
+        game.owed += game.chance
+        if game.owed >= 1 and game.n < game.limit:
+            game.owed -= 1
+            chance = pb.Actor(kind=pb.Actor.CHANCE)
+            game.append(
+                pb.GameEvent(kind=pb.ACTION, version=game.n, actor=chance, to_move=game.to_move())
+            )
         if game.n >= game.limit:
             game.append(pb.GameEvent(kind=pb.GAME_FINISHED, version=game.n, to_move=game.to_move()))
             del self.games[request.game_id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import ssl
@@ -345,6 +346,9 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, executor)
+    # What start-up made (modules, the servicer, the store) lives as long as the
+    # process: out of the collector's sight, a full collection no longer walks it.
+    gc.freeze()
     where = config.redis_url or "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
     if running.http is not None:

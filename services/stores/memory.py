@@ -35,6 +35,17 @@ from services.stores.base import (
 )
 
 
+def _copied(value: Any) -> Any:
+    """A copy of JSON data (what a Redis store would have stored) that its caller can no
+    longer change: ``copy.deepcopy`` for these types, without its memo, several times
+    faster on the push path (an event, a request's result)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
 @dataclass
 class _Game:
     meta: dict[str, Any]
@@ -95,7 +106,7 @@ class MemoryStore(GameStore):
         ids = []
         for data in events:
             event_id = len(game.events) + 1  # the log is never trimmed: ids are 1, 2, 3...
-            game.events.append(StoredEvent(event_id, copy.deepcopy(data)))
+            game.events.append(StoredEvent(event_id, _copied(data)))
             ids.append(event_id)
         game.touched = time.time()
         if ids and game.changed is not None:
@@ -123,7 +134,7 @@ class MemoryStore(GameStore):
             version=game.version,
             status=game.status,
             tokens=dict(game.tokens),
-            request_result=copy.deepcopy(self._request(game, request_key)),
+            request_result=_copied(self._request(game, request_key)),
             last_event_id=game.events[-1].event_id if game.events else 0,
             bot_status=game.bot_status,
             luck=game.luck,
@@ -139,7 +150,7 @@ class MemoryStore(GameStore):
             return CommitResult(CommitOutcome.NOT_FOUND)
         previous = self._request(game, commit.request_key)
         if previous is not None:
-            return CommitResult(CommitOutcome.DUPLICATE, game.version, [], copy.deepcopy(previous))
+            return CommitResult(CommitOutcome.DUPLICATE, game.version, [], _copied(previous))
         if game.version != commit.expected_version:
             return CommitResult(CommitOutcome.STALE, game.version)
         for seat, (expected, _) in (commit.tokens or {}).items():
@@ -163,7 +174,7 @@ class MemoryStore(GameStore):
             else:
                 game.tokens.pop(seat, None)
         if commit.request_key:
-            game.requests[commit.request_key] = copy.deepcopy(commit.request_result or {})
+            game.requests[commit.request_key] = _copied(commit.request_result or {})
             game.request_times[commit.request_key] = time.time()
         self._schedule(commit.game_id, commit.bot_due_in)
         ids = self._append(commit.game_id, game, commit.events)
