@@ -433,7 +433,16 @@ async def gamehost_load(
                         pb.JoinGameRequest(game_id=created.game_id, seat=i)
                     )
                     tokens.append(joined.token)
-                await asyncio.gather(*(seat(stub, created.game_id, i, tokens[i]) for i in range(2)))
+                seats = [
+                    asyncio.ensure_future(seat(stub, created.game_id, i, tokens[i]))
+                    for i in range(2)
+                ]
+                await asyncio.wait(seats, return_when=asyncio.FIRST_COMPLETED)
+                if loop.time() >= stop_at:
+                    # One seat stopped, maybe with its move unmade: the other would wait for it.
+                    for other in seats:
+                        other.cancel()
+                await asyncio.gather(*seats, return_exceptions=loop.time() >= stop_at)
                 totals["games"] += 1
         finally:
             await channel.close()
@@ -509,7 +518,8 @@ def _ratios(rows: list[Row]) -> None:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--load":
-        target, games, warmup, seconds, game, moves = sys.argv[2:8]
+        target, games, warmup, seconds, game = sys.argv[2:7]
+        moves = sys.argv[7] if len(sys.argv) > 7 else "500"  # the counter's, a game
         asyncio.run(
             gamehost_load(target, int(games), float(warmup), float(seconds), game, int(moves))
         )
