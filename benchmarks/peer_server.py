@@ -1,8 +1,8 @@
 """Moves per core: gamehost's push path side by side with boardgame.io, in one run.
 
     .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
-        [--warmup S] [--servers bgio,memory,redis] [--processes P] [--redis URL]
-        [--gamehost-game cite] [--counter-moves K]
+        [--warmup S] [--servers bgio,floor,memory,redis] [--processes P] [--redis URL]
+        [--gamehost-game counter,cite] [--counter-moves K]
 
 Every server is played the same closed-loop way, the way a real client plays: N
 two-player games at once, each seat holding a live stream and moving as soon as the
@@ -17,8 +17,18 @@ newest update it receives puts it to move; a finished game is replaced by a new 
   under a key prefix of its own, deleted afterwards), ``--processes`` serving processes
   (more than one needs Redis), played with WatchGame and SubmitAction by a load
   generator in a process of its own (this script with ``--load``), one channel per game.
-  gamehost plays ``--gamehost-game`` (Cité): a trivial game cannot be served yet
-  without changing games/ and services/ (docs/benchmarks.md, "Moves per core").
+  gamehost plays each game of ``--gamehost-game``: ``counter``, the same trivial game
+  as boardgame.io's (benchmarks/counter_game.py, served through
+  ``GAMEHOST_EXTRA_GAMES``, never in the shipped catalogue; ``--counter-moves`` moves a
+  game), and Cité.
+
+- ``floor``: the counter on a bare grpc.aio server of the same API (benchmarks/push_floor.py:
+  no interceptors, store, engine or views), played by the same load generator: what
+  this stack allows one Python process, gamehost's own work aside.
+
+The ratios at the end compare moves per server CPU-second, and moves/s, against
+boardgame.io at the same N: the counter's is the headline (per process; per machine
+with ``--processes 2``).
 
 A move's round trip is the time from sending it to the mover's own stream delivering
 it back (for boardgame.io, the moves run on the server only, ``client: false``, so no
@@ -51,6 +61,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BGIO_VERSION = "0.50.2"
 PEER_DIR = ROOT / "benchmarks" / ".peer"
 BGIO_SCRIPT = ROOT / "benchmarks" / "peer_bgio.js"
+# gamehost serves the counter only in the processes this script starts.
+COUNTER = "counter=benchmarks.counter_game:Counter"
 
 
 def free_port() -> int:
@@ -218,7 +230,35 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
             load = ["node", str(BGIO_SCRIPT), "load", str(port), str(games)]
             load += [str(args.warmup), str(args.seconds), str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds)
-            rows.append(to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured))
+            rows.append(
+                to_row(f"boardgame.io {BGIO_VERSION}", "counter", games, args.seconds, measured)
+            )
+            print(_format(rows[-1]), flush=True)
+        finally:
+            _stop(server)
+    return rows
+
+
+# ------------------------------------------------------------------ the floor
+def floor_steps(args: argparse.Namespace, game: str) -> list[Row]:
+    """The floor, for the counter or (``cite``) with Cité's message count."""
+    rows = []
+    for games in args.games:
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        try:
+            _wait_for_line(server, "floor serving on")
+            load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
+            load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
+            load += [game, str(args.counter_moves)]
+            measured = run_load(load, server.pid, args.seconds)
+            label = "counter" if game == "counter" else f"{game} msgs"
+            rows.append(to_row("bare grpc.aio floor", label, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
@@ -226,7 +266,7 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
 
 
 # ------------------------------------------------------------------ gamehost
-def gamehost_steps(args: argparse.Namespace, store: str) -> list[Row]:
+def gamehost_steps(args: argparse.Namespace, store: str, game: str) -> list[Row]:
     rows = []
     for games in args.games:
         prefix = f"gamehost-peer-{uuid.uuid4().hex[:8]}"
@@ -240,23 +280,33 @@ def gamehost_steps(args: argparse.Namespace, store: str) -> list[Row]:
             command += ["--redis", redis_url, "--redis-prefix", prefix]
         if args.processes > 1:
             command += ["--processes", str(args.processes)]
-        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        server = subprocess.Popen(
+            command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
+        )
         try:
             _wait_for_line(server, "gamehost serving on")
             if args.processes > 1:
                 _wait_for_port(port)
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
             load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
-            load += [args.gamehost_game]
+            load += [game, str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds, redis_url)
-            name = f"gamehost, {store}" + (f", {args.processes} processes" if args.processes > 1 else "")
-            rows.append(to_row(name, args.gamehost_game, games, args.seconds, measured))
+            name = f"gamehost, {store}" + (
+                f", {args.processes} processes" if args.processes > 1 else ""
+            )
+            rows.append(to_row(name, game, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
             if redis_url:
                 _delete_prefix(redis_url, prefix)
     return rows
+
+
+def gamehost_env() -> dict[str, str]:
+    """The environment of a ``gamehost serve`` this script starts: the counter game
+    registered (its serving processes inherit it)."""
+    return {**os.environ, "GAMEHOST_EXTRA_GAMES": COUNTER}
 
 
 def _delete_prefix(url: str, prefix: str) -> None:
@@ -298,7 +348,9 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 # ------------------------------------------------------------------ gamehost load
-async def gamehost_load(target: str, games: int, warmup: float, seconds: float, game: str) -> None:
+async def gamehost_load(
+    target: str, games: int, warmup: float, seconds: float, game: str, counter_moves: int
+) -> None:
     """The gamehost load generator (``--load``): ``games`` games at once, each seat a
     WatchGame stream that submits as soon as the newest event puts it to move."""
     import grpc
@@ -313,6 +365,7 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     failures: dict[str, int] = {}  # gRPC status name -> count
     latencies: list[float] = []
     rng = random.Random(1)
+    options = {"moves": str(counter_moves)} if game == "counter" else {}
 
     def measuring(now: float) -> bool:
         return measure_from <= now < stop_at
@@ -371,12 +424,25 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
         try:
             while loop.time() < stop_at:
                 seats = [pb.SeatSpec(kind=pb.HUMAN), pb.SeatSpec(kind=pb.HUMAN)]
-                created = await stub.CreateGame(pb.CreateGameRequest(game_type=game, seats=seats))
+                created = await stub.CreateGame(
+                    pb.CreateGameRequest(game_type=game, seats=seats, options=options)
+                )
                 tokens = []
                 for i in range(2):
-                    joined = await stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=i))
+                    joined = await stub.JoinGame(
+                        pb.JoinGameRequest(game_id=created.game_id, seat=i)
+                    )
                     tokens.append(joined.token)
-                await asyncio.gather(*(seat(stub, created.game_id, i, tokens[i]) for i in range(2)))
+                seats = [
+                    asyncio.ensure_future(seat(stub, created.game_id, i, tokens[i]))
+                    for i in range(2)
+                ]
+                await asyncio.wait(seats, return_when=asyncio.FIRST_COMPLETED)
+                if loop.time() >= stop_at:
+                    # One seat stopped, maybe with its move unmade: the other would wait for it.
+                    for other in seats:
+                        other.cancel()
+                await asyncio.gather(*seats, return_exceptions=loop.time() >= stop_at)
                 totals["games"] += 1
         finally:
             await channel.close()
@@ -392,7 +458,9 @@ async def gamehost_load(target: str, games: int, warmup: float, seconds: float, 
     for task in late:
         task.cancel()
         totals["errors"] += 1
-        failures["slot still waiting at the end"] = failures.get("slot still waiting at the end", 0) + 1
+        failures["slot still waiting at the end"] = (
+            failures.get("slot still waiting at the end", 0) + 1
+        )
     await announcer
     ordered = sorted(latencies)
     result = {
@@ -425,44 +493,61 @@ def _format(row: Row) -> str:
 
 
 def _ratios(rows: list[Row]) -> None:
+    """Each gamehost row against boardgame.io, and against the floor of its game, at
+    the same N. The counter's ratio to boardgame.io is the trivial-game ratio: per
+    process with one serving process, per machine with more."""
     peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
+    floors = {(r.game, r.games): r for r in rows if r.server.startswith("bare grpc.aio")}
     for row in rows:
-        peer = peers.get(row.games)
-        if peer is None or row is peer or not peer.moves_per_cpu_second:
+        if not row.server.startswith("gamehost"):
             continue
-        print(
-            f"N={row.games:<3} {row.server} ({row.game}) / boardgame.io (counter): "
-            f"moves/s {row.moves_per_s / peer.moves_per_s:.2f}, "
-            f"moves per server CPU-second {row.moves_per_cpu_second / peer.moves_per_cpu_second:.2f}"
-        )
+        floor_game = "counter" if row.game == "counter" else f"{row.game} msgs"
+        for base in (peers.get(row.games), floors.get((floor_game, row.games))):
+            if base is None or not base.moves_per_cpu_second or not base.moves_per_s:
+                continue
+            kind = ""
+            if row.game == "counter" and base.server.startswith("boardgame.io"):
+                where = "machine" if "processes" in row.server else "process"
+                kind = f" trivial-game ratio per {where}"
+            print(
+                f"N={row.games:<3} {row.server} ({row.game}) / {base.server} ({base.game}){kind}: "
+                f"moves/s {row.moves_per_s / base.moves_per_s:.2f}, moves per server "
+                f"CPU-second {row.moves_per_cpu_second / base.moves_per_cpu_second:.2f}"
+            )
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--load":
         target, games, warmup, seconds, game = sys.argv[2:7]
-        asyncio.run(gamehost_load(target, int(games), float(warmup), float(seconds), game))
+        moves = sys.argv[7] if len(sys.argv) > 7 else "500"  # the counter's, a game
+        asyncio.run(
+            gamehost_load(target, int(games), float(warmup), float(seconds), game, int(moves))
+        )
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default="1,8,32,64", help="games at once per step, a list")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first")
-    parser.add_argument("--servers", default="bgio,memory,redis", help="which, a list")
+    parser.add_argument("--servers", default="bgio,floor,memory,redis", help="which, a list")
     parser.add_argument("--processes", type=int, default=1, help="gamehost serving processes")
     parser.add_argument(
         "--redis", default=os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
-    parser.add_argument("--gamehost-game", default="cite")
+    parser.add_argument(
+        "--gamehost-game", default="counter,cite", help="games gamehost plays, a list"
+    )
     parser.add_argument("--counter-moves", type=int, default=500, help="moves per counter match")
     args = parser.parse_args()
     args.games = [int(n) for n in args.games.split(",")]
     servers = args.servers.split(",")
-    unknown = set(servers) - {"bgio", "memory", "redis"}
+    unknown = set(servers) - {"bgio", "floor", "memory", "redis"}
     if unknown:
-        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, memory, redis")
+        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, floor, memory, redis")
     if args.processes > 1 and "memory" in servers:
         parser.error("--processes above 1 needs Redis: use --servers bgio,redis")
-    if not re.fullmatch(r"[a-z_]+", args.gamehost_game):
-        parser.error("--gamehost-game: a game id such as cite")
+    args.gamehost_game = args.gamehost_game.split(",")
+    if not all(re.fullmatch(r"[a-z_]+", g) for g in args.gamehost_game):
+        parser.error("--gamehost-game: game ids such as counter,cite")
     print(
         f"closed loop, {args.warmup:g} s warm-up + {args.seconds:g} s per step, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
@@ -470,7 +555,14 @@ def main() -> None:
     print(HEADER, flush=True)
     rows: list[Row] = []
     for server in servers:
-        rows += bgio_steps(args) if server == "bgio" else gamehost_steps(args, server)
+        if server == "bgio":
+            rows += bgio_steps(args)
+            continue
+        for game in args.gamehost_game:
+            if server == "floor":
+                rows += floor_steps(args, game) if game in ("counter", "cite") else []
+            else:
+                rows += gamehost_steps(args, server, game)
     print()
     print(HEADER)
     for row in rows:

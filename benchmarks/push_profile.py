@@ -1,10 +1,10 @@
 """Where a move's CPU goes on gamehost's push path: py-spy under benchmarks/peer_server.py's load.
 
     .venv/bin/python benchmarks/push_profile.py [--games 32] [--seconds 20] [--rate 100]
-        [--redis URL] [--native] [--raw FILE] [--top 25]
+        [--redis URL] [--native] [--raw FILE] [--top 25] [--game cite|counter]
 
 Starts ``gamehost serve`` (in memory unless ``--redis``), plays ``--games`` Cité games
-closed loop with peer_server.py's load generator (WatchGame + SubmitAction, in a
+(``--game counter``: peer_server.py's trivial game, 500 moves a game) closed loop with peer_server.py's load generator (WatchGame + SubmitAction, in a
 process of its own), and records the serving process with ``py-spy record --format raw
 --gil`` (``--native``: C and Cython frames too, which tells the gRPC core's system
 calls apart) over the measured window. Each sample is put in one part by its innermost
@@ -37,6 +37,7 @@ from benchmarks.peer_server import (  # noqa: E402
     _stop,
     _wait_for_line,
     free_port,
+    gamehost_env,
     run_load,
 )
 
@@ -44,25 +45,53 @@ from benchmarks.peer_server import (  # noqa: E402
 # innermost matching frame names its part. Frames are "function (file:line)".
 PARTS: list[tuple[str, str, str]] = [
     # With --native: the system calls the gRPC core makes, by what they are for.
-    ("syscalls: socket send/receive (sendmsg, recvmsg, read)", r"libc", r"LEAF:(sendmsg|recvmsg|read|readv|writev|send|recv)"),
+    (
+        "syscalls: socket send/receive (sendmsg, recvmsg, read)",
+        r"libc",
+        r"LEAF:(sendmsg|recvmsg|read|readv|writev|send|recv)",
+    ),
     ("syscalls: gRPC poller wake-ups (eventfd_write)", r"libc", r"eventfd_write"),
-    ("syscalls: futex, getpid, other", r"libc", r"LEAF:(syscall|getpid|futex|__lll_lock_wait|epoll_wait|epoll_ctl)"),
+    (
+        "syscalls: futex, getpid, other",
+        r"libc",
+        r"LEAF:(syscall|getpid|futex|__lll_lock_wait|epoll_wait|epoll_ctl)",
+    ),
     # A leaf in these frames is native code they await: grpc's Cython send and receive,
     # or uvloop's own loop (what py-spy cannot see below a Python frame).
-    ("gRPC send/receive (Cython, awaited by the RPC wrappers)", r"services/(observe/grpc_metrics|limits/\w+|api/(grpc_api|status))\.py", r"LEAF:.*wrapper|LEAF:stream|LEAF:unary"),
+    (
+        "gRPC send/receive (Cython, awaited by the RPC wrappers)",
+        r"services/(observe/grpc_metrics|limits/\w+|api/(grpc_api|status))\.py",
+        r"LEAF:.*wrapper|LEAF:stream|LEAF:unary",
+    ),
     ("gRPC poller thread (Cython)", r"threading\.py", r"LEAF:Thread\.run"),
     ("event loop (uvloop native, callbacks)", r"asyncio/runners\.py", r"LEAF:Runner\.run"),
-    ("engine: state decode/encode (from_bytes, to_bytes, copy)", r"games/", r"from_bytes|to_bytes|_decode|_encode|copy|clone"),
+    (
+        "engine: state decode/encode (from_bytes, to_bytes, copy)",
+        r"games/",
+        r"from_bytes|to_bytes|_decode|_encode|copy|clone",
+    ),
     ("engine: rules (legal actions, apply, notation)", r"games/", r".*"),
-    ("views and redaction (services/views, events.visible)", r"services/(views/|watch/events\.py)", r".*"),
+    (
+        "views and redaction (services/views, events.visible)",
+        r"services/(views/|watch/events\.py)",
+        r".*",
+    ),
     ("stream fan-out (the watch hub)", r"services/watch/hub\.py", r".*"),
     ("Redis client (redis-py, hiredis)", r"(^|/)redis/|hiredis", r".*"),
     ("store", r"services/stores/", r".*"),
     ("play: step and commit glue (services/turns/steps.py)", r"services/turns/steps\.py", r".*"),
-    ("event encoding (game_event)", r"services/api/messages\.py", r"game_event|actor_message|_clock"),
+    (
+        "event encoding (game_event)",
+        r"services/api/messages\.py",
+        r"game_event|actor_message|_clock",
+    ),
     ("host: submit and watch logic (services/play/)", r"services/play/\w+\.py", r".*"),
     ("RPC handlers and glue (services/api/)", r"services/api/\w+\.py", r".*"),
-    ("interceptors, limits, metrics", r"services/(observe/\w+|limits/\w+|metrics|errors)\.py|prometheus_client/", r".*"),
+    (
+        "interceptors, limits, metrics",
+        r"services/(observe/\w+|limits/\w+|metrics|errors)\.py|prometheus_client/",
+        r".*",
+    ),
     ("gRPC aio and core, user space (grpc/, cygrpc)", r"grpc/|_cygrpc|cygrpc", r".*"),
     ("protobuf Python", r"google/protobuf/", r".*"),
     ("event loop (asyncio, uvloop)", r"asyncio/|uvloop", r".*"),
@@ -137,10 +166,14 @@ def report(samples, rate: float, moves: int, cpu_us_per_move: float, top: int) -
     # its sample count overstates the CPU; each part is its share of the samples times
     # the CPU per move that /proc measured.
     us = cpu_us_per_move / total
-    print(f"moves {moves}; server CPU {cpu_us_per_move:.0f} µs per move (/proc); "
-          f"{total} samples at {rate:g} Hz ({total / rate / moves * 1e6:.0f} µs per move as sampled)")
+    print(
+        f"moves {moves}; server CPU {cpu_us_per_move:.0f} µs per move (/proc); "
+        f"{total} samples at {rate:g} Hz ({total / rate / moves * 1e6:.0f} µs per move as sampled)"
+    )
     names = ("SubmitAction", "WatchGame", "CreateGame", "JoinGame")
-    print(f"\n{'part':60} {'µs/move':>8} " + " ".join(f"{n[:8]:>8}" for n in names) + f" {'other':>8}")
+    print(
+        f"\n{'part':60} {'µs/move':>8} " + " ".join(f"{n[:8]:>8}" for n in names) + f" {'other':>8}"
+    )
     for part, count in parts.most_common():
         by = [paths[(part, p)] * us for p in names]
         rest = count * us - sum(by)
@@ -163,7 +196,10 @@ def main() -> None:
     parser.add_argument("--redis", help="profile on Redis (default: the in-memory store)")
     parser.add_argument("--raw", help="also keep py-spy's raw output here")
     parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--native", action="store_true", help="py-spy --native: C and Cython frames too")
+    parser.add_argument(
+        "--native", action="store_true", help="py-spy --native: C and Cython frames too"
+    )
+    parser.add_argument("--game", default="cite", choices=["cite", "counter"])
     args = parser.parse_args()
 
     port, prefix = free_port(), f"gamehost-profile-{uuid.uuid4().hex[:8]}"
@@ -172,7 +208,9 @@ def main() -> None:
     command += ["--rate-limit", "0", "--live-games-per-client", "0"]
     if args.redis:
         command += ["--redis", args.redis, "--redis-prefix", prefix]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
+    )
     raw = pathlib.Path(args.raw) if args.raw else pathlib.Path(tempfile.mkstemp(suffix=".raw")[1])
     py_spy = str(pathlib.Path(sys.executable).parent / "py-spy")
     record = [py_spy, "record", "-p", str(server.pid), "--format", "raw", "-o", str(raw)]
@@ -183,7 +221,14 @@ def main() -> None:
     try:
         _wait_for_line(server, "gamehost serving on")
         load = [sys.executable, str(ROOT / "benchmarks" / "peer_server.py"), "--load"]
-        load += [f"127.0.0.1:{port}", str(args.games), str(args.warmup), str(args.seconds), "cite"]
+        load += [
+            f"127.0.0.1:{port}",
+            str(args.games),
+            str(args.warmup),
+            str(args.seconds),
+            args.game,
+            "500",
+        ]
         result, server_cpu, _, _ = run_load(load, server.pid, args.seconds, during=record)
     finally:
         _stop(server)
@@ -191,9 +236,11 @@ def main() -> None:
             _delete_prefix(args.redis, prefix)
     moves = result["moves"]
     cpu_us = server_cpu / 100 * args.seconds / moves * 1e6
-    print(f"{args.games} Cité games, {'Redis' if args.redis else 'memory store'}, "
-          f"{moves / args.seconds:,.0f} moves/s, server CPU {server_cpu:.0f}%, "
-          f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms")
+    print(
+        f"{args.games} {args.game} games, {'Redis' if args.redis else 'memory store'}, "
+        f"{moves / args.seconds:,.0f} moves/s, server CPU {server_cpu:.0f}%, "
+        f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms"
+    )
     report(parse_raw(raw.read_text()), args.rate, moves, cpu_us, args.top)
     if not args.raw:
         raw.unlink()

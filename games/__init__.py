@@ -53,6 +53,14 @@ def get_game(name: str) -> type[Game]:
     return game
 
 
+def register_game(name: str, target: str) -> None:
+    """Serve one more game, ``target`` being "module:Class", beside the shipped ones
+    (a benchmark's trivial game); a shipped game's id cannot be taken over."""
+    if _REGISTRY.get(name, target) != target:
+        raise ValueError(f"game id {name!r} is taken by {_REGISTRY[name]}")
+    _REGISTRY[name] = target
+
+
 def _available(name: str) -> bool:
     module_name = _REGISTRY[name].partition(":")[0]
     try:
@@ -75,4 +83,5 @@ __all__ = [
     "engine_build",
     "game_names",
     "get_game",
+    "register_game",
 ]

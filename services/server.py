@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import ssl
@@ -17,6 +18,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gamehost.v1 import gamehost_pb2
+from games import register_game
 from services import tls
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
@@ -51,6 +53,23 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
     except ImportError:
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()
+
+
+EXTRA_GAMES_ENV = "GAMEHOST_EXTRA_GAMES"
+
+
+def register_extra_games(spec: str) -> list[str]:
+    """Serve the games ``spec`` names beside the shipped ones: "id=module:Class", comma
+    separated (``$GAMEHOST_EXTRA_GAMES``, read by ``gamehost serve`` in every serving
+    process: benchmarks/peer_server.py's trivial game). Returns the ids."""
+    names = []
+    for entry in filter(None, (e.strip() for e in spec.split(","))):
+        name, _, target = entry.partition("=")
+        if not name or ":" not in target:
+            raise ValueError(f"{EXTRA_GAMES_ENV}: {entry!r} is not id=module:Class")
+        register_game(name, target)
+        names.append(name)
+    return names
 
 
 def run(coro) -> None:
@@ -330,13 +349,19 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, executor)
+    # What start-up made (modules, the servicer, the store) lives as long as the
+    # process: out of the collector's sight, a full collection no longer walks it.
+    gc.freeze()
     where = display(config.redis_url) if config.redis_url else "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
     if running.http is not None:
         scheme = "https" if running.http.tls else "http"
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
         host = f"[{host}]" if ":" in host else host
-        print(f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/", flush=True)
+        print(
+            f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/",
+            flush=True,
+        )
     await stop.wait()
     await running.stop()
 

@@ -158,8 +158,14 @@ def serve(args: argparse.Namespace) -> int:
         prepare_multiprocess_dir()  # a restarted container's old samples must not add up
     from services.archive.database import SchemaBehind
     from services.observe.store_health import StoreUnreachable
-    from services.server import ServerConfig, run
+    from services.server import EXTRA_GAMES_ENV, ServerConfig, register_extra_games, run
     from services.server import serve as serve_forever
+
+    try:
+        register_extra_games(os.environ.get(EXTRA_GAMES_ENV, ""))
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2
 
     logging.basicConfig(level=logging.INFO)
     archive_url, archive_create = _archive_url(args.archive, args.redis)

@@ -13,7 +13,7 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import engine_build
 from services.api import record_pages
 from services.api.messages import (
-    game_event,
+    SharedEvents,
     game_record,
     game_state,
     game_summary,
@@ -70,7 +70,6 @@ def add_to_server(servicer: GameHostServicer, server: grpc.aio.Server) -> None:
     )
 
 
-
 class GameHostServicer(pb_grpc.GameHostServicer):
     def __init__(
         self,
@@ -81,6 +80,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
+        self._events = SharedEvents()  # WatchGame's messages, shared between streams
 
     @unary
     async def ListGameTypes(self, request, context):
@@ -205,13 +205,11 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             self.host.watch(request.game_id, request.token, request.after_event_id)
         ) as events:
             async for stored, data in events:
-                yield game_event(stored.event_id, data)
+                yield self._events.message(stored, data)
 
     @unary
     async def GetRecord(self, request, context):
-        offset = record_pages.offset_of(
-            request.page_token, request.game_id, request.include_views
-        )
+        offset = record_pages.offset_of(request.page_token, request.game_id, request.include_views)
         record = await self.host.record(
             request.game_id,
             request.token,

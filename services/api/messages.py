@@ -3,6 +3,7 @@ messages, and the few messages read back into domain values (``timer_from``)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from gamehost.v1 import gamehost_pb2 as pb
@@ -20,7 +21,7 @@ from services.kinds import (
 )
 from services.play import seating
 from services.play.reading import GameView, Record
-from services.stores import Snapshot
+from services.stores import Snapshot, StoredEvent
 from services.stores.records import DEFAULT_MAX_TIMEOUTS, Seat, Timer
 from services.turns import clock
 from services.views import view_of
@@ -195,7 +196,9 @@ def game_state(view: GameView) -> pb.GameState:
         clock=_clock(clock.running(meta, snapshot.version)),
         finish_reason=_FINISH_REASON[view.finish_reason],
     )
-    getattr(message, meta.game_type).CopyFrom(view_of(meta.game_type, state, view.viewer))
+    seen = view_of(meta.game_type, state, view.viewer)
+    if seen is not None:  # a game served without a view message (services.views) sends none
+        getattr(message, meta.game_type).CopyFrom(seen)
     return message
 
 
@@ -233,6 +236,37 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
     return message
 
 
+class SharedEvents:
+    """WatchGame's messages, built once per event and audience: every stream whose
+    viewer sees an event alike (it in full, or redacted) is sent the same GameEvent.
+    ``visible`` decides what a viewer sees; the message is keyed by the stored event
+    (the hub hands one object to every stream of a replica) and by whether it is
+    redacted for this viewer, so a redacted message never reaches a viewer who may see
+    more, nor a full one a viewer who may not. The newest event of a seat to move,
+    which carries that seat's legal actions, is built for it alone."""
+
+    LIMIT = 4096  # events remembered (the newest ones): a few per watched game
+
+    def __init__(self) -> None:
+        # id(stored) -> (stored, {redacted: message}); holding ``stored`` keeps its id its own.
+        self._built: OrderedDict[int, tuple[StoredEvent, dict[bool, pb.GameEvent]]] = OrderedDict()
+
+    def message(self, stored: StoredEvent, seen: dict[str, Any]) -> pb.GameEvent:
+        """The GameEvent of ``seen``, what one viewer may see of ``stored``."""
+        if "legal" in seen:
+            return game_event(stored.event_id, seen)
+        entry = self._built.get(id(stored))
+        if entry is None or entry[0] is not stored:
+            entry = self._built[id(stored)] = (stored, {})
+            if len(self._built) > self.LIMIT:
+                self._built.popitem(last=False)
+        redacted = bool(seen.get("hidden"))
+        message = entry[1].get(redacted)
+        if message is None:
+            message = entry[1][redacted] = game_event(stored.event_id, seen)
+        return message
+
+
 def _game_view(game_type: str, view: Any) -> pb.GameView:
     message = pb.GameView()
     getattr(message, game_type).CopyFrom(view)
@@ -259,7 +293,7 @@ def game_record(record: Record) -> pb.GameRecord:
                 action_id=e["action"],
                 notation=e["text"],
                 to_move=actor_message(e["to_move"]),
-                view=_game_view(game_type, e["view"]) if "view" in e else None,
+                view=_game_view(game_type, e["view"]) if e.get("view") is not None else None,
                 timeout=e.get("timeout", False),
             )
             for e in record.entries

@@ -86,7 +86,7 @@ class Record:
 
 class Reading:
     """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load`` and ``viewer``."""
+    ``archive``, ``hub``, ``load``, ``viewer`` and ``_recent``."""
 
     async def watch(
         self, game_id: str, token: str, after: int
@@ -182,7 +182,18 @@ class Reading:
         self, game_id: str, event_id: int, viewer: int
     ) -> list[tuple[int, str]] | None:
         """The viewer's legal actions if ``event_id`` is still the game's newest event
-        (None otherwise: the position has moved on, so they would be stale)."""
+        (None otherwise: the position has moved on, so they would be stale).
+
+        When this replica wrote that event (SubmitAction's ``_recent``) and its reader
+        has seen nothing later, the state it wrote is the position: no store read, no
+        state decode. Otherwise the store says."""
+        recent = self._recent.get(game_id)
+        if (
+            recent is not None
+            and recent[0].last_event_id == event_id
+            and self.hub.newest(game_id) == event_id
+        ):
+            return GameView(recent[0], recent[1], viewer).legal_actions
         snapshot = await self.store.load(game_id)
         if snapshot is None or snapshot.last_event_id != event_id:
             return None

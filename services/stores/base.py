@@ -13,6 +13,7 @@ first event" wherever an id is a position.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 from abc import ABC, abstractmethod
@@ -70,6 +71,14 @@ class Snapshot:
     def info(self) -> GameMeta:
         """The game's metadata as its typed record (read once per snapshot)."""
         return GameMeta.from_dict(self.meta)
+
+    def replaced(self, **changes: Any) -> Snapshot:
+        """A copy with ``changes``; while ``meta`` stays, so does its record (``info``
+        is not read again)."""
+        copy = dataclasses.replace(self, **changes)
+        if "meta" not in changes and "info" in self.__dict__:
+            copy.__dict__["info"] = self.__dict__["info"]
+        return copy
 
     def current_bot_status(self) -> str:
         """What the bot to move at this version is doing ("" when nobody said)."""

@@ -16,7 +16,6 @@ the counts with the state).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import random
@@ -174,8 +173,7 @@ def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snap
     game, whose metadata the write changed (``services.turns.clock``)."""
     if snapshot.info.timer is not None:
         return None
-    return dataclasses.replace(
-        snapshot,
+    return snapshot.replaced(
         state=b"",
         version=step.version,
         status=status_of(step.state),

@@ -45,7 +45,10 @@ class Subscription:
         self._handed = after  # id of the newest event handed out
         self._catch_up = True  # read the store before trusting what the reader delivers
         self._reading = False
-        self._wake = asyncio.Event()
+        # Set while __anext__ waits for a delivery: a bare future and one timer, not
+        # asyncio.wait_for (a task and a timeout per event, which showed in profiles).
+        self._waiter: asyncio.Future[bool] | None = None
+        self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid()
 
     def deliver(self, events: list[StoredEvent]) -> None:
         """Called by the hub's reader with a log's next events."""
@@ -71,7 +74,9 @@ class Subscription:
                 self._pending.clear()
                 self._last = self._handed
                 self._catch_up = True
-        self._wake.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
 
     @property
     def has_pending(self) -> bool:
@@ -100,12 +105,25 @@ class Subscription:
                 if len(batch) == PAGE:
                     self._catch_up = True
                 continue
-            self._wake.clear()  # nothing pending and no await since: no delivery is missed
-            try:
-                await asyncio.wait_for(self._wake.wait(), EXISTS_CHECK_SECONDS)
-            except TimeoutError:
-                if not await self._hub.store.log_exists(self.source):
-                    raise NotFound(f"{_named(self.source)} has expired") from None
+            # Nothing pending and no await since the checks above: no delivery is missed.
+            delivered = await self._delivered_within(EXISTS_CHECK_SECONDS)
+            if not delivered and not await self._hub.store.log_exists(self.source):
+                raise NotFound(f"{_named(self.source)} has expired")
+
+    async def _delivered_within(self, seconds: float) -> bool:
+        """Wait for the next ``deliver``; False when ``seconds`` passed without one."""
+        self._waiter = waiter = self._loop.create_future()
+        timer = self._loop.call_later(seconds, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
 
 
 def _named(source: LogId) -> str:
@@ -136,6 +154,11 @@ class WatchHub:
     def games(self) -> int:
         """Logs (games and tournaments) the reader follows."""
         return len(self._feeds)
+
+    def newest(self, source: LogId) -> int | None:
+        """The newest event id of ``source`` the reader has seen (None: not watched)."""
+        feed = self._feeds.get(source)
+        return None if feed is None else feed.position
 
     @property
     def reading(self) -> bool:
