@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2
 from services.server import ServerConfig, ServerThread
+from tests.procs import wait_until
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 950}
@@ -317,8 +318,15 @@ def test_discard_picker_and_bank_trade_take_one_submit_each(
     expect(page.locator("#discard-submit")).to_be_disabled()
     _discard(page)
     expect(page.locator("#discard-picker")).to_have_count(0)
-    after = grpc_client.state(game_id, tokens[0]).catan.players[0].resource_count
-    assert after == cards - need
+
+    # The picker goes when its submissions start to land; the last may still be on its
+    # way, so the seat's hand is looked at until it is what the page was to leave.
+    def hand() -> int:
+        return grpc_client.state(game_id, tokens[0]).catan.players[0].resource_count
+
+    wait_until(lambda: hand() == cards - need, 30, f"seat 0's hand to drop to {cards - need}")
+    mine = grpc_client.state(game_id, tokens[0]).legal_actions
+    assert not any(a.notation.startswith("discard") for a in mine)
     # A bank trade: give four (or the seat's rate) of a kind, get one, one click.
     resources = ("brick", "lumber", "wool", "grain", "ore")
 
