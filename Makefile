@@ -27,7 +27,7 @@ test:
 # The edit loop: the same, without the tests that start processes of their own or run
 # long (pytest markers procs and slow; docs/operations.md, "Tests"). CI runs `make test`.
 test-fast:
-	scripts/test.sh -m "not procs and not slow"
+	scripts/test.sh -m "not procs and not slow" -n auto
 
 # The load test (docs/loadtest/README.md): starts Redis or a prefix on the local one, two
 # serving processes, a Celery worker and an echo server; steps users up; writes the

@@ -113,6 +113,7 @@ def bulk_fill(engine: sa.Engine, played: list, count: int, rng: random.Random) -
             snapshot, blob, returns = packed[(done + n) % len(packed)]
             game_id = secrets.token_hex(16)
             meta = snapshot.meta
+            finished_at = now - dt.timedelta(seconds=rng.randrange(365 * 86400))
             game_rows.append(
                 {
                     "game_id": game_id,
@@ -122,7 +123,7 @@ def bulk_fill(engine: sa.Engine, played: list, count: int, rng: random.Random) -
                     "private": False,
                     "tournament": None,
                     "created_at": now,
-                    "finished_at": now - dt.timedelta(seconds=rng.randrange(365 * 86400)),
+                    "finished_at": finished_at,
                     "returns": returns,
                     "codec": codec.ZSTD,
                     "record": blob,
@@ -130,7 +131,14 @@ def bulk_fill(engine: sa.Engine, played: list, count: int, rng: random.Random) -
             )
             for seat, name in enumerate(names_for(rng, meta["players"])):
                 seat_rows.append(
-                    {"game_id": game_id, "seat": seat, "name": name, "kind": "bot", "level": "random"}
+                    {
+                        "game_id": game_id,
+                        "seat": seat,
+                        "name": name,
+                        "kind": "bot",
+                        "level": "random",
+                        "finished_at": finished_at,
+                    }
                 )
         with engine.begin() as connection:
             connection.execute(games.insert(), game_rows)

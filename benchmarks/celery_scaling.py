@@ -88,7 +88,7 @@ def main() -> None:
     )
     from celery import group
 
-    from services.bots.bot_turns import BotJob
+    from services.stores.records import BotJob, TurnTask
     from workers.app import app
     from workers.tasks import search
 
@@ -104,7 +104,7 @@ def main() -> None:
         1,
         state.determinize(seat, random.Random(1)).to_bytes(),
     )
-    payload = {"job": job.to_json(), "store_url": args.redis, "prefix": "unused"}
+    payload = TurnTask(job, args.redis, "unused").to_dict()
     print(
         f"{args.game}: one decision = {args.trees} trees x {args.iterations} iterations "
         f"({len(state.legal_actions())} legal actions), {os.cpu_count()} CPUs"

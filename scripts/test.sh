@@ -104,5 +104,5 @@ echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 # the engines' and bots' tests run again on the pure-Python build (games/build.py).
 if (( $# == 0 )); then
   echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build)"
-  GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q tests/games tests/bots
+  GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -n auto tests/games tests/bots
 fi

@@ -41,7 +41,7 @@ class EventKind(StrEnum):
 
 
 class SeatControl(StrEnum):
-    """How a seat came to be played as it is now (``meta["seats"][i]["control"]``)."""
+    """How a seat came to be played as it is now (``services.stores.records.Seat.control``)."""
 
     AS_CREATED = ""  # as created, or joined
     AWAY = "away"  # a bot plays while its player is away; the player's token holds

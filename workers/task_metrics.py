@@ -11,8 +11,8 @@ from typing import Any
 from celery import signals
 
 from services import metrics
-from services.bots.bot_turns import BotJob
 from services.stores import CommitOutcome
+from services.stores.records import BotJob, TurnTask
 
 SENT_AT_HEADER = "gamehost_sent_at"
 _TURN_TASKS = {"gamehost.search", "gamehost.decide_and_commit"}
@@ -25,12 +25,13 @@ def _stamp(headers: dict[str, Any] | None = None, **_: Any) -> None:
 
 
 def _job_labels(args: tuple) -> tuple[str, str] | None:
-    """(game, level) from a bot-turn task's payload; None when it carries none."""
-    payload = args[0] if args else None
-    job = payload.get("job") if isinstance(payload, dict) else None
-    if not isinstance(job, dict):
+    """(game, level) from a bot-turn task's payload (a ``TurnTask``); None when it
+    carries none."""
+    try:
+        job = TurnTask.from_dict(args[0]).job
+    except Exception:  # no payload, or not a turn's
         return None
-    return str(job.get("game_type", "?")), str(job.get("level", "?"))
+    return job.game_type or "?", job.level or "?"
 
 
 @signals.task_prerun.connect

@@ -26,8 +26,8 @@ from celery import group
 
 import bots
 from services.bots import bot_turns
-from services.bots.bot_turns import BotJob
 from services.kinds import BotStatus
+from services.stores.records import BotJob, TurnTask
 from services.stores.redis_store import RedisStore
 from workers import task_metrics
 from workers.app import MAX_SEARCH_SECONDS, app
@@ -49,12 +49,7 @@ TREES_KEPT_SECONDS = 10 * MAX_SEARCH_SECONDS
 
 def dispatch(job: BotJob, store_url: str, prefix: str, max_iterations: int | None = None) -> None:
     """Start ``job`` on the workers (the replica holds its lease until one starts it)."""
-    payload = {
-        "job": job.to_json(),
-        "store_url": store_url,
-        "prefix": prefix,
-        "max_iterations": max_iterations,
-    }
+    payload = TurnTask(job, store_url, prefix, max_iterations).to_dict()
     trees = job.plan(max_iterations).trees
     if not trees:
         decide_and_commit.delay(payload)
@@ -81,10 +76,10 @@ def _run(coro: Any) -> Any:
     return _loop.run(coro)
 
 
-def _kept_store(payload: dict[str, Any]) -> RedisStore:
+def _kept_store(task: TurnTask) -> RedisStore:
     """The game store the dispatching replica named, kept for this process's later
     tasks (only ever used on the task loop)."""
-    key = (payload["store_url"], payload["prefix"])
+    key = (task.store_url, task.prefix)
     store = _stores.get(key)
     if store is None:
         store = _stores[key] = RedisStore.from_url(*key)
@@ -97,15 +92,15 @@ class _LeaseKeeper:
     a Redis connection per task cost each turn milliseconds to start and to join)."""
 
     def __init__(self) -> None:
-        self._held: dict[int, dict[str, Any]] = {}  # hold id -> payload
-        self._new: list[dict[str, Any]] = []  # held, not yet marked started
+        self._held: dict[int, TurnTask] = {}  # hold id -> task
+        self._new: list[TurnTask] = []  # held, not yet marked started
         self._ids = iter(range(1, 1 << 62))
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._owner: int | None = None  # the process whose thread runs (prefork children)
         self._thread: threading.Thread | None = None
 
-    def hold(self, payload: dict[str, Any]) -> int:
+    def hold(self, task: TurnTask) -> int:
         with self._lock:
             if self._owner != os.getpid():  # first use in this process (a forked child)
                 self._owner, self._thread = os.getpid(), None
@@ -117,8 +112,8 @@ class _LeaseKeeper:
                 )
                 self._thread.start()
             hold = next(self._ids)
-            self._held[hold] = payload
-            self._new.append(payload)
+            self._held[hold] = task
+            self._new.append(task)
         self._wake.set()
         return hold
 
@@ -136,13 +131,13 @@ class _LeaseKeeper:
             with self._lock:
                 new, self._new = self._new, []
                 held = list(self._held.values())
-            for payload in held:
+            for task in held:
                 # The store is down: the lease runs out and a replica dispatches again.
                 with contextlib.suppress(Exception):
-                    key = (payload["store_url"], payload["prefix"])
+                    key = (task.store_url, task.prefix)
                     store = stores.get(key) or stores.setdefault(key, RedisStore.from_url(*key))
-                    job = BotJob.from_json(payload["job"])
-                    if any(payload is fresh for fresh in new):
+                    job = task.job
+                    if any(task is fresh for fresh in new):
                         await store.set_bot_status(job.game_id, job.version, BotStatus.STARTED)
                     await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
             await asyncio.to_thread(self._wake.wait, WORKER_HEARTBEAT_SECONDS)
@@ -152,22 +147,21 @@ _leases = _LeaseKeeper()
 
 
 @contextlib.contextmanager
-def heartbeat(payload: dict[str, Any]) -> Iterator[None]:
+def heartbeat(task: TurnTask) -> Iterator[None]:
     """Keep the turn's lease while the body runs (this process's lease keeper)."""
-    hold = _leases.hold(payload)
+    hold = _leases.hold(task)
     try:
         yield
     finally:
         _leases.release(hold)
 
 
-def _moved_on(payload: dict[str, Any]) -> bool:
+def _moved_on(task: TurnTask) -> bool:
     """True when the game is past the job's version (a late duplicate: skip the search)."""
 
     async def check() -> bool:
-        job = BotJob.from_json(payload["job"])
-        snapshot = await _kept_store(payload).load(job.game_id)
-        return snapshot is None or snapshot.version != job.version
+        snapshot = await _kept_store(task).load(task.job.game_id)
+        return snapshot is None or snapshot.version != task.job.version
 
     return _run(check())
 
@@ -175,17 +169,18 @@ def _moved_on(payload: dict[str, Any]) -> bool:
 @app.task(name="gamehost.search", ignore_result=True)
 def search(payload: dict[str, Any], tree: int) -> str:
     """One tree of a turn; the task that completes the turn's trees commits it."""
-    if _moved_on(payload):
+    task = TurnTask.from_dict(payload)
+    if _moved_on(task):
         return "stale"  # the game moved on: the other trees' commit would be stale too
-    job = BotJob.from_json(payload["job"])
-    level = job.plan(payload.get("max_iterations"))
-    with heartbeat(payload):
+    job = task.job
+    level = job.plan(task.max_iterations)
+    with heartbeat(task):
         started = time.perf_counter()
         stats = bots.search_tree(job.view(), job.seat, level, job.seed, tree)
         searched = time.perf_counter()  # from here on, overhead: the heartbeat's end too
     task_metrics.observe("search", job, searched - started)
     gathered = _run(
-        _kept_store(payload).gather_tree(
+        _kept_store(task).gather_tree(
             job.game_id,
             bot_turns.turn_request_key(job.version, job.timeout),
             tree,
@@ -198,7 +193,7 @@ def search(payload: dict[str, Any], tree: int) -> str:
         return "searched"  # another tree's task commits the turn
     results = [json.loads(raw) for raw in gathered]
     action = bots.best_action(bots.merge_root_stats(results))
-    outcome = commit_after_search(payload, action)
+    outcome = commit_after_search(task, action)
     task_metrics.observe("commit", job, time.perf_counter() - searched, outcome)
     return outcome
 
@@ -206,11 +201,12 @@ def search(payload: dict[str, Any], tree: int) -> str:
 @app.task(name="gamehost.decide_and_commit", ignore_result=True)
 def decide_and_commit(payload: dict[str, Any]) -> str:
     """A level that decides without search: choose, commit, dispatch the next turn."""
-    job = BotJob.from_json(payload["job"])
+    task = TurnTask.from_dict(payload)
+    job = task.job
     started = time.perf_counter()
-    with heartbeat(payload):
+    with heartbeat(task):
         action = bots.choose_action(job.view(), job.seat, job.level, job.seed)
-    outcome = commit_after_search(payload, action)
+    outcome = commit_after_search(task, action)
     task_metrics.observe("commit", job, time.perf_counter() - started, outcome)
     return outcome
 
@@ -222,13 +218,13 @@ def decide_and_commit(payload: dict[str, Any]) -> str:
 
 @app.task(name="gamehost.analyse_tree")
 def analyse_tree(job_json: dict[str, Any], tree: int, max_iterations: int | None) -> dict:
-    job = BotJob.from_json(job_json)
+    job = BotJob.from_dict(job_json)
     return bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
 
 
 @app.task(name="gamehost.analyse_choice")
 def analyse_choice(job_json: dict[str, Any]) -> int:
-    job = BotJob.from_json(job_json)
+    job = BotJob.from_dict(job_json)
     return bots.choose_action(job.view(), job.seat, job.level, job.seed)
 
 
@@ -237,25 +233,23 @@ def dispatch_analysis(job: BotJob, max_iterations: int | None) -> Any:
     handle's ``get`` gives the trees' root statistics (or the action)."""
     trees = job.plan(max_iterations).trees
     if not trees:
-        return analyse_choice.delay(job.to_json())
-    return group(analyse_tree.s(job.to_json(), t, max_iterations) for t in range(trees))()
+        return analyse_choice.delay(job.to_dict())
+    return group(analyse_tree.s(job.to_dict(), t, max_iterations) for t in range(trees))()
 
 
-def commit_after_search(payload: dict[str, Any], action: int) -> str:
+def commit_after_search(task: TurnTask, action: int) -> str:
     """Commit a bot's chosen action (the next bot turn is scheduled with it)."""
-    return _run(_commit_async(payload, action))
+    return _run(_commit_async(task, action))
 
 
-async def _commit_async(payload: dict[str, Any], action: int) -> str:
-    job = BotJob.from_json(payload["job"])
+async def _commit_async(task: TurnTask, action: int) -> str:
+    job = task.job
     # The next bot turn is scheduled with the commit, leased to this worker, which
     # dispatches it at once (no sweep to wait for); if it dies first, or no worker
     # starts it, the lease runs out and a replica dispatches it.
     result, following = await bot_turns.commit_and_follow(
-        _kept_store(payload), job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS
+        _kept_store(task), job, action, keep_bot_lease=NEXT_TURN_HOLD_SECONDS
     )
     if following is not None:
-        dispatch(
-            following.job(), payload["store_url"], payload["prefix"], payload.get("max_iterations")
-        )
+        dispatch(following.job(), task.store_url, task.prefix, task.max_iterations)
     return result.outcome.value

@@ -21,8 +21,8 @@ from services.kinds import (
 from services.play import seating
 from services.play.reading import GameView, Record
 from services.stores import Snapshot
-from services.turns import clock, seat_control
-from services.turns.seat_control import control_of
+from services.stores.records import DEFAULT_MAX_TIMEOUTS, Seat, Timer
+from services.turns import clock
 from services.views import view_of
 from services.watch import events as ev
 
@@ -57,12 +57,8 @@ _FINISH_REASON = {
 }
 
 
-def _seat_spec(seat: dict[str, Any]) -> pb.SeatSpec:
-    return pb.SeatSpec(
-        kind=_SEAT_KIND.get(seat["kind"], pb.HUMAN),
-        bot_level=seat.get("level", ""),
-        name=seat.get("name", ""),
-    )
+def _seat_spec(seat: Seat) -> pb.SeatSpec:
+    return pb.SeatSpec(kind=_SEAT_KIND[seat.kind], bot_level=seat.level, name=seat.name)
 
 
 def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
@@ -73,48 +69,47 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
             game_type=game.game_type,
             players=game.players,
             status=_STATUS[game.status],
-            seats=[_seat_spec(s) for s in game.seats],
+            seats=[_seat_spec(Seat.from_dict(s)) for s in game.seats],
             finished_at=game.finished_at,
             tournament=game.tournament,
         )
+    meta = game.info
     return pb.GameSummary(
         game_id=game.game_id,
-        game_type=game.meta["game_type"],
-        players=game.meta["players"],
+        game_type=meta.game_type,
+        players=meta.players,
         status=_STATUS[game.status],
         version=game.version,
         free_seats=len(seating.free_seats(game)),
-        seats=[_seat_spec(s) for s in game.meta["seats"]],
-        tournament=(game.meta.get("tournament") or {}).get("name", ""),
+        seats=[_seat_spec(s) for s in meta.seats],
+        tournament=meta.tournament_name,
     )
 
 
-
-def seat_message(index: int, seat: dict[str, Any], taken: bool) -> pb.Seat:
-    """One ``meta["seats"]`` entry on the wire."""
+def seat_message(index: int, seat: Seat, taken: bool) -> pb.Seat:
+    """One seat on the wire."""
     return pb.Seat(
         index=index,
-        kind=_SEAT_KIND[seat["kind"]],
-        bot_level=seat["level"],
-        name=seat["name"],
-        taken=seat["kind"] == SeatKind.BOT or taken,
-        control=_CONTROL[control_of(seat)],
-        decline_offers=bool(seat.get("decline_offers")),
+        kind=_SEAT_KIND[seat.kind],
+        bot_level=seat.level,
+        name=seat.name,
+        taken=seat.is_bot or taken,
+        control=_CONTROL[seat.control],
+        decline_offers=seat.decline_offers,
     )
 
 
 def seat_messages(snapshot: Snapshot) -> list[pb.Seat]:
-    seats = [seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(snapshot.meta["seats"])]
-    running = snapshot.meta.get("clock")
-    if running is not None:
+    meta = snapshot.info
+    seats = [seat_message(i, s, i in snapshot.tokens) for i, s in enumerate(meta.seats)]
+    if meta.clock is not None:
         for seat in seats:
-            seat.timeouts = running["strikes"][seat.index]
-            seat.bank_seconds = running["banks"][seat.index]
+            seat.timeouts = meta.clock.strikes[seat.index]
+            seat.bank_seconds = meta.clock.banks[seat.index]
     return seats
 
 
-def _timer(meta: dict[str, Any]) -> pb.TurnTimer | None:
-    timer = clock.timer_of(meta)
+def _timer(timer: Timer | None) -> pb.TurnTimer | None:
     if timer is None:
         return None
     return pb.TurnTimer(
@@ -133,15 +128,15 @@ def _clock(running: dict[str, Any] | None) -> pb.TurnClock | None:
     )
 
 
-def timer_from(message: pb.TurnTimer) -> clock.Timer:
+def timer_from(message: pb.TurnTimer) -> Timer:
     """A CreateGame's timer (its bounds are checked by GameHost.create_game)."""
-    return clock.Timer(
+    return Timer(
         move=message.move_seconds,
         bank=message.bank_seconds,
         fallback=message.fallback_level or "random",
         max_timeouts=message.max_timeouts
         if message.HasField("max_timeouts")
-        else clock.DEFAULT_MAX_TIMEOUTS,
+        else DEFAULT_MAX_TIMEOUTS,
     )
 
 
@@ -149,7 +144,7 @@ def seat_change_message(data: dict[str, Any], event_id: int) -> pb.SeatChange:
     """A ``seat_changed`` event's data as a SeatChange (the seat is taken by then)."""
     return pb.SeatChange(
         seat=data["seat"],
-        now=seat_message(data["seat"], data["now"], True),
+        now=seat_message(data["seat"], Seat.from_dict(data["now"]), True),
         reason=_REASON[SeatChangeReason(data["reason"])],
         version=data["version"],
         event_id=event_id,
@@ -168,7 +163,7 @@ def actor_message(actor: int) -> pb.Actor:
 
 
 def _bot_status(snapshot: Snapshot, actor: int) -> int:
-    if actor < 0 or not seat_control.is_bot(snapshot.meta, actor):
+    if actor < 0 or not snapshot.info.seats[actor].is_bot:
         return pb.BOT_STATUS_UNSPECIFIED
     if snapshot.bot_status == f"{snapshot.version}:{BotStatus.WAITING}":
         return pb.BOT_WAITING_FOR_CAPACITY
@@ -177,30 +172,30 @@ def _bot_status(snapshot: Snapshot, actor: int) -> int:
 
 def game_state(view: GameView) -> pb.GameState:
     snapshot, state = view.snapshot, view.state
+    meta = snapshot.info
     actor = view.to_move
     message = pb.GameState(
         game_id=snapshot.game_id,
-        game_type=snapshot.meta["game_type"],
+        game_type=meta.game_type,
         version=snapshot.version,
         status=_STATUS[snapshot.status],
         viewer_seat=view.viewer,  # None (a spectator): the field stays absent
         to_move=actor_message(actor),
         seats=seat_messages(snapshot),
         returns=state.returns() if state.is_terminal() else [],
-        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        options={k: str(v) for k, v in meta.options.items()},
         legal_actions=[pb.LegalAction(id=a, notation=t) for a, t in view.legal_actions],
         last_event_id=snapshot.last_event_id,
-        private=snapshot.meta.get("private", False),
-        spectators=snapshot.meta.get("spectators", True),
+        private=meta.private,
+        spectators=meta.spectators,
         bot_status=_bot_status(snapshot, actor),
-        bots_by_anyone=snapshot.meta.get("bots_by_anyone", False),
-        rejoin_handed_seats=snapshot.meta.get("rejoin_handed_seats", False),
-        timer=_timer(snapshot.meta),
-        clock=_clock(clock.running(snapshot.meta, snapshot.version)),
+        bots_by_anyone=meta.bots_by_anyone,
+        rejoin_handed_seats=meta.rejoin_handed_seats,
+        timer=_timer(meta.timer),
+        clock=_clock(clock.running(meta, snapshot.version)),
         finish_reason=_FINISH_REASON[view.finish_reason],
     )
-    game_type = snapshot.meta["game_type"]
-    getattr(message, game_type).CopyFrom(view_of(game_type, state, view.viewer))
+    getattr(message, meta.game_type).CopyFrom(view_of(meta.game_type, state, view.viewer))
     return message
 
 
@@ -246,12 +241,13 @@ def _game_view(game_type: str, view: Any) -> pb.GameView:
 
 def game_record(record: Record) -> pb.GameRecord:
     snapshot = record.snapshot
-    game_type = snapshot.meta["game_type"]
+    meta = snapshot.info
+    game_type = meta.game_type
     message = pb.GameRecord(
         game_id=snapshot.game_id,
         game_type=game_type,
-        players=snapshot.meta["players"],
-        options={k: str(v) for k, v in snapshot.meta["options"].items()},
+        players=meta.players,
+        options={k: str(v) for k, v in meta.options.items()},
         initial_state=record.initial_state,
         initial_to_move=actor_message(record.initial_to_move),
         entries=[
@@ -296,5 +292,3 @@ def hint_response(hint: Hint) -> pb.HintResponse:
         iterations=hint.iterations,
         trees=hint.trees,
     )
-
-

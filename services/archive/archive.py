@@ -10,6 +10,7 @@ import datetime as dt
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -82,6 +83,18 @@ def _parse_page_token(token: str) -> tuple[dt.datetime, str]:
         ) from None
 
 
+def _before_token(
+    finished_at: sa.ColumnElement, game_id: sa.ColumnElement, token: str
+) -> sa.ColumnElement[bool]:
+    """Rows after the page that ``token`` ends, in newest-first order."""
+    at, last_id = _parse_page_token(token)
+    return sa.or_(finished_at < at, sa.and_(finished_at == at, game_id < last_id))
+
+
+def _seats_with_level(level: str) -> sa.Select:
+    return sa.select(seats.c.game_id).where(seats.c.kind == "bot", seats.c.level == level)
+
+
 class Archive:
     def __init__(self, engine: sa.Engine, codec_name: str = codec.ZSTD) -> None:
         self.engine = engine
@@ -106,26 +119,38 @@ class Archive:
         self.engine.dispose()
 
     # ------------------------------------------------------------------ games
-    async def put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
-        """Archive a finished game (its complete log); False if it was already there."""
-        return await asyncio.to_thread(self._put_game, snapshot, events)
+    async def put_game(
+        self,
+        snapshot: Snapshot,
+        events: list[StoredEvent],
+        requests: dict[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        """Archive a finished game (its complete log, its clients' request results);
+        False if it was already there."""
+        return await asyncio.to_thread(self._put_game, snapshot, events, requests)
 
-    def _put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
-        record = codec.encode(snapshot, events)
-        meta = snapshot.meta
+    def _put_game(
+        self,
+        snapshot: Snapshot,
+        events: list[StoredEvent],
+        requests: dict[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        record = codec.encode(snapshot, events, requests)
+        meta = snapshot.info
         returns = next(
             (e.data["returns"] for e in reversed(events) if e.data["kind"] == EventKind.FINISHED),
             [],
         )
+        finished_at = dt.datetime.now(dt.UTC)
         row = {
             "game_id": snapshot.game_id,
-            "game_type": meta["game_type"],
-            "players": meta["players"],
+            "game_type": meta.game_type,
+            "players": meta.players,
             "status": snapshot.status,
-            "private": bool(meta.get("private")),
-            "tournament": (meta.get("tournament") or {}).get("name"),
-            "created_at": _utc(meta.get("created", 0.0)),
-            "finished_at": dt.datetime.now(dt.UTC),
+            "private": meta.private,
+            "tournament": meta.tournament_name or None,
+            "created_at": _utc(meta.created),
+            "finished_at": finished_at,
             "returns": json.dumps(returns),
             "codec": self.codec,
             "record": codec.pack(record, self.codec),
@@ -134,11 +159,12 @@ class Archive:
             {
                 "game_id": snapshot.game_id,
                 "seat": index,
-                "name": seat.get("name") or "",
-                "kind": seat["kind"],
-                "level": seat.get("level") or "",
+                "name": seat.name,
+                "kind": str(seat.kind),
+                "level": seat.level,
+                "finished_at": finished_at,
             }
-            for index, seat in enumerate(meta["seats"])
+            for index, seat in enumerate(meta.seats)
         ]
         with self.engine.begin() as connection:
             inserted = connection.execute(_insert(self.engine, games).values(row)).rowcount
@@ -169,6 +195,30 @@ class Archive:
             return None
         return codec.decode(game_id, codec.unpack(row.record, row.codec))
 
+    @staticmethod
+    def _by_seat(query: GameQuery, where: list, columns: tuple, limit: int) -> sa.Select:
+        """A search by a seat's name (or else its bot level) walks that seat index
+        newest first: its rows carry the finish time, so the page's games are the
+        index's first rows, each looked up once. A game where the name (or level)
+        holds several seats appears once (grouped by game)."""
+        if query.player:
+            on = [seats.c.name == query.player]
+            if query.bot_level:  # both: the name leads, the level is a condition on the game
+                where.append(games.c.game_id.in_(_seats_with_level(query.bot_level)))
+        else:
+            on = [seats.c.kind == "bot", seats.c.level == query.bot_level]
+        if query.page_token:
+            on.append(_before_token(seats.c.finished_at, seats.c.game_id, query.page_token))
+        return (
+            sa.select(*columns)
+            .select_from(seats.join(games, games.c.game_id == seats.c.game_id))
+            .where(*on, *where)
+            # games' primary key in the grouping lets its other columns be selected
+            .group_by(seats.c.finished_at, seats.c.game_id, games.c.game_id)
+            .order_by(seats.c.finished_at.desc(), seats.c.game_id.desc())
+            .limit(limit)
+        )
+
     async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         """Public archived games matching ``query``, newest first, and the token of the
         next page ("" when this is the last)."""
@@ -185,53 +235,42 @@ class Archive:
             where.append(games.c.finished_at >= _utc(query.finished_after))
         if query.finished_before is not None:
             where.append(games.c.finished_at < _utc(query.finished_before))
-        # Seat filters as IN (ids of the seats table's index): the planner starts from
-        # the few games a name played rather than walking every game by time.
-        if query.player:
-            where.append(
-                games.c.game_id.in_(sa.select(seats.c.game_id).where(seats.c.name == query.player))
-            )
-        if query.bot_level:
-            where.append(
-                games.c.game_id.in_(
-                    sa.select(seats.c.game_id).where(
-                        seats.c.kind == "bot", seats.c.level == query.bot_level
-                    )
-                )
-            )
-        if query.page_token:
-            at, game_id = _parse_page_token(query.page_token)
-            where.append(
-                sa.or_(
-                    games.c.finished_at < at,
-                    sa.and_(games.c.finished_at == at, games.c.game_id < game_id),
-                )
-            )
-        select = (
-            sa.select(
-                games.c.game_id,
-                games.c.game_type,
-                games.c.players,
-                games.c.status,
-                games.c.tournament,
-                games.c.finished_at,
-                games.c.returns,
-            )
-            .where(*where)
-            .order_by(games.c.finished_at.desc(), games.c.game_id.desc())
-            .limit(size + 1)
+        columns = (
+            games.c.game_id,
+            games.c.game_type,
+            games.c.players,
+            games.c.status,
+            games.c.tournament,
+            games.c.finished_at,
+            games.c.returns,
         )
+        if query.player or query.bot_level:
+            select = self._by_seat(query, where, columns, size + 1)
+        else:
+            if query.page_token:
+                where.append(_before_token(games.c.finished_at, games.c.game_id, query.page_token))
+            select = (
+                sa.select(*columns)
+                .where(*where)
+                .order_by(games.c.finished_at.desc(), games.c.game_id.desc())
+                .limit(size + 1)
+            )
+        # One statement: the page (and one game more, for the token) with its seats.
+        page_q = select.subquery("page")
+        with_seats = (
+            sa.select(page_q, seats.c.name, seats.c.kind, seats.c.level)
+            .select_from(page_q.outerjoin(seats, seats.c.game_id == page_q.c.game_id))
+            .order_by(page_q.c.finished_at.desc(), page_q.c.game_id.desc(), seats.c.seat)
+        )
+        rows: dict[str, Any] = {}  # game id -> its row, newest first
+        seated: dict[str, list[dict[str, str]]] = {}
         with self.engine.connect() as connection:
-            rows = connection.execute(select).all()
-            page = rows[:size]
-            seated: dict[str, list[dict[str, str]]] = {r.game_id: [] for r in page}
-            if page:
-                for s in connection.execute(
-                    sa.select(seats)
-                    .where(seats.c.game_id.in_(list(seated)))
-                    .order_by(seats.c.game_id, seats.c.seat)
-                ):
-                    seated[s.game_id].append({"name": s.name, "kind": s.kind, "level": s.level})
+            for r in connection.execute(with_seats):
+                if r.game_id not in rows:
+                    rows[r.game_id], seated[r.game_id] = r, []
+                if r.name is not None:
+                    seated[r.game_id].append({"name": r.name, "kind": r.kind, "level": r.level})
+        page = list(rows.values())[:size]
         found = [
             ArchivedSummary(
                 r.game_id,
@@ -245,7 +284,9 @@ class Archive:
             )
             for r in page
         ]
-        token = _page_token(_aware(page[-1].finished_at), page[-1].game_id) if len(rows) > size else ""
+        token = (
+            _page_token(_aware(page[-1].finished_at), page[-1].game_id) if len(rows) > size else ""
+        )
         return found, token
 
     # ------------------------------------------------------------------ tournaments
@@ -271,9 +312,7 @@ class Archive:
             "record": codec.pack(record, self.codec),
         }
         with self.engine.begin() as connection:
-            return bool(
-                connection.execute(_insert(self.engine, tournaments).values(row)).rowcount
-            )
+            return bool(connection.execute(_insert(self.engine, tournaments).values(row)).rowcount)
 
     async def tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
         return await asyncio.to_thread(self._tournament, name)

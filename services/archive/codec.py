@@ -2,7 +2,8 @@
 its whole event log (and so every view, state and record the store served).
 
 The record keeps the game's metadata (options, seats, seed), its token hashes, its
-final version and the log as a list of items:
+final version, its clients' request results (so a retried request is answered the
+same once the store has forgotten the game) and the log as a list of items:
 
     "C"                 the ``created`` event, rebuilt from the seed and options
     N (an int)          an ``action`` event of action id N, rebuilt by replay (its
@@ -22,7 +23,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import zstandard
@@ -30,6 +31,7 @@ import zstandard
 from games import State, get_game
 from services.kinds import EventKind, GameStatus
 from services.stores import Snapshot, StoredEvent
+from services.stores.records import GameMeta
 from services.turns import steps
 from services.watch import events as ev
 
@@ -45,6 +47,7 @@ class ArchivedGame:
 
     snapshot: Snapshot
     events: list[StoredEvent]
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request key -> result
 
 
 def compress(data: bytes, codec: str = ZSTD) -> bytes:
@@ -70,8 +73,8 @@ def _dumps(data: Any) -> bytes:
 class _Replay:
     """Rebuilds logged events one after another from a game's engine."""
 
-    def __init__(self, meta: dict[str, Any]) -> None:
-        self.game_type = meta["game_type"]
+    def __init__(self, meta: GameMeta) -> None:
+        self.game_type = meta.game_type
         self.meta = meta
         self.version = 0
         # The log's set-up chance outcomes come before the created event (which closes
@@ -83,9 +86,8 @@ class _Replay:
 
     def _new_game(self) -> State | None:
         try:
-            return get_game(self.game_type).new_game(
-                self.meta["players"], self.meta["seed"], self.meta["options"]
-            )
+            meta = self.meta
+            return get_game(self.game_type).new_game(meta.players, meta.seed, meta.options)
         except Exception:  # options the engine no longer takes: events are kept as logged
             return None
 
@@ -142,9 +144,14 @@ class _Replay:
         self.version = event.get("version", self.version)
 
 
-def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
-    """The compact record of a stored game and its complete log (ids 1, 2, 3...)."""
-    replay = _Replay(snapshot.meta)
+def encode(
+    snapshot: Snapshot,
+    events: list[StoredEvent],
+    requests: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The compact record of a stored game, its complete log (ids 1, 2, 3...) and the
+    results of its clients' requests (request key -> result)."""
+    replay = _Replay(snapshot.info)
     log: list[Any] = []
     for stored in events:
         event = stored.data
@@ -184,6 +191,8 @@ def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
         "luck": snapshot.luck,
         "log": log,
     }
+    if requests:
+        record["requests"] = requests
     if replay.state is None or replay.state.to_bytes() != snapshot.state:
         record["state"] = base64.b64encode(snapshot.state).decode()
     return record
@@ -194,7 +203,7 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
     if record.get("format") != FORMAT:
         raise ValueError(f"archive record format {record.get('format')!r} is not {FORMAT}")
     meta = record["meta"]
-    replay = _Replay(meta)
+    replay = _Replay(GameMeta.from_dict(meta))
     events: list[StoredEvent] = []
     for item in record["log"]:
         if item == "C":
@@ -230,7 +239,7 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
         luck=record.get("luck", ""),
         archived=True,
     )
-    return ArchivedGame(snapshot, events)
+    return ArchivedGame(snapshot, events, record.get("requests", {}))
 
 
 def pack(record: dict[str, Any], codec: str = ZSTD) -> bytes:

@@ -30,8 +30,8 @@ class ListQuery(GameQuery):
 
 
 def _matches(snapshot: Snapshot, query: ListQuery, archive_on: bool) -> bool:
-    meta = snapshot.meta
-    if meta.get("private"):
+    meta = snapshot.info
+    if meta.private:
         return False  # private: listed to nobody
     finished = snapshot.status == GameStatus.FINISHED
     if finished and archive_on:
@@ -40,16 +40,13 @@ def _matches(snapshot: Snapshot, query: ListQuery, archive_on: bool) -> bool:
         return False
     if query.finished_after is not None or query.finished_before is not None:
         return False  # the store keeps no finish time: time bounds are the archive's
-    if query.game_type and meta["game_type"] != query.game_type:
+    if query.game_type and meta.game_type != query.game_type:
         return False
-    if query.tournament and (meta.get("tournament") or {}).get("name") != query.tournament:
+    if query.tournament and meta.tournament_name != query.tournament:
         return False
-    seats = meta["seats"]
-    if query.player and not any(s.get("name") == query.player for s in seats):
+    if query.player and not any(s.name == query.player for s in meta.seats):
         return False
-    return not query.bot_level or any(
-        s["kind"] == "bot" and s.get("level") == query.bot_level for s in seats
-    )
+    return not query.bot_level or any(s.is_bot and s.level == query.bot_level for s in meta.seats)
 
 
 def _filtered(query: ListQuery) -> bool:

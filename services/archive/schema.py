@@ -3,8 +3,9 @@ them; a test checks that the head migration makes exactly these.
 
     archived_games        one row per finished game: what ListGames filters on, and
                           the compressed compact record (services.archive.codec)
-    archived_seats        one row per seat: who played it (name, kind, bot level), so a
-                          search by name or level is an index lookup
+    archived_seats        one row per seat: who played it (name, kind, bot level) and
+                          when the game finished, so a search by name or level reads
+                          the newest games in order from an index
     archived_tournaments  one row per ended tournament: its stored state and log,
                           compressed; its report and standings are rebuilt from them
 """
@@ -47,8 +48,9 @@ seats = sa.Table(
     sa.Column("name", sa.String(128), nullable=False),
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("level", sa.String(32), nullable=False),
-    sa.Index("archived_seats_name", "name", "game_id"),
-    sa.Index("archived_seats_level", "level", "game_id"),
+    sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),  # the game's
+    sa.Index("archived_seats_name", "name", "finished_at", "game_id"),
+    sa.Index("archived_seats_level", "level", "finished_at", "game_id"),
 )
 
 tournaments = sa.Table(

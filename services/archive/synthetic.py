@@ -13,6 +13,7 @@ from typing import Any
 from games import get_game
 from services.kinds import GameStatus, SeatKind
 from services.stores import Snapshot, StoredEvent
+from services.stores.records import GameMeta, Seat
 from services.turns import steps
 
 
@@ -34,22 +35,22 @@ def finished_game(
         log.extend(step.events)
         version = step.version
     names = names or [f"random-{i}" for i in range(players)]
-    meta = {
-        "game_type": game_type,
-        "players": players,
-        "options": options,
-        "seats": [{"kind": SeatKind.BOT, "level": "random", "name": n} for n in names],
-        "seed": seed,
-        "created": time.time(),
-        "private": False,
-        "spectators": True,
-        "invites": {},
-        "creator": secrets.token_hex(32),
-        "bots_by_anyone": False,
-        "rejoin_handed_seats": False,
-    }
+    meta = GameMeta(
+        game_type=game_type,
+        players=players,
+        options=options,
+        seats=tuple(Seat(SeatKind.BOT, "random", n) for n in names),
+        seed=seed,
+        created=time.time(),
+        creator=secrets.token_hex(32),
+    )
     events = [StoredEvent(i + 1, _plain(e)) for i, e in enumerate(log)]
     snapshot = Snapshot(
-        secrets.token_hex(16), _plain(meta), state.to_bytes(), version, GameStatus.FINISHED, {}
+        secrets.token_hex(16),
+        _plain(meta.to_dict()),
+        state.to_bytes(),
+        version,
+        GameStatus.FINISHED,
+        {},
     )
     return snapshot, events

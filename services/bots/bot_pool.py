@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import bots
 from services import metrics
-from services.bots.bot_turns import BotJob
+from services.stores.records import BotJob
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,9 @@ local process pool and the Celery workers.
 
 The choice is committed through the same compare-and-set path as any client's
 action, against the version the bot searched from, under a request key made of
-that version: a duplicate or late delivery changes nothing.
+that version: a duplicate or late delivery changes nothing. The store keeps a
+game's newest turn key only (a later turn replaces it; an older turn is stale by
+its version anyway), so bot request ids go with their turn.
 
 A human seat whose turn clock ran out (``services.turns.clock``) is a turn too: its
 fallback level plays one move for it, marked as a timeout, under the request key
@@ -13,49 +15,14 @@ fallback level plays one move for it, marked as a timeout, under the request key
 
 from __future__ import annotations
 
-import base64
 import time
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
-import bots
-from bots import Level
 from games import State
 from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
-from services.turns import clock, seat_control, steps
-
-
-@dataclass(frozen=True)
-class BotJob:
-    """A decision to make, as it travels to a pool process or a Celery worker."""
-
-    game_id: str
-    game_type: str
-    version: int  # the version the bot searches from
-    seat: int
-    level: str
-    seed: int  # the bot's own seed for this decision (derived from the game's secret seed)
-    state: bytes  # determinize(seat, rng) of the true state
-    timeout: bool = False  # a fallback move for a human seat out of time
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["state"] = base64.b64encode(self.state).decode()
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> BotJob:
-        return cls(**{**data, "state": base64.b64decode(data["state"])})
-
-    def view(self) -> State:
-        """The bot's view, decoded: all the bot may see."""
-        return steps.state_from(self.game_type, self.state)
-
-    def plan(self, max_iterations: int | None = None) -> Level:
-        """The job's level under a server's cap on one decision's trees x iterations;
-        its ``trees`` is 0 when the level decides without search."""
-        return bots.get_level(self.level).capped(max_iterations)
+from services.stores.records import BotJob
+from services.turns import clock, steps
 
 
 @dataclass(frozen=True)
@@ -77,7 +44,7 @@ class BotTurn:
     def job(self) -> BotJob:
         return BotJob(
             game_id=self.snapshot.game_id,
-            game_type=self.snapshot.meta["game_type"],
+            game_type=self.snapshot.info.game_type,
             version=self.snapshot.version,
             seat=self.seat,
             level=self.level,
@@ -112,10 +79,10 @@ def seat_job(snapshot: Snapshot, state: State, version: int, seat: int, level: s
     of the seat's observation, both from the game's secret seed, the version and the
     seat. Bot turns and hints are built here alike, so a hint for a position is the
     move that level plays there."""
-    seed = snapshot.meta["seed"]
+    seed = snapshot.info.seed
     return BotJob(
         game_id=snapshot.game_id,
-        game_type=snapshot.meta["game_type"],
+        game_type=snapshot.info.game_type,
         version=version,
         seat=seat,
         level=level,
@@ -137,11 +104,11 @@ def _due(snapshot: Snapshot, state: State, now: float | None) -> tuple[int, str,
     seat = state.current_player()
     if seat < 0 or snapshot.status == GameStatus.FINISHED:
         return None
-    timeout = not seat_control.is_bot(snapshot.meta, seat)
-    if not timeout:
-        return seat, snapshot.meta["seats"][seat]["level"], False
-    left = clock.seconds_left(snapshot.meta, snapshot.version, time.time() if now is None else now)
-    timer = clock.timer_of(snapshot.meta)
+    meta = snapshot.info
+    if meta.seats[seat].is_bot:
+        return seat, meta.seats[seat].level, False
+    left = clock.seconds_left(meta, snapshot.version, time.time() if now is None else now)
+    timer = meta.timer
     if left is None or left > 0 or timer is None:
         return None
     return seat, timer.fallback, True
@@ -158,7 +125,7 @@ def prepare(
     if due is None:
         return None
     seat, level, timeout = due
-    seed = snapshot.meta["seed"]
+    seed = snapshot.info.seed
     return BotTurn(
         snapshot=snapshot,
         state=state,
@@ -174,7 +141,7 @@ def clock_wait(snapshot: Snapshot) -> float | None:
     """Seconds until the human seat to move runs out of time (None: no clock runs)."""
     if snapshot.status == GameStatus.FINISHED:
         return None
-    return clock.seconds_left(snapshot.meta, snapshot.version, time.time())
+    return clock.seconds_left(snapshot.info, snapshot.version, time.time())
 
 
 async def commit_turn(
@@ -197,20 +164,13 @@ async def _commit(
     timeout: bool,
     keep_bot_lease: float,
 ) -> tuple[CommitResult, steps.Step]:
-    step = steps.play(
-        state,
-        action,
-        snapshot.meta["seed"],
-        snapshot.version,
-        steps.luck_of(snapshot),
-        steps.decliners(snapshot.meta),
-    )
+    step = steps.play_on(snapshot, state, action)
     if timeout:
         step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
     key = turn_request_key(snapshot.version, timeout)
     committed = await steps.commit_step(
-        store, snapshot, step, key, result, keep_bot_lease, timeout
+        store, snapshot, step, key, result, keep_bot_lease, timeout, turn_request=True
     )
     return committed, step
 

@@ -99,7 +99,7 @@ class HintService:
         snapshot = await self._host.load(game_id)
         viewer = self._host.viewer(snapshot, token)  # checks the token, if any
         self._check_rate(game_id)
-        seats = len(snapshot.meta["seats"])
+        seats = len(snapshot.info.seats)
         if seat is not None and not 0 <= seat < seats:
             raise InvalidArgument(f"seat {seat} does not exist: seats are 0-{seats - 1}")
         if version is not None and version > snapshot.version:
@@ -215,8 +215,8 @@ class HintService:
         actions = [e["action"] for e in record.entries if e["version"] <= version]
         if any(action < 0 for action in actions):  # only a running game hides actions
             raise FailedPrecondition("positions are analysed once the game is over")
-        game_type = snapshot.meta["game_type"]
         # A long game's replay takes a while: off the event loop.
+        game_type = snapshot.info.game_type
         return await asyncio.to_thread(steps.replayed, game_type, record.initial_state, actions)
 
 

@@ -34,7 +34,7 @@ async def probe_store(store: GameStore) -> None:
         return
     metrics.PENDING_BOT_TURNS.set(pending)
     metrics.OLDEST_PENDING_BOT_TURN_SECONDS.set(overdue)
-    live = Counter(g.meta.get("game_type", "?") for g in games if g.status == "in_progress")
+    live = Counter(g.info.game_type or "?" for g in games if g.status == "in_progress")
     _seen_types.update(live)
     for game_type in _seen_types:  # a type whose last game ended drops to 0
         metrics.LIVE_GAMES.labels(game_type).set(live.get(game_type, 0))

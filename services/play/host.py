@@ -32,6 +32,7 @@ from services.archive import listing
 from services.archive.archive import Archive, ArchivedSummary
 from services.archive.listing import ListQuery
 from services.errors import (
+    Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -48,16 +49,18 @@ from services.play.reading import GameView, Reading
 from services.play.submitting import Submitting
 from services.stores import (
     GameExists,
+    GameMoved,
     GameStore,
     NewGame,
     Snapshot,
 )
+from services.stores.records import GameMeta, Seat
 from services.turns import clock, seat_control, steps
-from services.turns.seat_control import control_of
 from services.watch import events as ev
 from services.watch.hub import WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
+_JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 SPECTATOR = None
 
 
@@ -66,7 +69,6 @@ class SeatSpec:
     kind: str  # SeatKind.HUMAN or SeatKind.BOT
     level: str = ""
     name: str = ""
-
 
 
 class GameHost(Reading, Submitting):
@@ -144,7 +146,7 @@ class GameHost(Reading, Submitting):
             timer = dataclasses.replace(timer, fallback=fallback)
         if not seats:
             raise InvalidArgument("a game needs seats: list one SeatSpec per player", field="seats")
-        meta_seats = []
+        meta_seats: list[Seat] = []
         for index, seat in enumerate(seats):
             if seat.kind == SeatKind.BOT:
                 level = seat.level or "random"
@@ -152,17 +154,15 @@ class GameHost(Reading, Submitting):
                     get_level(level)
                 except ValueError as exc:
                     raise InvalidArgument(str(exc), field=f"seats[{index}].bot_level") from None
-                meta_seats.append(
-                    {"kind": SeatKind.BOT, "level": level, "name": seat.name or level}
-                )
+                meta_seats.append(Seat(SeatKind.BOT, level, seat.name or level))
             elif seat.kind == SeatKind.HUMAN:
-                meta_seats.append({"kind": SeatKind.HUMAN, "level": "", "name": seat.name})
+                meta_seats.append(Seat(SeatKind.HUMAN, "", seat.name))
             else:
                 raise InvalidArgument("kind must be HUMAN or BOT", field=f"seats[{index}].kind")
         game_id = game_id or secrets.token_hex(16)
         if seed is None:
             seed = secrets.randbits(63)
-        elif any(s["kind"] == SeatKind.HUMAN for s in meta_seats):
+        elif not all(s.is_bot for s in meta_seats):
             # A person could foresee hidden draws from a seed they chose: mix in the
             # server secret. All-bot games keep their seed (reproducible selfplay).
             seed = access.mix_seed(await self.store.secret(), seed, deal_key or game_id)
@@ -172,11 +172,7 @@ class GameHost(Reading, Submitting):
         except GameError as exc:
             raise InvalidArgument(str(exc), field="options") from None
         invite_codes = (
-            {
-                i: access.new_invite_code()
-                for i, s in enumerate(meta_seats)
-                if s["kind"] == SeatKind.HUMAN
-            }
+            {i: access.new_invite_code() for i, s in enumerate(meta_seats) if not s.is_bot}
             if private
             else {}
         )
@@ -189,32 +185,30 @@ class GameHost(Reading, Submitting):
         creator_token = secrets.token_urlsafe(24)
         luck = steps.Luck() if deal_stream else None
         log, version = steps.creation_log(state, seed, luck)
-        meta = {
-            "game_type": game_type,
-            "players": len(seats),
-            "options": parsed,
-            "seats": meta_seats,
-            "seed": seed,
-            "created": time.time(),
-            "private": private,
-            "spectators": spectators,
-            "invites": {str(i): access.hash_code(c) for i, c in invite_codes.items()},
-            "creator": hash_token(creator_token),
-            "bots_by_anyone": bots_by_anyone,
-            "rejoin_handed_seats": rejoin_handed_seats,
-        }
+        meta = GameMeta(
+            game_type=game_type,
+            players=len(seats),
+            options=parsed,
+            seats=tuple(meta_seats),
+            seed=seed,
+            created=time.time(),
+            private=private,
+            spectators=spectators,
+            invites={str(i): access.hash_code(c) for i, c in invite_codes.items()},
+            creator=hash_token(creator_token),
+            bots_by_anyone=bots_by_anyone,
+            rejoin_handed_seats=rejoin_handed_seats,
+            tournament=None if tournament is None else dict(tournament),
+            deal_stream=deal_stream,
+        )
         meta = clock.start(meta, timer)
         meta = clock.restart(meta, state, version, time.time(), moved=True)
         running = clock.running(meta, version)
         if running is not None:
             log[-1]["clock"] = running
-        if tournament is not None:
-            meta["tournament"] = dict(tournament)
-        if deal_stream:
-            meta["deal_stream"] = True
         new_game = NewGame(
             game_id,
-            meta,
+            meta.to_dict(),
             state.to_bytes(),
             version,
             steps.status_of(state),
@@ -234,10 +228,22 @@ class GameHost(Reading, Submitting):
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
     ) -> tuple[int, str]:
-        snapshot = await self.load(game_id)
-        seats = snapshot.meta["seats"]
-        if snapshot.meta.get("private"):
-            invited = access.seat_for_invite(snapshot.meta.get("invites", {}), invite_code)
+        # The joined event says whose turn it is: it is claimed at the version it was
+        # built on, and built again when a bot moved meanwhile.
+        for _ in range(_JOIN_TRIES):
+            try:
+                return await self._join_at(await self.load(game_id), seat, name, invite_code)
+            except GameMoved:
+                continue
+        raise Aborted(f"game {game_id} kept moving while you joined: join again")
+
+    async def _join_at(
+        self, snapshot: Snapshot, seat: int | None, name: str, invite_code: str
+    ) -> tuple[int, str]:
+        game_id = snapshot.game_id
+        seats = snapshot.info.seats
+        if snapshot.info.private:
+            invited = access.seat_for_invite(snapshot.info.invites, invite_code)
             if invited is None or (seat is not None and seat != invited):
                 raise PermissionDenied(
                     f"game {game_id} is private: join with the invite code its creator "
@@ -254,45 +260,47 @@ class GameHost(Reading, Submitting):
                 f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
                 field="seat",
             )
-        if control_of(seats[seat]) == SeatControl.HANDED_OVER:
+        if snapshot.archived:  # over: its seats are what they were
+            raise FailedPrecondition(f"game {game_id} is over: it takes no more players")
+        if seats[seat].control == SeatControl.HANDED_OVER:
             return await self.seating.rejoin(game_id, seat, name)
-        if seats[seat]["kind"] != SeatKind.HUMAN:
+        if seats[seat].is_bot:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
         to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
-        if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
+        if not await self.store.claim_seat(
+            game_id, seat, hash_token(token), event, version=snapshot.version
+        ):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
 
     def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
-        if seat_control.bot_to_move(snapshot.meta, state):
+        if seat_control.bot_to_move(snapshot.info, state):
             self.runner.kick(snapshot.game_id)
 
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+        """The game as stored; one the store has forgotten (archived, then forgotten by
+        the archiver, or after retention) comes from the archive (``Snapshot.archived``)
+        with the same metadata, tokens and final state, and the result of
+        ``request_key`` (archived with the game): so a finished game answers every call
+        the same before and after it left the store."""
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
                 field="game_id",
             )
         snapshot = await self.store.load(game_id, request_key)
-        if snapshot is None:
+        if snapshot is not None:
+            return snapshot
+        archived = await self.archive.game(game_id) if self.archive is not None else None
+        if archived is None:
             raise NotFound(f"no game {game_id}")
-        return snapshot
-
-    async def load_any(self, game_id: str) -> Snapshot:
-        """``load`` for reading: a game the store has forgotten comes from the archive
-        (``Snapshot.archived``), with the same metadata, tokens and final state."""
-        try:
-            return await self.load(game_id)
-        except NotFound:
-            if self.archive is None:
-                raise
-            archived = await self.archive.game(game_id)
-            if archived is None:
-                raise
+        if not request_key:
             return archived.snapshot
+        previous = archived.requests.get(request_key)
+        return dataclasses.replace(archived.snapshot, request_result=previous)
 
     @staticmethod
     def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
@@ -302,7 +310,7 @@ class GameHost(Reading, Submitting):
                 raise Unauthenticated(
                     "this call needs a seat token: get one from JoinGame", field="token"
                 )
-            if not snapshot.meta.get("spectators", True):
+            if not snapshot.info.spectators:
                 raise PermissionDenied(
                     f"game {snapshot.game_id} admits no spectators: send a seat token"
                 )
@@ -314,7 +322,7 @@ class GameHost(Reading, Submitting):
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self.load_any(game_id)
+        snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
@@ -330,4 +338,3 @@ class GameHost(Reading, Submitting):
                 f"choose one of: {', '.join(game_names())}"
             )
         return await listing.list_games(self.store.list_games, self.archive, query)
-

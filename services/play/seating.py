@@ -11,6 +11,7 @@ hashes change in the same write where needed (``services.turns.seat_control``).
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import secrets
 import time
@@ -27,11 +28,12 @@ from services.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from services.kinds import GameStatus, SeatChangeReason, SeatControl, SeatKind
+from services.kinds import GameStatus, SeatChangeReason, SeatControl
 from services.limits.access import hash_token
 from services.stores import Commit, CommitOutcome, GameStore, Snapshot
+from services.stores.records import Seat
 from services.turns import clock, seat_control, steps
-from services.turns.seat_control import BOT_TOKEN, bot_seat, control_of, human_seat, with_seat
+from services.turns.seat_control import BOT_TOKEN, bot_seat, human_seat
 from services.watch import events as ev
 
 
@@ -48,7 +50,7 @@ class SeatChanged:
 @dataclass(frozen=True)
 class _Change:
     seat: int
-    now: dict[str, Any]
+    now: Seat
     reason: SeatChangeReason
     tokens: dict[int, tuple[str, str]] | None = None
     forgive: bool = False  # a new person on the seat: no timeouts in a row
@@ -66,19 +68,19 @@ def level_or_random(level: str) -> str:
 def joinable(snapshot: Snapshot, seat: int) -> bool:
     """Whether a person may take ``seat`` now (JoinGame): a human seat nobody holds, or
     a seat handed over for good in a game that lets people rejoin those."""
-    entry = snapshot.meta["seats"][seat]
-    if entry["kind"] == SeatKind.HUMAN:
+    entry = snapshot.info.seats[seat]
+    if not entry.is_bot:
         return seat not in snapshot.tokens
-    return control_of(entry) == SeatControl.HANDED_OVER and rejoin_allowed(snapshot)
+    return entry.control == SeatControl.HANDED_OVER and rejoin_allowed(snapshot)
 
 
 def rejoin_allowed(snapshot: Snapshot) -> bool:
-    return bool(snapshot.meta.get("rejoin_handed_seats")) and snapshot.status != GameStatus.FINISHED
+    return snapshot.info.rejoin_handed_seats and snapshot.status != GameStatus.FINISHED
 
 
 def free_seats(snapshot: Snapshot) -> list[int]:
     """The seats JoinGame may take now, lowest first (the one home of that count)."""
-    return [i for i in range(len(snapshot.meta["seats"])) if joinable(snapshot, i)]
+    return [i for i in range(len(snapshot.info.seats)) if joinable(snapshot, i)]
 
 
 Loader = Callable[..., Awaitable[Snapshot]]  # GameHost.load: NotFound, InvalidArgument
@@ -118,14 +120,14 @@ class Seating:
         key = f"addbot:{who}:{request_id}" if request_id else None
 
         def decide(snapshot: Snapshot) -> _Change:
-            meta = snapshot.meta
+            meta = snapshot.info
             if creator_token:
-                if not hmac.compare_digest(meta.get("creator", ""), hash_token(creator_token)):
+                if not hmac.compare_digest(meta.creator, hash_token(creator_token)):
                     raise Unauthenticated(
                         f"the creator token is not valid for game {snapshot.game_id}: send "
                         "the creator_token its CreateGame answered"
                     )
-            elif not meta.get("bots_by_anyone"):
+            elif not meta.bots_by_anyone:
                 raise PermissionDenied(
                     f"only the creator of game {snapshot.game_id} may add bots to it: send "
                     "the creator_token from CreateGame (games created with bots_by_anyone "
@@ -133,8 +135,7 @@ class Seating:
                 )
             _check_seat(snapshot, seat)
             _check_running(snapshot)
-            entry = meta["seats"][seat]
-            if entry["kind"] == SeatKind.BOT:
+            if meta.seats[seat].is_bot:
                 raise AlreadyExists(f"seat {seat} of game {snapshot.game_id} is already a bot's")
             if seat in snapshot.tokens:
                 free = ", ".join(map(str, free_seats(snapshot))) or "none"
@@ -158,17 +159,17 @@ class Seating:
         def decide(snapshot: Snapshot) -> _Change:
             seat = self._seat_of(snapshot, token)
             _check_running(snapshot)
-            entry = snapshot.meta["seats"][seat]
+            entry = snapshot.info.seats[seat]
             if for_good:
-                now = bot_seat(level, entry["name"], SeatControl.HANDED_OVER)
+                now = bot_seat(level, entry.name, SeatControl.HANDED_OVER)
                 tokens = {seat: (snapshot.tokens[seat], BOT_TOKEN)}
                 return _Change(seat, now, SeatChangeReason.HANDED_OVER, tokens)
-            if control_of(entry) == SeatControl.AWAY:
+            if entry.control == SeatControl.AWAY:
                 raise FailedPrecondition(
-                    f"seat {seat} is already away ({entry['level']} plays it): TakeBackSeat "
+                    f"seat {seat} is already away ({entry.level} plays it): TakeBackSeat "
                     "to come back, or hand it over for good"
                 )
-            now = bot_seat(level, entry["name"], SeatControl.AWAY)
+            now = bot_seat(level, entry.name, SeatControl.AWAY)
             return _Change(seat, now, SeatChangeReason.AWAY)
 
         return await self._change(game_id, key, decide)
@@ -180,13 +181,13 @@ class Seating:
         def decide(snapshot: Snapshot) -> _Change:
             seat = self._seat_of(snapshot, token)
             _check_running(snapshot)
-            entry = snapshot.meta["seats"][seat]
-            if control_of(entry) != SeatControl.AWAY:
+            entry = snapshot.info.seats[seat]
+            if entry.control != SeatControl.AWAY:
                 raise FailedPrecondition(
                     f"seat {seat} is not away: there is nothing to take back (HandOverSeat "
                     "without for_good hands it to a bot while you are away)"
                 )
-            return _Change(seat, human_seat(entry["name"]), SeatChangeReason.TAKEN_BACK)
+            return _Change(seat, human_seat(entry.name), SeatChangeReason.TAKEN_BACK)
 
         return await self._change(game_id, key, decide)
 
@@ -194,13 +195,13 @@ class Seating:
         self, game_id: str, token: str, decline_offers: bool, request_id: str = ""
     ) -> SeatChanged:
         """The token's seat declines every domestic offer made to it from now on (or is
-        asked again): the write path answers for it (``steps.decliners``)."""
+        asked again): the write path answers for it (``steps.play_on``)."""
         key = _seat_request_key(token, request_id)
 
         def decide(snapshot: Snapshot) -> _Change:
             seat = self._seat_of(snapshot, token)
             _check_running(snapshot)
-            now = {**snapshot.meta["seats"][seat], "decline_offers": decline_offers}
+            now = dataclasses.replace(snapshot.info.seats[seat], decline_offers=decline_offers)
             return _Change(seat, now, SeatChangeReason.OPTIONS)
 
         return await self._change(game_id, key, decide)
@@ -210,8 +211,8 @@ class Seating:
         token = secrets.token_urlsafe(24)
 
         def decide(snapshot: Snapshot) -> _Change:
-            entry = snapshot.meta["seats"][seat]
-            if control_of(entry) != SeatControl.HANDED_OVER:
+            entry = snapshot.info.seats[seat]
+            if entry.control != SeatControl.HANDED_OVER:
                 raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
             if not rejoin_allowed(snapshot):
                 raise PermissionDenied(
@@ -219,7 +220,7 @@ class Seating:
                     "game does not let anyone take such seats (rejoin_handed_seats)"
                 )
             tokens = {seat: (BOT_TOKEN, hash_token(token))}
-            now = human_seat(name or entry["name"])
+            now = human_seat(name or entry.name)
             return _Change(seat, now, SeatChangeReason.JOINED, tokens, forgive=True)
 
         await self._change(game_id, None, decide)
@@ -243,7 +244,7 @@ class Seating:
             state = steps.load_state(snapshot)
             version = snapshot.version + 1
             now = time.time()
-            meta = with_seat(snapshot.meta, change.seat, change.now)
+            meta = snapshot.info.with_seat(change.seat, change.now)
             if change.forgive:
                 meta = clock.forgive(meta, change.seat)
             meta = clock.restart(meta, state, version, now, moved=False)
@@ -264,7 +265,7 @@ class Seating:
                     request_key=request_key,
                     request_result=result,
                     bot_due_in=clock.due_in(meta, state, version, now),
-                    meta=meta,
+                    meta=meta.to_dict(),
                     tokens=change.tokens,
                 )
             )
@@ -289,7 +290,7 @@ def _answer(snapshot: Snapshot, result: dict[str, Any], duplicate: bool) -> Seat
 
 
 def _check_seat(snapshot: Snapshot, seat: int) -> None:
-    seats = len(snapshot.meta["seats"])
+    seats = len(snapshot.info.seats)
     if not 0 <= seat < seats:
         raise InvalidArgument(f"seat {seat} does not exist: this game has seats 0-{seats - 1}")
 

@@ -27,7 +27,7 @@ from services.stores import (
     CommitOutcome,
     Snapshot,
 )
-from services.turns import seat_control, steps
+from services.turns import steps
 
 _MAX_REQUEST_ID = 128
 _RECENT_GAMES = 4096
@@ -58,7 +58,6 @@ class _Stale(Exception):
         self.version = version
 
 
-
 class Submitting:
     """``GameHost.submit_action`` and its steps; ``GameHost`` provides ``store``,
     ``load``, ``viewer``, ``_recent`` and ``_kick_bots``."""
@@ -75,9 +74,7 @@ class Submitting:
         seat: int | None = None,
     ) -> Submitted:
         if len(request_id) > _MAX_REQUEST_ID:
-            raise InvalidArgument(
-                f"longer than {_MAX_REQUEST_ID} characters", field="request_id"
-            )
+            raise InvalidArgument(f"longer than {_MAX_REQUEST_ID} characters", field="request_id")
         if action is None and notation is None:
             raise InvalidArgument("give the action as action_id or as notation", field="action_id")
         if expected_version is not None and expected_version < 0:
@@ -115,7 +112,8 @@ class Submitting:
     async def _try(
         self, attempt: _Attempt, snapshot: Snapshot, state: State, started: float
     ) -> Submitted:
-        seats = len(snapshot.meta["seats"])
+        meta = snapshot.info
+        seats = len(meta.seats)
         if attempt.seat is not None and not 0 <= attempt.seat < seats:
             raise InvalidArgument(
                 f"seat {attempt.seat} does not exist: seats are 0-{seats - 1}", field="seat"
@@ -136,24 +134,17 @@ class Submitting:
             )
         if snapshot.status == GameStatus.FINISHED:
             raise FailedPrecondition("the game is over")  # played out, or abandoned
-        if seat_control.is_bot(snapshot.meta, viewer):
+        if meta.seats[viewer].is_bot:
             raise FailedPrecondition(
                 f"seat {viewer} is away: a bot plays it until you call TakeBackSeat"
             )
         chosen = self._parse(state, viewer, attempt.action, attempt.notation)
         text = state.action_to_string(chosen)
-        step = steps.play(
-            state,
-            chosen,
-            snapshot.meta["seed"],
-            snapshot.version,
-            steps.luck_of(snapshot),
-            steps.decliners(snapshot.meta),
-        )
+        step = steps.play_on(snapshot, state, chosen)
         result = {"version": step.version, "action": chosen, "notation": text}
         committed = await steps.commit_step(self.store, snapshot, step, attempt.request_key, result)
         if committed.outcome is CommitOutcome.APPLIED:
-            metrics.ACTIONS.labels(snapshot.meta["game_type"]).inc()
+            metrics.ACTIONS.labels(meta.game_type).inc()
             metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
             self._remember(snapshot, step, committed.event_ids[-1])
             self._kick_bots(snapshot, step.state)
@@ -203,7 +194,6 @@ class Submitting:
             reason = f"{named} is not legal now" + (f": {why}" if why else "")
             raise FailedPrecondition(f"{reason}; {_legal_like(state, text, True)}")
         return chosen
-
 
 
 def _legal_like(state: State, text: str, parsed: bool = False) -> str:

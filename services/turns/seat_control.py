@@ -1,9 +1,9 @@
-"""Who plays each seat (``meta["seats"]``): the pure part of seat changes, shared by
+"""Who plays each seat (``GameMeta.seats``): the pure part of seat changes, shared by
 the seat RPCs (``services.play.seating``) and the write path (``services.turns.steps``), which
 hands a seat out of time to its fallback bot for good.
 
-A seat entry is ``{"kind", "level", "name"}`` plus, once it changed hands,
-``"control"`` (``services.kinds.SeatControl``). A seat a bot plays for good (added
+A seat is a ``services.stores.records.Seat``: a person or a bot of a level, and once it
+changed hands, how (``control``: ``services.kinds.SeatControl``). A seat a bot plays for good (added
 to a free seat, or handed over) holds ``BOT_TOKEN`` in the store's token hashes:
 nobody's token hashes to it, and a person can no longer claim the seat with
 JoinGame's set-if-absent.
@@ -15,6 +15,7 @@ from typing import Any
 
 from games import State
 from services.kinds import EventKind, SeatChangeReason, SeatControl, SeatKind
+from services.stores.records import GameMeta, Seat
 from services.watch import events as ev
 
 BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
@@ -24,28 +25,19 @@ BOT_TOKEN = "bot"  # never a sha256 hex digest: no token is valid for the seat
 _TOKEN_KEPT = frozenset({SeatChangeReason.AWAY, SeatChangeReason.TAKEN_BACK})
 
 
-def is_bot(meta: dict[str, Any], seat: int) -> bool:
-    """True when a bot plays ``seat`` now (as created, or away, or handed over)."""
-    return meta["seats"][seat]["kind"] == SeatKind.BOT
-
-
-def bot_to_move(meta: dict[str, Any], state: State) -> bool:
+def bot_to_move(meta: GameMeta, state: State) -> bool:
     """True when a bot seat is to move in ``state`` (its turn goes in the schedule):
     the one home of "whose bot is to move"."""
     actor = state.current_player()
-    return actor >= 0 and is_bot(meta, actor)
+    return actor >= 0 and meta.seats[actor].is_bot
 
 
-def bot_seat(level: str, name: str, control: SeatControl) -> dict[str, Any]:
-    return {"kind": SeatKind.BOT, "level": level, "name": name, "control": control}
+def bot_seat(level: str, name: str, control: SeatControl) -> Seat:
+    return Seat(SeatKind.BOT, level, name, control)
 
 
-def human_seat(name: str) -> dict[str, Any]:
-    return {"kind": SeatKind.HUMAN, "level": "", "name": name, "control": SeatControl.AS_CREATED}
-
-
-def control_of(seat: dict[str, Any]) -> SeatControl:
-    return SeatControl(seat.get("control", ""))
+def human_seat(name: str) -> Seat:
+    return Seat(SeatKind.HUMAN, "", name, SeatControl.AS_CREATED)
 
 
 def revokes_token(event: dict[str, Any], seat: int) -> bool:
@@ -58,18 +50,11 @@ def revokes_token(event: dict[str, Any], seat: int) -> bool:
     )
 
 
-def with_seat(meta: dict[str, Any], index: int, seat: dict[str, Any]) -> dict[str, Any]:
-    """``meta`` with seat ``index`` played as ``seat`` (a new dict: snapshots share theirs)."""
-    seats = [dict(s) for s in meta["seats"]]
-    seats[index] = dict(seat)
-    return {**meta, "seats": seats}
-
-
 def hand_to_fallback(
-    meta: dict[str, Any], seat: int, level: str, version: int, to_move: int
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    meta: GameMeta, seat: int, level: str, version: int, to_move: int
+) -> tuple[GameMeta, dict[str, Any]]:
     """A seat out of time too often, handed to the fallback bot for good: the new meta
     and the event that says so."""
-    now = bot_seat(level, meta["seats"][seat]["name"], SeatControl.HANDED_OVER)
-    changed = with_seat(meta, seat, now)
+    now = bot_seat(level, meta.seats[seat].name, SeatControl.HANDED_OVER)
+    changed = meta.with_seat(seat, now)
     return changed, ev.seat_changed_event(seat, now, SeatChangeReason.TIMED_OUT, version, to_move)

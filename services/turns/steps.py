@@ -5,7 +5,7 @@ The action is applied, then every chance node that follows is resolved from the
 game's secret seed (an RNG per ply, so results do not depend on who computes
 them), and the whole step is committed with one compare-and-set.
 
-A deal-stream game (``meta["deal_stream"]``: duplicate tournament tables) draws
+A deal-stream game (``GameMeta.deal_stream``: duplicate tournament tables) draws
 its chance outcomes by occurrence instead of by ply: the n-th chance node of one
 kind (the same set of possible outcomes: a dice roll, a draw from a deck of the
 same make-up) gets the n-th draw of that kind from the seed. Tables of one deal
@@ -25,10 +25,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from games import State, get_game
+from games import State
 from services import metrics
 from services.kinds import EventKind, GameStatus
 from services.stores import Commit, CommitOutcome, CommitResult, GameStore, Snapshot
+from services.stores.records import GameMeta, state_from
 from services.turns import clock, seat_control
 from services.watch import events as ev
 
@@ -59,22 +60,12 @@ class Luck:
         return random.Random(f"{seed}:deal:{kind}:{n}")
 
 
-def luck_of(snapshot: Snapshot) -> Luck | None:
-    """The chance-draw counts of a deal-stream game; None for other games."""
-    return Luck.loads(snapshot.luck) if snapshot.meta.get("deal_stream") else None
-
-
 def bot_rng(seed: int, version: int, seat: int) -> random.Random:
     return random.Random(f"{seed}:bot:{version}:{seat}")
 
 
 def load_state(snapshot: Snapshot) -> State:
-    return state_from(snapshot.meta["game_type"], snapshot.state)
-
-
-def state_from(game_type: str, data: bytes) -> State:
-    """A game's state from its stored bytes (the one home of ``from_bytes``)."""
-    return get_game(game_type).state_class.from_bytes(data)
+    return state_from(snapshot.info.game_type, snapshot.state)
 
 
 def replayed(
@@ -141,11 +132,6 @@ class Step:
     luck: str | None = None  # a deal-stream game's new draw counts (None: other games)
 
 
-def decliners(meta: dict[str, Any]) -> frozenset[int]:
-    """The seats that decline every domestic offer (SetSeatOptions)."""
-    return frozenset(i for i, seat in enumerate(meta["seats"]) if seat.get("decline_offers"))
-
-
 def play(
     state: State,
     action: int,
@@ -155,7 +141,7 @@ def play(
     declining: frozenset[int] = frozenset(),
 ) -> Step:
     """Apply ``action`` (checked) to ``state`` in place and resolve the chance after it
-    (``luck``: a deal-stream game's draw counts, from ``luck_of``; updated here); then
+    (``luck``: a deal-stream game's draw counts, updated here; ``play_on`` reads them); then
     answer "decline" for each seat in ``declining`` an offer waits on, in the same write."""
     event = ev.action_event(state, action, version + 1)
     state.apply_action(action)
@@ -172,11 +158,21 @@ def play(
     return Step(log, new_version, state, None if luck is None else luck.dumps())
 
 
+def play_on(snapshot: Snapshot, state: State, action: int) -> Step:
+    """``play`` ``action`` on a stored game (``state``: its state, changed in place) with
+    what the game holds: its seed and version, its chance-draw counts (a deal-stream
+    game) and the seats that decline every domestic offer (SetSeatOptions)."""
+    meta = snapshot.info
+    luck = Luck.loads(snapshot.luck) if meta.deal_stream else None
+    declining = frozenset(i for i, seat in enumerate(meta.seats) if seat.decline_offers)
+    return play(state, action, meta.seed, snapshot.version, luck, declining)
+
+
 def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snapshot | None:
     """The game as a commit of ``step`` onto ``snapshot`` wrote it, known without reading
     it back (``state`` left empty: the caller holds ``step.state``); None for a timed
     game, whose metadata the write changed (``services.turns.clock``)."""
-    if clock.timer_of(snapshot.meta) is not None:
+    if snapshot.info.timer is not None:
         return None
     return dataclasses.replace(
         snapshot,
@@ -197,6 +193,7 @@ async def commit_step(
     request_result: dict[str, Any] | None = None,
     keep_bot_lease: float = 0.0,
     timed_out: bool = False,
+    turn_request: bool = False,
 ) -> CommitResult:
     """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
     with ``keep_bot_lease``, leased that long to the caller, who goes on to play it.
@@ -204,9 +201,11 @@ async def commit_step(
     In a timed game the same write moves the clock on (``services.turns.clock``) and puts a
     human seat's deadline in the schedule; ``timed_out``: the step is a fallback move
     for a seat out of time, which after too many in a row hands the seat to the
-    fallback bot for good (its token revoked) in this write too."""
-    meta, tokens = snapshot.meta, None
-    if clock.timer_of(meta) is not None:
+    fallback bot for good (its token revoked) in this write too. ``turn_request``:
+    ``request_key`` is a turn's (a bot's move), kept only until the next turn's
+    (``stores.Commit``)."""
+    meta, tokens = snapshot.info, None
+    if meta.timer is not None:
         meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
     due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
     result = await store.write(
@@ -221,8 +220,9 @@ async def commit_step(
             request_result=request_result,
             bot_due_in=due_in,
             luck=step.luck,
-            meta=meta if meta is not snapshot.meta else None,
+            meta=meta.to_dict() if meta is not snapshot.info else None,
             tokens=tokens,
+            turn_request=turn_request,
         )
     )
     if result.outcome is CommitOutcome.STALE:
@@ -264,14 +264,14 @@ async def abandon(store: GameStore, game_id: str, why: str) -> bool:
 
 def _move_clock(
     snapshot: Snapshot, step: Step, now: float, timed_out: bool
-) -> tuple[dict[str, Any], dict[int, tuple[str, str]] | None]:
+) -> tuple[GameMeta, dict[int, tuple[str, str]] | None]:
     """The metadata after ``step`` in a timed game (and a token change when a seat out
     of time is handed over); marks the step's last event with the running clock."""
     seat = step.events[0]["seat"]
-    meta = clock.charge(snapshot.meta, seat, now, timed_out)
+    meta = clock.charge(snapshot.info, seat, now, timed_out)
     tokens = None
     if timed_out and not step.state.is_terminal() and clock.out_of_chances(meta, seat):
-        timer = clock.timer_of(meta)
+        timer = meta.timer
         assert timer is not None
         to_move = step.state.current_player()
         meta, event = seat_control.hand_to_fallback(

@@ -20,6 +20,7 @@ from typing import Any
 
 from games import TERMINAL, State
 from services.kinds import EventKind, FinishReason
+from services.stores.records import Seat
 
 
 def created_event(initial: State, version: int = 0, to_move: int | None = None) -> dict[str, Any]:
@@ -48,13 +49,13 @@ def joined_event(seat: int, name: str, version: int, to_move: int) -> dict[str, 
 
 
 def seat_changed_event(
-    seat: int, now: dict[str, Any], reason: str, version: int, to_move: int
+    seat: int, now: Seat, reason: str, version: int, to_move: int
 ) -> dict[str, Any]:
-    """Seat ``seat`` is played as ``now`` (a ``meta["seats"]`` entry) from ``version``."""
+    """Seat ``seat`` is played as ``now`` from ``version`` (``"now"``: its stored layout)."""
     return {
         "kind": EventKind.SEAT_CHANGED,
         "seat": seat,
-        "now": dict(now),
+        "now": now.to_dict(),
         "reason": reason,
         "version": version,
         "to_move": to_move,

@@ -304,21 +304,17 @@ class GamePage {
     this.el.message.textContent = errorText(err);
   }
 
-  /** Submit one action (a LegalAction, or free notation typed by the user). */
-  async act(action) {
+  /** One submission at a time: the page is busy meanwhile, a refusal shows in words,
+   * and the state is read again afterwards (``accepted`` runs before that read). */
+  async submitOnce(work, accepted = () => {}) {
     if (this.submitting) return;
     this.submitting = true;
     this.el.message.textContent = "";
     this.container.classList.add("busy");
-    const request = { expectedVersion: this.state.version ?? "0", requestId: requestId() };
-    if (action.id !== undefined) request.actionId = action.id;
-    else request.notation = action.notation;
     try {
-      await api.submit(this.gameId, this.token, request);
+      await work();
       this.selection = {};
-      this.clearTyped = true; // accepted: the box empties, so Enter cannot send it twice
-      const box = this.root.querySelector("#notation");
-      if (box) box.value = "";
+      accepted();
     } catch (err) {
       this.showError(err);
     } finally {
@@ -328,27 +324,32 @@ class GamePage {
     await this.refresh();
   }
 
+  /** Submit one action (a LegalAction, or free notation typed by the user). */
+  async act(action) {
+    const request = { expectedVersion: this.state.version ?? "0", requestId: requestId() };
+    if (action.id !== undefined) request.actionId = action.id;
+    else request.notation = action.notation;
+    await this.submitOnce(
+      () => api.submit(this.gameId, this.token, request),
+      () => {
+        this.clearTyped = true; // accepted: the box empties, so Enter cannot send it twice
+        const box = this.root.querySelector("#notation");
+        if (box) box.value = "";
+      },
+    );
+  }
+
   /** Several moves in a row by this seat (the discard picker's cards), each at the
    * version the one before it left; stops at the first refusal. */
   async actMany(notations) {
-    if (this.submitting || !notations.length) return;
-    this.submitting = true;
-    this.el.message.textContent = "";
-    this.container.classList.add("busy");
+    if (!notations.length) return;
     let version = this.state.version ?? "0";
-    try {
+    await this.submitOnce(async () => {
       for (const notation of notations) {
         const reply = await api.submit(this.gameId, this.token, { expectedVersion: version, requestId: requestId(), notation });
         version = reply.version ?? version;
       }
-      this.selection = {};
-    } catch (err) {
-      this.showError(err);
-    } finally {
-      this.submitting = false;
-      this.container.classList.remove("busy");
-    }
-    await this.refresh();
+    });
   }
 
   async setDeclineOffers(on) {

@@ -1,0 +1,291 @@
+"""The records the service stores and hands on, typed, and the one home of their layouts:
+a game's metadata (``GameMeta``, with its ``Seat`` entries, its turn ``Timer`` and its
+running ``Clock``), a bot turn's job (``BotJob``) and the Celery task that carries one
+(``TurnTask``); and a game's state from its stored bytes (``state_from``).
+
+Each record has one reader and one writer of its layout, ``from_dict`` and ``to_dict``:
+the store keeps a game's metadata as JSON in the game's hash (``stores.base.Snapshot``
+holds it as read, ``Snapshot.info`` as this record) and Celery sends JSON, so a dict is
+the layout; the store and Celery do the JSON.
+
+Rolling upgrades. ``GameMeta``, ``BotJob`` and ``TurnTask`` carry a ``record_version``
+(the nested ``Seat``, ``Timer`` and ``Clock`` go with their ``GameMeta``). Layout 1 is
+the one written before the field existed, so a record at 1 does not write it: a replica
+or worker of the previous release reads what this one writes (that release's job reader
+refuses keys it does not know). Every reader here takes a missing ``record_version`` as
+1 and gives every field it lacks its default (a record written before the field). The
+keys it does not know (a record of a later release) a game's metadata keeps in
+``later`` and writes back as they were, so a game rewritten by a replica of this
+release in the middle of an upgrade keeps what a newer one wrote; a job or a task is
+built anew by each sender and drops them. A later layout adds fields with defaults and
+raises ``record_version``; it never renames a field or changes its type.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import bots
+from bots import Level
+from games import State, get_game
+from services.kinds import SeatControl, SeatKind
+
+LAYOUT = 1  # the layout this release writes, of every record here
+DEFAULT_MAX_TIMEOUTS = 3  # a timer's timeouts in a row before its seat is handed over
+
+
+def state_from(game_type: str, data: bytes) -> State:
+    """A game's state from its stored bytes (the one home of ``from_bytes``)."""
+    return get_game(game_type).state_class.from_bytes(data)
+
+
+@functools.cache
+def _fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` as keyword arguments of ``cls``: its fields, ``record_version`` (1 when
+    missing) and, when ``cls`` keeps them, the keys it does not know as ``later``."""
+    fields = _fields(cls)
+    names = fields - {"later"}  # never read from a key: a stored "later" is a later key
+    known = {name: value for name, value in data.items() if name in names}
+    if "later" in fields:
+        known["later"] = {name: value for name, value in data.items() if name not in names}
+    if "record_version" in names:
+        known.setdefault("record_version", 1)
+    return known
+
+
+def _fields_as_json(record: Any) -> dict[str, Any]:
+    """A flat record's fields in their order, tuples as lists (``later`` left out)."""
+    values = ((f.name, getattr(record, f.name)) for f in dataclasses.fields(record))
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values if k != "later"}
+
+
+def _written(layout: dict[str, Any], later: Mapping[str, Any], version: int = 1) -> dict[str, Any]:
+    """``layout`` with the later layout's keys it was read with, and its
+    ``record_version``, written from layout 2 on (see above)."""
+    written = {**later, **layout} if later else layout
+    return written if version == 1 else {**written, "record_version": version}
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays one seat: a person or a bot (of ``level``) and, once it changed hands,
+    how (``control``); ``decline_offers``: its player declines every domestic offer."""
+
+    kind: SeatKind = SeatKind.HUMAN
+    level: str = ""
+    name: str = ""
+    control: SeatControl = SeatControl.AS_CREATED
+    decline_offers: bool = False
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
+
+    @property
+    def is_bot(self) -> bool:
+        """True when a bot plays the seat now (as created, or away, or handed over)."""
+        return self.kind == SeatKind.BOT
+
+    def to_dict(self) -> dict[str, Any]:
+        layout: dict[str, Any] = {"kind": str(self.kind), "level": self.level, "name": self.name}
+        if self.control != SeatControl.AS_CREATED:
+            layout["control"] = str(self.control)
+        if self.decline_offers:
+            layout["decline_offers"] = True
+        return _written(layout, self.later)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Seat:
+        known = _known(cls, data)
+        known["kind"] = SeatKind(known.get("kind", SeatKind.HUMAN))
+        known["control"] = SeatControl(known.get("control", SeatControl.AS_CREATED))
+        known["decline_offers"] = bool(known.get("decline_offers"))
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class Timer:
+    """A timed game's settings (``CreateGame.timer``; the rules: ``services.turns.clock``)."""
+
+    move: float  # seconds per move
+    bank: float = 0.0  # seconds per seat for the whole game, beyond the move time
+    fallback: str = "random"  # the level that plays a timed-out move
+    max_timeouts: int = DEFAULT_MAX_TIMEOUTS  # in a row: handed over for good (0: never)
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
+
+    def to_dict(self) -> dict[str, Any]:
+        return _written(_fields_as_json(self), self.later)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Timer:
+        return cls(**_known(cls, data))
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A timed game's clock: the seat whose time runs (None when no human seat is to
+    move), the version it started at, when it started and runs out; per seat the bank
+    left and the timeouts in a row."""
+
+    seat: int | None = None
+    version: int = 0
+    started: float = 0.0
+    deadline: float = 0.0
+    banks: tuple[float, ...] = ()
+    strikes: tuple[int, ...] = ()
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
+
+    def runs_at(self, version: int) -> bool:
+        """Whether a human seat's time runs at ``version``."""
+        return self.seat is not None and self.version == version
+
+    def left(self, version: int, now: float) -> float | None:
+        """Seconds until the time running at ``version`` runs out (0 or less: out of
+        time); None when none runs then."""
+        return self.deadline - now if self.runs_at(version) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _written(_fields_as_json(self), self.later)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Clock:
+        known = _known(cls, data)
+        known["banks"] = tuple(known.get("banks", ()))
+        known["strikes"] = tuple(known.get("strikes", ()))
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """A game's metadata as stored (never sent to clients: it holds the secret seed)."""
+
+    game_type: str = ""
+    players: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)  # parsed by the engine
+    seats: tuple[Seat, ...] = ()
+    seed: int = 0
+    created: float = 0.0  # Unix seconds
+    private: bool = False
+    spectators: bool = True
+    invites: Mapping[str, str] = field(default_factory=dict)  # seat (as text) -> code hash
+    creator: str = ""  # the creator token's hash
+    bots_by_anyone: bool = False
+    rejoin_handed_seats: bool = False
+    timer: Timer | None = None
+    clock: Clock | None = None  # set with ``timer``
+    tournament: Mapping[str, Any] | None = None  # a tournament table's name, round, table
+    deal_stream: bool = False  # chance drawn by occurrence (``services.turns.steps.Luck``)
+    record_version: int = LAYOUT
+    later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
+
+    @property
+    def tournament_name(self) -> str:
+        return str((self.tournament or {}).get("name", ""))
+
+    def with_seat(self, index: int, seat: Seat) -> GameMeta:
+        seats = list(self.seats)
+        seats[index] = seat
+        return dataclasses.replace(self, seats=tuple(seats))
+
+    def to_dict(self) -> dict[str, Any]:
+        layout: dict[str, Any] = {
+            "game_type": self.game_type,
+            "players": self.players,
+            "options": dict(self.options),
+            "seats": [seat.to_dict() for seat in self.seats],
+            "seed": self.seed,
+            "created": self.created,
+            "private": self.private,
+            "spectators": self.spectators,
+            "invites": dict(self.invites),
+            "creator": self.creator,
+            "bots_by_anyone": self.bots_by_anyone,
+            "rejoin_handed_seats": self.rejoin_handed_seats,
+        }
+        if self.timer is not None:
+            layout["timer"] = self.timer.to_dict()
+        if self.clock is not None:
+            layout["clock"] = self.clock.to_dict()
+        if self.tournament is not None:
+            layout["tournament"] = dict(self.tournament)
+        if self.deal_stream:
+            layout["deal_stream"] = True
+        return _written(layout, self.later, self.record_version)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameMeta:
+        known = _known(cls, data)
+        known["seats"] = tuple(Seat.from_dict(s) for s in known.get("seats", ()))
+        # Falsy for none: a game without a timer wrote no key (or null).
+        known["timer"] = Timer.from_dict(data["timer"]) if known.get("timer") else None
+        known["clock"] = Clock.from_dict(data["clock"]) if known.get("clock") else None
+        known["private"] = bool(known.get("private"))
+        known["deal_stream"] = bool(known.get("deal_stream"))
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class BotJob:
+    """A decision to make, as it travels to a pool process or a Celery worker."""
+
+    game_id: str
+    game_type: str
+    version: int  # the game's version the bot searches from
+    seat: int
+    level: str
+    seed: int  # the bot's own seed for this decision (derived from the game's secret seed)
+    state: bytes  # determinize(seat, rng) of the true state
+    timeout: bool = False  # a fallback move for a human seat out of time
+    record_version: int = LAYOUT
+
+    def view(self) -> State:
+        """The bot's view, decoded: all the bot may see."""
+        return state_from(self.game_type, self.state)
+
+    def plan(self, max_iterations: int | None = None) -> Level:
+        """The job's level under a server's cap on one decision's trees x iterations;
+        its ``trees`` is 0 when the level decides without search."""
+        return bots.get_level(self.level).capped(max_iterations)
+
+    def to_dict(self) -> dict[str, Any]:
+        layout = dataclasses.asdict(self)
+        del layout["record_version"]
+        layout["state"] = base64.b64encode(self.state).decode()
+        return _written(layout, {}, self.record_version)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BotJob:
+        known = _known(cls, data)
+        return cls(**{**known, "state": base64.b64decode(known["state"])})
+
+
+@dataclass(frozen=True)
+class TurnTask:
+    """A bot turn as a Celery task carries it: the job, and the store to commit it to
+    (each replica names its own, so workers serve replicas of several deployments)."""
+
+    job: BotJob
+    store_url: str
+    prefix: str
+    max_iterations: int | None = None  # the dispatching server's search cap
+    record_version: int = LAYOUT
+
+    def to_dict(self) -> dict[str, Any]:
+        layout = {
+            "job": self.job.to_dict(),
+            "store_url": self.store_url,
+            "prefix": self.prefix,
+            "max_iterations": self.max_iterations,
+        }
+        return _written(layout, {}, self.record_version)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TurnTask:
+        known = _known(cls, data)
+        return cls(**{**known, "job": BotJob.from_dict(known["job"])})
