@@ -42,7 +42,7 @@ def warn(reason: str) -> None:
     """The one warning of a pure install."""
     print(
         f"WARNING: gamehost-server: installing the pure-Python engines ({reason}); they "
-        "run 2-3x slower (docs/benchmarks.md). Install a C compiler and reinstall to compile them.",
+        "run 2.5-4x slower (docs/benchmarks.md). Install a C compiler and reinstall to compile them.",
         file=sys.stderr,
     )
 
@@ -103,9 +103,7 @@ def extensions() -> list[object]:
         warn(f"mypyc is not importable: {exc}")
         return []
     os.chdir(ROOT)  # mypyc reads the sources (and pyproject's [tool.mypy]) from here
-    return mypycify(
-        sources(), opt_level="3", multi_file=True, group_name="gamehost_engines"
-    )
+    return mypycify(sources(), opt_level="3", multi_file=True, group_name="gamehost_engines")
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

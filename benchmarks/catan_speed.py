@@ -24,7 +24,9 @@ Measures, on this machine and in one run:
 - ``mcts-fast``'s UCT iterations per second (one tree, its playout depth) over the
   same sampled positions, under each build.
 
-Each engine and build runs in its own fresh process for the same number of seconds.
+Each engine and build runs in its own fresh process for the same number of seconds;
+rates and timings are per CPU second of that process (``time.process_time``), so time
+it spends waiting for a core on a busy machine counts for none of them.
 Our action count includes chance outcomes (dice, card draws, steals) as
 separate actions; catanatron folds the dice into its ROLL action, so the table
 also shows our decisions alone.
@@ -61,19 +63,20 @@ CATANATRON_DRIVER = textwrap.dedent(
         one(seed)
     games = actions = 0
     start = time.perf_counter()
+    cpu = time.process_time()
     while time.perf_counter() - start < seconds:
         actions += one(1000 + games)
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - cpu
 
     game = Game([RandomPlayer(c) for c in colors], seed=7)
     for _ in range(300):
         game.play_tick()
     reps = 2000
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(reps):
         game.copy()
-    copy_us = (time.perf_counter() - t0) / reps * 1e6
+    copy_us = (time.process_time() - t0) / reps * 1e6
     print(json.dumps({"games": games, "actions": actions, "seconds": elapsed,
                       "copy_us": copy_us}))
     """
@@ -104,9 +107,9 @@ def search_selfplay(decisions: int) -> dict:
             action = state.sample_chance(luck)
         else:
             view = state.determinize(player, random.Random(plies))
-            start = time.perf_counter()
+            start = time.process_time()
             action = choose_action(view, player, level, plies)
-            spent += time.perf_counter() - start
+            spent += time.process_time() - start
             searched += len(actions_of(view)) > 1
         state.apply_action(action)
         plies += 1
@@ -131,7 +134,7 @@ def fast_iterations(count: int) -> dict:
     k = knowledge("catan")
     states = positions("catan", 4, count, seed=3)
     done = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for i, state in enumerate(states):
         done += uct_search(
             state,
@@ -144,7 +147,7 @@ def fast_iterations(count: int) -> dict:
             c=fast.c,
             playout_epsilon=None,
         ).iterations
-    return {"build": engine_build(), "iterations": done, "seconds": time.perf_counter() - start}
+    return {"build": engine_build(), "iterations": done, "seconds": time.process_time() - start}
 
 
 def ours(seconds: float) -> dict:
@@ -184,12 +187,13 @@ def ours(seconds: float) -> dict:
         one(seed)
     games = actions = decisions = 0
     start = time.perf_counter()
+    cpu = time.process_time()
     while time.perf_counter() - start < seconds:
         a, d = one(1000 + games)
         actions += a
         decisions += d
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - cpu
 
     # a mid-game state for the copy/serialize timings
     rng = random.Random(7)
@@ -204,10 +208,10 @@ def ours(seconds: float) -> dict:
     data = state.to_bytes()
 
     def timed(fn, reps: int = 5000) -> float:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(reps):
             fn()
-        return (time.perf_counter() - t0) / reps * 1e6
+        return (time.process_time() - t0) / reps * 1e6
 
     return {
         "build": engine_build(),
@@ -301,7 +305,8 @@ def main() -> None:
     cpus = os.cpu_count()
     print(
         f"Catan random vs random, 4 players, {args.seconds:g} s per engine and build in "
-        f"{rounds} alternating rounds, {cpus} CPUs, Python {sys.version.split()[0]}"
+        f"{rounds} alternating rounds, {cpus} CPUs, Python {sys.version.split()[0]}; rates "
+        f"per CPU second, load average {os.getloadavg()[0]:.1f} at the end"
     )
     print(f"gamehost: the {us['build']} build (default) and the pure build")
     print(f"fastcatan: {fastcatan_status()}")
@@ -381,7 +386,9 @@ def main() -> None:
         faster(clone, pure["clone_us"], False),
     )
     for label, key in (("to_bytes (us)", "to_bytes_us"), ("from_bytes (us)", "from_bytes_us")):
-        add(label, us[key], None, ".1f", slow=pure[key], over_pure=faster(us[key], pure[key], False))
+        add(
+            label, us[key], None, ".1f", slow=pure[key], over_pure=faster(us[key], pure[key], False)
+        )
     add("state bytes", us["state_bytes"], None, ",")
     if not args.no_search:
         search = [sys.executable, __file__, "--search-decisions", str(args.search_decisions)]
