@@ -28,6 +28,8 @@ from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
+from services.ladder.model import LadderConfig
+from services.ladder.service import LadderService
 from services.limits import access, quotas
 from services.observe.grpc_metrics import PrometheusServerInterceptor
 from services.observe.metrics_export import start_metrics_server
@@ -101,6 +103,8 @@ class ServerConfig:
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
+    # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
+    ladder: LadderConfig | None = None
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -181,6 +185,8 @@ async def _bounded(part: str, step, deadline: float) -> None:
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
+    if config.ladder is not None and not config.archive_url:
+        raise ValueError("--ladder keeps its bots and ratings in the archive: give --archive URL")
     archive = None
     if config.archive_url:
         # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
@@ -239,7 +245,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ),
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
-    servicer = GameHostServicer(host, tournaments, hints)
+    ladder = None
+    if config.ladder is not None and archive is not None:
+        ladder = LadderService(archive, config.ladder)
+    servicer = GameHostServicer(host, tournaments, hints, ladder)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
