@@ -28,8 +28,10 @@ from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
+from services.ladder.matchmaker import Matchmaker
 from services.ladder.model import LadderConfig
 from services.ladder.service import LadderService
+from services.ladder.sessions import Sessions
 from services.limits import access, quotas
 from services.observe.grpc_metrics import PrometheusServerInterceptor
 from services.observe.metrics_export import start_metrics_server
@@ -129,6 +131,8 @@ class RunningServer:
     http: HttpGateway | None = None
     http_port: int | None = None
     archive: Archive | None = None
+    matchmaker: Matchmaker | None = None
+    sessions: Sessions | None = None
 
     @property
     def target(self) -> str:
@@ -156,6 +160,10 @@ class RunningServer:
             await _bounded("the HTTP gateway", self.http.stop(), deadline)
         await _bounded("the gRPC server", self.server.stop(grace), deadline)
         # Bots next: a search left running would hold up the process's exit.
+        if self.matchmaker is not None:  # its lease is let go: another replica goes on
+            await _bounded("the ladder", self.matchmaker.close(), deadline)
+        if self.sessions is not None:
+            await _bounded("the ladder's sessions", self.sessions.close(), deadline)
         if self.tournaments is not None:
             await _bounded("the tournament runner", self.tournaments.close(), deadline)
         await _bounded("the bot runner", self.runner.close(), deadline)
@@ -245,10 +253,12 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ),
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
-    ladder = None
+    ladder = sessions = matchmaker = None
     if config.ladder is not None and archive is not None:
         ladder = LadderService(archive, config.ladder)
-    servicer = GameHostServicer(host, tournaments, hints, ladder)
+        sessions = Sessions(ladder, host)
+        matchmaker = Matchmaker(ladder, host)
+    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -297,7 +307,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         http=http,
         http_port=http_port,
         archive=archive,
+        matchmaker=matchmaker,
+        sessions=sessions,
     )
+    if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
+        matchmaker.start()
     if archive is not None:  # finished games and ended tournaments into SQL
         running.background.append(asyncio.create_task(archiver.archive_forever(store, archive)))
     running.store_probe = asyncio.create_task(probe_forever(store))

@@ -36,6 +36,7 @@ from services.kinds import (
 )
 from services.ladder import wire as ladder_wire
 from services.ladder.service import LadderService
+from services.ladder.sessions import Sessions
 from services.limits import quotas
 from services.play import seating
 from services.play.host import GameHost, SeatSpec
@@ -81,11 +82,13 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         tournaments: TournamentService | None = None,
         hints: HintService | None = None,
         ladder: LadderService | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
         self.ladder = ladder
+        self.sessions = sessions
 
     @unary
     async def ListGameTypes(self, request, context):
@@ -380,14 +383,29 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             standings_text=ladder_wire.standings_text(rows),
         )
 
+    def _sessions(self) -> Sessions:
+        self._ladder()
+        assert self.sessions is not None
+        return self.sessions
+
     @streaming
     async def ConnectBot(self, request, context):
-        raise FailedPrecondition("bot runners are not served yet")
-        yield  # pragma: no cover - makes this an async generator
+        if request.protocol not in (0, 1):
+            raise FailedPrecondition(
+                f"this server speaks bot protocol 1, not {request.protocol}", field="protocol"
+            )
+        async with contextlib.aclosing(
+            self._sessions().connect(request.key, request.concurrency)
+        ) as directives:
+            async for directive in directives:
+                yield ladder_wire.directive(directive)
 
     @unary
     async def BotReply(self, request, context):
-        raise FailedPrecondition("bot runners are not served yet")
+        answered = await self._sessions().reply(
+            request.key, request.game_id, request.version, request.line, request.error
+        )
+        return ladder_wire.answered(answered)
 
 
 def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:

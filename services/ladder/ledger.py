@@ -270,6 +270,14 @@ class Ledger:
         return True
 
     # ------------------------------------------------------------------ reads
+    def archived_returns(self, game_id: str) -> list[float] | None:
+        """The returns of the archive's copy of a game (None: not archived)."""
+        with self.engine.connect() as connection:
+            found = connection.execute(
+                sa.select(archived_games.c.returns).where(archived_games.c.game_id == game_id)
+            ).scalar()
+        return None if found is None else json.loads(found)
+
     def ratings(self, ladder: str) -> dict[str, RatingRow]:
         with self.engine.connect() as connection:
             return {

@@ -19,7 +19,7 @@ from services.errors import (
     Unauthenticated,
 )
 from services.ladder.accounts import Accounts, BotAccount
-from services.ladder.ledger import Ledger, SeatHistory, StandingRow
+from services.ladder.ledger import Ledger, SeatHistory, StandingRow, lease_name
 from services.ladder.model import BotStatus, LadderConfig, LadderSpec, check_bot_name
 
 LEASE_SECONDS = 5.0  # the matchmaker's lease: a dead holder's ladder is taken over after it
@@ -36,6 +36,7 @@ class BotPage:
 class LadderService:
     def __init__(self, archive: Archive, config: LadderConfig) -> None:
         self.config = config
+        self.archive = archive
         self.engine = archive.engine
         self.accounts = Accounts(archive.engine)
         self.ledger = Ledger(archive.engine, LEASE_SECONDS)
@@ -51,6 +52,10 @@ class LadderService:
                 field=field,
             )
         return spec
+
+    @staticmethod
+    def lease_name(ladder: str) -> str:
+        return lease_name(ladder)
 
     # ------------------------------------------------------------------ accounts
     async def register(

@@ -8,6 +8,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.ladder.accounts import BotAccount
 from services.ladder.ledger import SeatHistory, StandingRow
 from services.ladder.model import BotStatus
+from services.ladder.sessions import Answered, Directive
 
 _STATUS = {
     BotStatus.VALIDATING: pb.BOT_VALIDATING,
@@ -76,3 +77,40 @@ def standings_text(rows: list[StandingRow]) -> str:
             f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
         )
     return "\n".join(lines)
+
+
+_KIND = {
+    "welcome": pb.BotDirective.WELCOME,
+    "start": pb.BotDirective.START,
+    "act": pb.BotDirective.ACT,
+    "end": pb.BotDirective.END,
+    "paused": pb.BotDirective.PAUSED,
+}
+_OUTCOME = {
+    "played": pb.BotReplyResponse.PLAYED,
+    "fallback": pb.BotReplyResponse.FALLBACK,
+    "stale": pb.BotReplyResponse.STALE,
+}
+
+
+def directive(d: Directive) -> pb.BotDirective:
+    return pb.BotDirective(
+        kind=_KIND[d.kind],
+        line=d.line,
+        game_id=d.game_id,
+        version=d.version,
+        ms_left=d.ms_left,
+        bot=d.bot,
+        message=d.message,
+    )
+
+
+def answered(a: Answered) -> pb.BotReplyResponse:
+    return pb.BotReplyResponse(
+        outcome=_OUTCOME[a.outcome],
+        fault=a.fault,
+        notation=a.notation,
+        version=a.version,
+        paused=a.paused,
+        message=a.message,
+    )
