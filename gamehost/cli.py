@@ -232,7 +232,14 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         type=int,
         default=16,
         metavar="N",
-        help="duplicate sets played at once per ladder (16); one at most among house levels alone",
+        help="duplicate sets played at once per ladder (16)",
+    )
+    serve.add_argument(
+        "--ladder-house-tables",
+        type=int,
+        default=1,
+        metavar="N",
+        help="of those, sets among house levels alone, which keep their ratings current (1)",
     )
 
 

@@ -162,6 +162,7 @@ def _ladder_config(args: argparse.Namespace):
         move_seconds=args.ladder_move_seconds,
         max_faults=args.ladder_max_faults,
         tables=args.ladder_tables,
+        house_tables=args.ladder_house_tables,
     ).check()
 
 
@@ -272,6 +273,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-move-seconds", str(args.ladder_move_seconds)]
     argv += ["--ladder-max-faults", str(args.ladder_max_faults)]
     argv += ["--ladder-tables", str(args.ladder_tables)]
+    argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
         argv += ["--http-port", str(args.http_port)]

@@ -103,5 +103,10 @@ class LadderConfig:
         for level in self.house:
             get_level(level)  # ValueError names the known ones
         if self.move_seconds <= 0 or self.max_faults < 1 or self.tables < 1:
-            raise ValueError("ladder: move seconds > 0, max faults >= 1 and tables >= 1")
+            raise ValueError(
+                "--ladder-move-seconds must be > 0, --ladder-max-faults and "
+                "--ladder-tables at least 1"
+            )
+        if self.house_tables < 0:
+            raise ValueError("--ladder-house-tables must be 0 or more")
         return self
