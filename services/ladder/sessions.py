@@ -199,9 +199,9 @@ class Sessions:
             return None
         snapshot = view.snapshot
         info = snapshot.info
-        state = json_format.MessageToDict(
-            view_of(info.game_type, view.state, seat), preserving_proto_field_name=True
-        )
+        # The view in the HTTP API's JSON (GetState's cite/catan/endeavor field).
+        view_message = view_of(info.game_type, view.state, seat)
+        state = json_format.MessageToDict(view_message, always_print_fields_with_no_presence=True)
         left = clock.seconds_left(info, snapshot.version, time.time())
         ms_left = max(0, int((left if left is not None else 0.0) * 1000))
         line = protocol.act_line(game_id, seat, state, view.legal_actions, ms_left)
