@@ -47,6 +47,7 @@ class Act:
     line: str
     due: float  # time.monotonic() by which the answer must be sent
     received: float
+    written: float = 0.0  # when it was handed to the program (after others' acts)
 
 
 @dataclass
@@ -173,6 +174,7 @@ class Copy:
             return
         self._drop_unasked()
         written = time.monotonic()
+        act.written = written
         if not self._write(act.line):
             self._send(act, error="missing: the program had exited", bot_ms=0.0)
             self.restart("exited")
@@ -210,8 +212,9 @@ class Copy:
             game_id=act.game_id,
             outcome=outcome,
             fault=answer.fault,
-            rtt_ms=(done - act.received) * 1000,
-            bot_ms=bot_ms,
+            rtt_ms=(done - act.received) * 1000,  # the act's arrival to the answer played
+            bot_ms=bot_ms,  # the program's own time
+            queued_ms=(max(act.written, act.received) - act.received) * 1000,  # its other acts
         )
         if answer.outcome == pb.BotReplyResponse.FALLBACK:
             print(f"gamehost bot run: {act.game_id}: {answer.message}", file=sys.stderr)

@@ -37,6 +37,7 @@ from services.bots import bot_turns
 from services.errors import (
     Aborted,
     FailedPrecondition,
+    InvalidArgument,
     NotFound,
     PermissionDenied,
     ResourceExhausted,
@@ -81,6 +82,14 @@ class Answered:
     version: int = 0
     paused: bool = False
     message: str = ""
+
+
+class _AnyId:
+    """Every id: an answer's form is checked before the game is read (its legality by
+    the submission itself)."""
+
+    def __contains__(self, action: object) -> bool:
+        return True
 
 
 class Sessions:
@@ -218,6 +227,15 @@ class Sessions:
             raise PermissionDenied(
                 f"game {game_id} has no seat of bot {name}: a bot acts only in its own seats"
             )
+        if not error and len(seats) == 1:
+            # The common case first: a playable answer, submitted on one read of the game
+            # (SubmitAction's own). Anything it refuses is judged on a fresh read below.
+            action, _ = protocol.read_answer(line, _AnyId())
+            if action is not None:
+                played = await self._submit(game_id, seats[0], version, action)
+                if played is not None:
+                    self._count_move(name)
+                    return played
         try:
             snapshot = await self.host.load(game_id)
         except NotFound:
@@ -238,19 +256,11 @@ class Sessions:
         else:
             action, fault = protocol.read_answer(line, state.legal_actions())
         if action is not None:
-            token = seat_token(await self.host.store.secret(), game_id, seat)
-            try:
-                done = await self.host.submit_action(
-                    game_id,
-                    token,
-                    expected_version=version,
-                    action=action,
-                    request_id=f"ladder:{version}",
-                )
-            except Aborted:
+            played = await self._submit(game_id, seat, version, action)
+            if played is None:
                 return Answered("stale", message="the game moved on before the answer")
             self._count_move(name)
-            return Answered("played", notation=done.notation, version=done.version)
+            return played
         assert fault is not None
         result, notation = await bot_turns.commit_fallback(
             self.host.store, snapshot, state, seat, FALLBACK, fault.value
@@ -269,6 +279,22 @@ class Sessions:
             message += f"; bot {name} is paused"
             log.info("ladder: bot %s paused after %d faults in a row", name, in_row)
         return Answered("fallback", fault.value, notation, result.version, paused, message)
+
+    async def _submit(self, game_id: str, seat: int, version: int, action: int) -> Answered | None:
+        """The bot's move, submitted with its seat's token as any client's action (a
+        retry of the same version is answered, never played twice); None when refused."""
+        token = seat_token(await self.host.store.secret(), game_id, seat)
+        try:
+            done = await self.host.submit_action(
+                game_id,
+                token,
+                expected_version=version,
+                action=action,
+                request_id=f"ladder:{version}",
+            )
+        except (Aborted, FailedPrecondition, InvalidArgument, NotFound):
+            return None
+        return Answered("played", notation=done.notation, version=done.version)
 
     async def _account(self, key: str) -> BotAccount:
         """The bot of ``key``, looked up at most every KEY_CACHE seconds."""
