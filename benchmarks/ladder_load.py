@@ -7,8 +7,9 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
-connects from this machine's one address, which the per-client limit would otherwise
-count as one client (the per-key limits still apply). It prints:
+connects from this machine's one address, which the per-client limits would otherwise
+count as one client (the per-key limits still apply), and `--ladder-registrations 0`
+for the same reason. It prints:
 
 - ladder games per hour: rated games (validation games not counted) finished in the
   measured window, after the first minute (every bot validated);
@@ -148,7 +149,7 @@ def main() -> None:
         serve = ["serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
-        serve += ["--ladder-tables", str(args.bots + 2)]
+        serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"

@@ -235,6 +235,13 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         help="duplicate sets played at once per ladder (16)",
     )
     serve.add_argument(
+        "--ladder-registrations",
+        type=int,
+        default=10,
+        metavar="N",
+        help="bot registrations an hour per client (API key, else address); 0: no limit (10)",
+    )
+    serve.add_argument(
         "--ladder-house-tables",
         type=int,
         default=1,

@@ -163,6 +163,7 @@ def _ladder_config(args: argparse.Namespace):
         max_faults=args.ladder_max_faults,
         tables=args.ladder_tables,
         house_tables=args.ladder_house_tables,
+        registrations_per_hour=args.ladder_registrations,
     ).check()
 
 
@@ -274,6 +275,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-max-faults", str(args.ladder_max_faults)]
     argv += ["--ladder-tables", str(args.ladder_tables)]
     argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
+    argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
         argv += ["--http-port", str(args.http_port)]

@@ -1238,15 +1238,17 @@ class LadderStanding(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("game_type", "players", "standings", "house", "standings_text")
+    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     HOUSE_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
+    LADDERS_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     players: int
     standings: _containers.RepeatedCompositeFieldContainer[LadderStanding]
     house: _containers.RepeatedScalarFieldContainer[str]
     standings_text: str
-    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ...) -> None: ...
+    ladders: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...

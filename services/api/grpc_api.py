@@ -374,13 +374,17 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def GetLadder(self, request, context):
         ladder = self._ladder()
-        rows = await ladder.standings(request.game_type, request.players)
+        game_type, players = request.game_type, request.players
+        if not game_type and not players:
+            game_type, players = ladder.config.ladders[0].game, ladder.config.ladders[0].players
+        rows = await ladder.standings(game_type, players)
         return pb.Ladder(
-            game_type=request.game_type,
-            players=request.players,
+            game_type=game_type,
+            players=players,
             standings=[ladder_wire.standing(r) for r in rows],
             house=list(ladder.config.house),
             standings_text=ladder_wire.standings_text(rows),
+            ladders=[spec.name for spec in ladder.config.ladders],
         )
 
     def _sessions(self) -> Sessions:

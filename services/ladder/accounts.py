@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -172,16 +172,23 @@ class Accounts:
             )
         return self.get(name)
 
-    def heartbeat(self, name: str, session: str, until: float) -> BotAccount | None:
-        """Keep ``session`` connected until ``until``; None when it is no longer the
-        bot's runner (another connected, or the bot was paused or revoked)."""
+    def heartbeats(
+        self, sessions: Collection[tuple[str, str]], until: float
+    ) -> set[tuple[str, str]]:
+        """Keep each (bot, session) connected until ``until``, in one transaction;
+        returns those that still are their bot's runner (not replaced by another
+        connection, nor let go by a pause or revocation)."""
+        alive = set()
         with self.engine.begin() as connection:
-            moved = connection.execute(
-                sa.update(ladder_bots)
-                .where(ladder_bots.c.name == name, ladder_bots.c.session == session)
-                .values(connected_until=until)
-            ).rowcount
-        return self.get(name) if moved else None
+            for name, session in sessions:
+                moved = connection.execute(
+                    sa.update(ladder_bots)
+                    .where(ladder_bots.c.name == name, ladder_bots.c.session == session)
+                    .values(connected_until=until)
+                ).rowcount
+                if moved:
+                    alive.add((name, session))
+        return alive
 
     def disconnect(self, name: str, session: str) -> None:
         with self.engine.begin() as connection:

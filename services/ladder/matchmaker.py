@@ -33,9 +33,10 @@ import secrets
 import socket
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 from services.errors import AlreadyExists, ServiceError
-from services.kinds import EventKind, SeatKind
+from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
 from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
@@ -62,8 +63,15 @@ def replica_id() -> str:
 class Matchmaker:
     TICK = 0.5  # seconds between ticks (a kick cuts one short)
 
-    def __init__(self, service: LadderService, host: GameHost, replica: str | None = None) -> None:
+    def __init__(
+        self,
+        service: LadderService,
+        host: GameHost,
+        replica: str | None = None,
+        on_games: Callable[[], None] | None = None,
+    ) -> None:
         self.service = service
+        self._on_games = on_games or (lambda: None)  # new games made: tell the runners
         self.host = host
         self.replica = replica or replica_id()
         self.config = service.config
@@ -258,7 +266,7 @@ class Matchmaker:
             return
         secret = await self.host.store.secret()
         for seat in absent:
-            if snapshot.info.seats[seat].is_bot or snapshot.status != "in_progress":
+            if snapshot.info.seats[seat].is_bot or snapshot.status != GameStatus.IN_PROGRESS:
                 continue
             token = seat_token(secret, planned.game_id, seat)
             with contextlib.suppress(ServiceError):  # finished meanwhile, or raced
@@ -290,6 +298,7 @@ class Matchmaker:
             planned = PlannedGame(game_id, game_id, 0, secrets.randbits(63), True, seats)
             if await self._write(spec, [planned]):
                 await self._make(spec, planned)
+                self._on_games()
 
     async def _write(self, spec: LadderSpec, planned: list[PlannedGame]) -> bool:
         return await asyncio.to_thread(
@@ -372,6 +381,7 @@ class Matchmaker:
             return False  # the lease was lost: another replica matches now
         for game in planned:
             await self._make(spec, game)
+        self._on_games()
         return True
 
 

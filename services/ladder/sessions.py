@@ -3,8 +3,10 @@ streams the protocol's lines for the bot's games, and its answers (BotReply).
 
 **The connection.** The key names the bot; the runner becomes the bot's runner (a
 newer connection replaces an older one at its next heartbeat) and stays connected
-while it heartbeats (``accounts.heartbeat``). Every ``POLL`` seconds the bot's games
-being played are read from the ledger; each new one gets a feeder that watches the
+while it heartbeats (``accounts.heartbeats``: one write per replica for all its
+runners). Every ``POLL`` seconds (at once after the matchmaker here made games) one
+read of the ledger finds the games every connected bot is playing; each new one gets
+a feeder that watches the
 game with the bot's seat token (the same watch a client gets, through the watch hub)
 and puts ``start``, then an ``act`` whenever the bot's seat is to move at a version
 not yet asked, then ``end``. A runner that reconnects (to any replica) is sent
@@ -29,7 +31,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from google.protobuf import json_format
 
@@ -51,6 +53,7 @@ from services.ladder.service import LadderService
 from services.limits.quotas import TokenBuckets
 from services.play.host import GameHost
 from services.stores import CommitOutcome
+from services.sweeps import Wake
 from services.turns import clock, steps
 from services.views import view_of
 
@@ -84,6 +87,18 @@ class Answered:
     message: str = ""
 
 
+@dataclass
+class _Connection:
+    """A runner connected to this replica: its bot's games being played (as the poll
+    last read them) and the directives waiting to be sent (None: look again)."""
+
+    name: str
+    session: str
+    playing: dict[str, int] = field(default_factory=dict)  # game id -> the bot's seat
+    gone: bool = False  # no longer the bot's runner (another connected; paused; revoked)
+    queue: asyncio.Queue[Directive | None] = field(default_factory=asyncio.Queue)
+
+
 class _AnyId:
     """Every id: an answer's form is checked before the game is read (its legality by
     the submission itself)."""
@@ -113,6 +128,9 @@ class Sessions:
         self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._moves: dict[str, tuple[int, bool]] = {}  # name -> (moves, ends its row)
         self._flusher: asyncio.Task | None = None
+        self._connections: dict[str, _Connection] = {}  # session -> its connection here
+        self._poller: asyncio.Task | None = None
+        self._wake = Wake()
 
     # ------------------------------------------------------------------ connection
     async def connect(self, key: str, concurrency: int) -> AsyncIterator[Directive]:
@@ -134,36 +152,69 @@ class Sessions:
             bot=name,
             message=f"connected as {name} to ladder {joined.ladder}: {joined.status} ({joined.reason})",
         )
-        queue: asyncio.Queue[Directive] = asyncio.Queue()
+        connection = _Connection(name, session)
+        self._connections[session] = connection
+        self.kick()
         feeders: dict[str, asyncio.Task] = {}
-        beat = 0.0
         try:
             while True:
-                if time.monotonic() >= beat:
-                    now = await asyncio.to_thread(
-                        self.accounts.heartbeat, name, session, time.time() + self.PRESENCE
-                    )
-                    if now is None:
-                        yield await self._let_go(name)
-                        return
-                    beat = time.monotonic() + self.HEARTBEAT
-                playing = await asyncio.to_thread(self.service.ledger.playing, [name])
-                current = {game_id: seat for game_id, seat, _ in playing.get(name, [])}
-                for game_id, seat in current.items():
+                if connection.gone:
+                    yield await self._let_go(name)
+                    return
+                for game_id, seat in connection.playing.items():
                     if game_id not in feeders:
-                        feeders[game_id] = asyncio.create_task(self._feed(game_id, seat, queue))
-                for game_id in [g for g in feeders if g not in current and feeders[g].done()]:
-                    del feeders[game_id]  # rated since: never fed again
+                        feed = self._feed(game_id, seat, connection.queue)
+                        feeders[game_id] = asyncio.create_task(feed)
+                for game_id in [g for g in feeders if g not in connection.playing]:
+                    if feeders[game_id].done():
+                        del feeders[game_id]  # rated since: never fed again
+                waiting: list[Directive | None] = []
                 with contextlib.suppress(TimeoutError):
-                    yield await asyncio.wait_for(queue.get(), self.POLL)
-                    while not queue.empty():
-                        yield queue.get_nowait()
+                    waiting.append(await asyncio.wait_for(connection.queue.get(), self.POLL * 4))
+                while not connection.queue.empty():
+                    waiting.append(connection.queue.get_nowait())
+                for item in waiting:
+                    if item is not None:  # None: the poll read the bot's games again
+                        yield item
         finally:
+            self._connections.pop(session, None)
             for task in feeders.values():
                 task.cancel()
             await asyncio.gather(*feeders.values(), return_exceptions=True)
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self.accounts.disconnect, name, session)
+
+    def kick(self) -> None:
+        """New ladder games may seat a connected bot: read now, not at the next poll."""
+        if self._connections and (self._poller is None or self._poller.done()):
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+        self._wake.set()
+
+    async def _poll(self) -> None:
+        """One loop per replica for all its connections: every POLL seconds one read of
+        the games their bots are playing, and every HEARTBEAT seconds one write that
+        keeps them connected (and finds those that are no longer their bot's runner)."""
+        beat = 0.0
+        while self._connections:
+            connections = list(self._connections.values())
+            try:
+                if time.monotonic() >= beat:
+                    pairs = [(c.name, c.session) for c in connections]
+                    until = time.time() + self.PRESENCE
+                    alive = await asyncio.to_thread(self.accounts.heartbeats, pairs, until)
+                    for connection in connections:
+                        if (connection.name, connection.session) not in alive:
+                            connection.gone = True
+                    beat = time.monotonic() + self.HEARTBEAT
+                names = {c.name for c in connections if not c.gone}
+                playing = await asyncio.to_thread(self.service.ledger.playing, names)
+                for connection in connections:
+                    found = playing.get(connection.name, [])
+                    connection.playing = {game_id: seat for game_id, seat, _ in found}
+                    connection.queue.put_nowait(None)  # look again
+            except Exception as exc:  # the archive is down: the connections wait
+                log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
+            await self._wake.nap(self.POLL)
 
     async def _let_go(self, name: str) -> Directive:
         """This connection is no longer the bot's runner: paused or revoked (the last
@@ -175,7 +226,7 @@ class Sessions:
             f"another runner connected as bot {name}: this connection is let go"
         )
 
-    async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive]) -> None:
+    async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> None:
         """One game's lines for the bot: start, each act it owes, end."""
         try:
             secret = await self.host.store.secret()
@@ -334,6 +385,9 @@ class Sessions:
             log.warning("ladder: moves not counted: %s: %s", type(exc).__name__, exc)
 
     async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
         if self._flusher is not None:
             with contextlib.suppress(Exception):
                 await self._flusher

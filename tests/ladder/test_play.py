@@ -88,10 +88,13 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         with pytest.raises(GameError) as refused:
             client.bot_reply("ghb_not_a_key", game_id, act.version, '{"id": 0}')
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
-        house_game = next(
-            g.game_id
-            for g in client.list_games()
-            if g.game_id != game_id and all(s.kind == pb.BOT for s in g.seats)
+        house_game = wait_until(
+            lambda: next(
+                (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
+                None,
+            ),
+            60,
+            "a game of house levels",
         )
         with pytest.raises(GameError) as refused:  # a bot acts only in its own seats
             client.bot_reply(key, house_game, 1, '{"id": 0}')
