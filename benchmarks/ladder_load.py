@@ -121,6 +121,7 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--house", default="random,greedy")
     parser.add_argument("--out", help="also write the figures as JSON to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="ladder-load-"))
@@ -215,9 +216,11 @@ def main() -> None:
             missed = [line for line in lines if "not taken" in line]
             undelivered += len(missed)
             shown += missed[:3]
-        faults = sum(
-            b.faults.late + b.faults.garbage + b.faults.illegal + b.faults.missing for b in bots
-        )
+        by_fault = {
+            kind: sum(getattr(b.faults, kind) for b in bots)
+            for kind in ("late", "garbage", "illegal", "missing")
+        }
+        faults = sum(by_fault.values())
         paused = sum(b.status == pb.BOT_PAUSED for b in bots)
         stopped = sum(1 for r in runners.values() if r.returncode not in (None, -15, 0))
         logged = 0
@@ -241,7 +244,7 @@ def main() -> None:
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "errors": faults + paused + stopped + failed + undelivered + logged,
             "errors_by_kind": {
-                "faults": faults,
+                "faults": by_fault,
                 "paused": paused,
                 "runners_stopped": stopped,
                 "games_failed": failed,
@@ -264,7 +267,10 @@ def main() -> None:
         for key in store.scan_iter(match=f"{prefix}:*", count=1000):
             store.delete(key)
         store.close()
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print(f"logs kept in {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,8 @@ class _Connection:
 
     name: str
     session: str
+    key: str
+    account: BotAccount
     playing: dict[str, int] = field(default_factory=dict)  # game id -> the bot's seat
     gone: bool = False  # no longer the bot's runner (another connected; paused; revoked)
     queue: asyncio.Queue[Directive | None] = field(default_factory=asyncio.Queue)
@@ -152,7 +154,7 @@ class Sessions:
             bot=name,
             message=f"connected as {name} to ladder {joined.ladder}: {joined.status} ({joined.reason})",
         )
-        connection = _Connection(name, session)
+        connection = _Connection(name, session, key, joined)
         self._connections[session] = connection
         self.kick()
         feeders: dict[str, asyncio.Task] = {}
@@ -211,6 +213,11 @@ class Sessions:
                 for connection in connections:
                     found = playing.get(connection.name, [])
                     connection.playing = {game_id: seat for game_id, seat, _ in found}
+                    held: dict[str, list[int]] = {}
+                    for game_id, seat, _ in found:
+                        held.setdefault(game_id, []).append(seat)
+                    for game_id, seats in held.items():  # its answers need no read of their own
+                        self._remember_seats(game_id, connection.name, seats)
                     connection.queue.put_nowait(None)  # look again
             except Exception as exc:  # the archive is down: the connections wait
                 log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
@@ -348,7 +355,12 @@ class Sessions:
         return Answered("played", notation=done.notation, version=done.version)
 
     async def _account(self, key: str) -> BotAccount:
-        """The bot of ``key``, looked up at most every KEY_CACHE seconds."""
+        """The bot of ``key``: a runner's connected here with it (its heartbeats say it
+        is still the bot's runner, so neither paused nor revoked), else looked up at
+        most every KEY_CACHE seconds."""
+        for connection in self._connections.values():
+            if connection.key == key and not connection.gone:
+                return connection.account
         cached = self._keys.get(key)
         now = time.monotonic()
         if cached is not None and now - cached[0] < self.KEY_CACHE:
@@ -361,14 +373,24 @@ class Sessions:
         return account
 
     async def _seats_of(self, game_id: str, name: str) -> list[int]:
+        """The seats ``name`` holds in ``game_id`` (none: not its game). A game's seats
+        never change: kept once found (a miss is asked again)."""
         cached = self._seats.get((game_id, name))
         if cached is None:
             cached = await asyncio.to_thread(self.service.ledger.seats_of, game_id, name)
-            if cached:  # a game's seats never change: kept (a miss is asked again)
+            if cached:
                 self._seats[(game_id, name)] = cached
-                while len(self._seats) > 100_000:
-                    self._seats.popitem(last=False)
+                self._trim_seats()
         return cached
+
+    def _remember_seats(self, game_id: str, name: str, seats: list[int]) -> None:
+        if (game_id, name) not in self._seats:
+            self._seats[(game_id, name)] = seats
+            self._trim_seats()
+
+    def _trim_seats(self) -> None:
+        while len(self._seats) > 100_000:
+            self._seats.popitem(last=False)
 
     def _count_move(self, name: str) -> None:
         moves, _ = self._moves.get(name, (0, True))

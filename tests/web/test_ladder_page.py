@@ -74,6 +74,7 @@ def test_the_ladder_and_a_bots_page(page: Page, laddered: str) -> None:
     expect(page.locator("#replay")).to_be_visible()
 
 
+@pytest.mark.refusals_expected  # GetLadder is refused: FAILED_PRECONDITION, HTTP 400
 def test_a_server_without_a_ladder_says_so(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/#/ladder")
     expect(page.locator("p.error")).to_contain_text("runs no ladder")
