@@ -5,8 +5,8 @@ The runner holds one connection (ConnectBot) and ``--concurrency`` copies of the
 program. A game is given to the copy holding the fewest games when its ``start``
 comes, and all its lines go to that copy, in order. A copy answers one ``act`` at a
 time: the runner writes the line, waits for one line back until the act's deadline
-(``ms_left``, less a margin for the way back), and sends it with BotReply; the server
-judges it. No line in time is reported ``late``; a copy that dies (or closes its
+(``ms_left``, less a margin for the way back; at least ``MIN_WAIT_SECONDS``), and sends
+it with BotReply; the server judges it. No line in time is reported ``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
@@ -35,6 +35,7 @@ from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
 MARGIN_SECONDS = 0.25  # an answer is due this long before the server's deadline
+MIN_WAIT_SECONDS = 0.1  # the least time given to answer, however late the act came
 HANG_SECONDS = 10.0  # a copy silent this long past a deadline is started again
 MAX_LINE = 1024  # what the server reads of an answer
 RECONNECT_SECONDS = (0.5, 10.0)  # first and longest wait before connecting again
@@ -169,9 +170,10 @@ class Copy:
                 )
 
     def _act(self, act: Act) -> None:
-        if time.monotonic() >= act.due:  # queued behind a slow act: too late already
-            self._send(act, error="late: queued behind another game's act", bot_ms=0.0)
-            return
+        # An act that came late (a busy server) or waited behind this copy's other acts
+        # still goes to the program, with a moment to answer: the server's own clock
+        # says whether the answer is in time, and a fallback it played is not counted.
+        act.due = max(act.due, time.monotonic() + MIN_WAIT_SECONDS)
         self._drop_unasked()
         written = time.monotonic()
         act.written = written
