@@ -18,8 +18,11 @@ A's seat rotates over the games (game g seats A at g mod players). Bots see only
 ``determinize(seat, rng)`` of the true state, as in the service. Prints A's wins
 (a shared win counts fractionally), the win rate with a 95% Wilson interval
 (with --duplicate: a normal interval over the deals, marked "dup"), the fair
-share 1/players, and A's and B's mean time per decision with a real choice
-(forced moves are answered without search). Suites:
+share 1/players, A's and B's mean time per decision with a real choice
+(forced moves are answered without search), A's search iterations per such decision
+(at a time budget, ``mcts:...,seconds=S``, what the build's speed buys), and the build
+that played (``GAMEHOST_PURE_PYTHON=1``: pure; a results file keeps each row's build
+and a rerun resumes only its own build's rows). Suites:
   vs-random     greedy, mcts-fast, mcts-strong each against random, every game
   head-to-head  mcts-strong vs mcts-fast and greedy vs random, every game
 """
@@ -37,7 +40,7 @@ from multiprocessing import get_context
 from bots_common import table
 
 from bots.arena import play_game
-from games import game_names, get_game
+from games import engine_build, game_names, get_game
 from services.tournament.intervals import over_deals, wilson
 
 SUITES = {
@@ -63,10 +66,21 @@ def _one(job: tuple) -> tuple:
         r.plies,
         seed,
         time.perf_counter() - start,
+        r.choice_iterations[seat],
     )
 
 
-FIELDS = ("return", "a_choices", "a_think", "b_choices", "b_think", "plies", "seed", "wall")
+FIELDS = (
+    "return",
+    "a_choices",
+    "a_think",
+    "b_choices",
+    "b_think",
+    "plies",
+    "seed",
+    "wall",
+    "a_iterations",  # A's search iterations on its choices (absent from older rows)
+)
 
 
 def _commit() -> str:
@@ -106,12 +120,15 @@ def _load(path: pathlib.Path, key: dict) -> dict[int, tuple]:
     done: dict[int, tuple] = {}
     if not path.exists():
         return done
+    build = engine_build()
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
-        if all(row.get(k) == v for k, v in key.items()):
-            done[row["seed"]] = tuple(row[f] for f in FIELDS)
+        # A row names the build that played it (older rows do not): a match at a time
+        # budget plays differently compiled and pure, so a rerun resumes its own build's.
+        if all(row.get(k) == v for k, v in key.items()) and row.get("build", build) == build:
+            done[row["seed"]] = tuple(row.get(f) for f in FIELDS)
     return done
 
 
@@ -151,6 +168,7 @@ def match(
             done[r[6]] = r
             if out:
                 row = {**key, **dict(zip(FIELDS, r, strict=True)), "commit": commit}
+                row["build"] = engine_build()
                 if duplicate:
                     row["deal"] = _deal(r[6], seed, players, duplicate)
                 out.write(json.dumps(row) + "\n")
@@ -175,6 +193,11 @@ def match(
         "a_ms": 1000 * sum(r[2] for r in results) / max(1, sum(r[1] for r in results)),
         "b_ms": 1000 * sum(r[4] for r in results) / max(1, sum(r[3] for r in results)),
         "a_choices": sum(r[1] for r in results) / games,
+        # None when some rows predate the field
+        "a_iterations": None
+        if any(r[8] is None for r in results)
+        else sum(r[8] for r in results) / max(1, sum(r[1] for r in results)),
+        "build": engine_build(),
         "plies": sum(r[5] for r in results) / games,
         "game_s": sum(r[7] for r in results) / games,  # per game, in its own process
     }
@@ -194,7 +217,9 @@ def report(results: list[dict]) -> str:
             f"{r['a_ms']:.1f}",
             f"{r['b_ms']:.1f}",
             f"{r['a_choices']:.0f}",
+            "-" if r["a_iterations"] is None else f"{r['a_iterations']:,.0f}",
             f"{r['game_s']:.1f}",
+            r["build"],
         )
         for r in results
     ]
@@ -209,7 +234,9 @@ def report(results: list[dict]) -> str:
         "A ms/choice",
         "B ms/choice",
         "A choices/game",
+        "A iterations/choice",
         "s/game",
+        "build",
     )
     return table(rows, header)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.decide import choose_action
+from bots.decide import decide
 from bots.heuristics import knowledge
 from games import CHANCE, TERMINAL, State, get_game
 
@@ -29,6 +29,7 @@ class GameResult:
     think: list[float] = field(default_factory=list)  # seconds per seat, all decisions
     choices: list[int] = field(default_factory=list)  # per seat, decisions with 2+ options
     choice_think: list[float] = field(default_factory=list)  # seconds on those
+    choice_iterations: list[int] = field(default_factory=list)  # search iterations on those
 
 
 def play_game(
@@ -56,6 +57,7 @@ def play_game(
     think = [0.0] * players
     choices = [0] * players
     choice_think = [0.0] * players
+    choice_iterations = [0] * players
     plies = 0
     while True:
         player = state.current_player()
@@ -68,15 +70,18 @@ def play_game(
         else:
             view = state.determinize(player, random.Random(f"{seed}:view:{plies}:{player}"))
             start = time.perf_counter()
-            action = choose_action(view, player, levels[player], rng.getrandbits(63))
+            action, iterations = decide(view, player, levels[player], rng.getrandbits(63))
             spent = time.perf_counter() - start
             think[player] += spent
             decisions[player] += 1
             if len(actions_of(view)) > 1:
                 choices[player] += 1
                 choice_think[player] += spent
+                choice_iterations[player] += iterations
                 if on_choice is not None:
                     on_choice(player, view)
         state.apply_action(action)
         plies += 1
-    return GameResult(state.returns(), plies, decisions, think, choices, choice_think)
+    return GameResult(
+        state.returns(), plies, decisions, think, choices, choice_think, choice_iterations
+    )

@@ -9,11 +9,12 @@ per (action, first outcome). Ties are broken at random with the given rng.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from bots.heuristics import GameKnowledge
 from games import CHANCE, TERMINAL, State
 
-_MAX_CHAINED_CHANCE = 64  # chance plies sampled after the first before evaluating
+_MAX_CHAINED_CHANCE: Final = 64  # chance plies sampled after the first before evaluating
 
 
 def _value(state: State, seat: int, knowledge: GameKnowledge, rng: random.Random) -> float:

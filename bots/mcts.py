@@ -43,17 +43,23 @@ _CLOCK_EVERY: Final = 8
 
 
 class Node:
-    """One state reached in the tree: ``mover`` is its current_player()."""
+    """One state reached in the tree: ``mover`` is its current_player(), ``action`` the
+    action or chance outcome that led here from its parent."""
 
-    __slots__ = ("mover", "visits", "value", "untried", "children", "outcomes")
+    __slots__ = ("action", "mover", "visits", "value", "untried", "children", "outcomes")
 
-    def __init__(self, mover: int, untried: list[int] | None) -> None:
+    def __init__(self, action: int, mover: int, untried: list[int] | None) -> None:
+        self.action = action
         self.mover = mover
         self.visits = 0
         self.value = 0.0  # summed returns of the seat that moved into this node
         self.untried = untried  # decision nodes: actions not expanded yet
-        self.children: list[tuple[int, Node]] = []
+        self.children: list[Node] = []  # decision nodes: expanded, in expansion order
         self.outcomes: dict[int, Node] | None = {} if mover == CHANCE else None
+
+    def edges(self) -> list[tuple[int, Node]]:
+        """(action, child) of each expanded child, in expansion order (for inspection)."""
+        return [(child.action, child) for child in self.children]
 
 
 @dataclass
@@ -65,13 +71,29 @@ class SearchResult:
     root: Node  # the whole tree, for tests and inspection
 
 
-def new_node(state: State, actions: Callable[[State], list[int]], rng: random.Random) -> Node:
+def new_node(
+    action: int, state: State, actions: Callable[[State], list[int]], rng: random.Random
+) -> Node:
     mover = state.current_player()
     if mover < 0:
-        return Node(mover, None)
+        return Node(action, mover, None)
     untried = actions(state)
-    rng.shuffle(untried)  # expansion order must not favour low action ids
-    return Node(mover, untried)
+    shuffle(untried, rng)  # expansion order must not favour low action ids
+    return Node(action, mover, untried)
+
+
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(items)``, the same permutation from the same draws (CPython's
+    Fisher-Yates over ``getrandbits``; tests/bots/test_mcts.py checks they agree), written
+    out so that the compiled build runs it as C: it is one call per expanded node."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def uct_search(
@@ -92,11 +114,9 @@ def uct_search(
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     limit = iterations if iterations is not None else 1 << 62
-    root = new_node(root_state, actions, rng)
+    root = new_node(-1, root_state, actions, rng)
     if root.mover < 0:
         raise ValueError("the root of a search must be a decision node")
-    sqrt = math.sqrt
-    log = math.log
     rand = rng.random
     done = 0
     while done < limit:
@@ -113,8 +133,8 @@ def uct_search(
                 if untried:
                     action = untried.pop()
                     state.apply_unchecked(action)
-                    child = new_node(state, actions, rng)
-                    node.children.append((action, child))
+                    child = new_node(action, state, actions, rng)
+                    node.children.append(child)
                     path.append(child)
                     node = child
                     if child.mover != CHANCE:
@@ -122,18 +142,17 @@ def uct_search(
                     continue  # a chance node is passed through to a decision below
                 children = node.children
                 if len(children) == 1:
-                    action, node = children[0]
+                    node = children[0]
                 else:
-                    k = c * sqrt(log(node.visits))
+                    k = c * math.sqrt(math.log(node.visits))
                     best = -1.0
-                    for edge in children:
-                        ch = edge[1]
+                    for ch in children:
                         n = ch.visits
-                        score = ch.value / n + k / sqrt(n)
+                        score = ch.value / n + k / math.sqrt(n)
                         if score > best:
                             best = score
-                            action, node = edge
-                state.apply_unchecked(action)
+                            node = ch
+                state.apply_unchecked(node.action)
                 path.append(node)
             elif mover == CHANCE:
                 outcome = state.sample_chance(rng)
@@ -142,7 +161,7 @@ def uct_search(
                 assert outcomes is not None  # a chance node has its outcome children
                 found = outcomes.get(outcome)
                 if found is None:
-                    child = new_node(state, actions, rng)
+                    child = new_node(outcome, state, actions, rng)
                     outcomes[outcome] = child
                 else:
                     child = found
@@ -175,8 +194,8 @@ def uct_search(
             parent_mover = nd.mover
         done += 1
     return SearchResult(
-        visits={a: ch.visits for a, ch in root.children},
-        values={a: ch.value for a, ch in root.children},
+        visits={ch.action: ch.visits for ch in root.children},
+        values={ch.action: ch.value for ch in root.children},
         iterations=done,
         seconds=time.perf_counter() - start,
         root=root,

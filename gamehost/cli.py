@@ -37,8 +37,33 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="run the rules service")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=50051)
-    serve.add_argument("--redis", metavar="URL", help="Redis URL (default: in-memory store)")
+    serve.add_argument(
+        "--redis",
+        metavar="URL",
+        help="Redis URL: redis://, redis+sentinel://h:p,.../NAME[/db] or redis+cluster://h:p,... "
+        "(default: in-memory store)",
+    )
     serve.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
+    _redis_options(serve)
+    serve.add_argument(
+        "--redis-cluster",
+        metavar="URL",
+        help="a Redis Cluster from these startup nodes: redis://h:p[,h:p...] (or rediss://)",
+    )
+    serve.add_argument(
+        "--redis-min-replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="acknowledge a write only once N replicas hold it (WAIT N); else UNAVAILABLE (0)",
+    )
+    serve.add_argument(
+        "--redis-wait-timeout",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long a write waits for --redis-min-replicas replicas (default 1)",
+    )
     serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
     serve.add_argument(
@@ -73,6 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     upgrade = db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
     _archive_option(upgrade)
 
+    store = commands.add_parser("store", help="the Redis store's layout (docs/capacity.md)")
+    store_commands = store.add_subparsers(dest="store_command", required=True)
+    layout = store_commands.add_parser(
+        "upgrade",
+        help="write the newest layout (once every replica and worker runs this release)",
+    )
+    layout.add_argument("--redis", metavar="URL", required=True, help="Redis URL")
+    layout.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
+
     export = commands.add_parser(
         "export", help="print archived games as NDJSON, one a line (docs/export.md)"
     )
@@ -91,8 +125,12 @@ def main(argv: list[str] | None = None) -> int:
 
     worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
     worker.add_argument(
-        "--broker", metavar="URL", help="Celery broker (default: $GAMEHOST_CELERY_BROKER)"
+        "--broker",
+        metavar="URL",
+        help="Celery broker, redis:// or redis+sentinel://h:p,.../NAME[/db] "
+        "(default: $GAMEHOST_CELERY_BROKER)",
     )
+    _redis_options(worker)
     worker.add_argument("--concurrency", type=int, help="worker processes (default: CPUs)")
     worker.add_argument("--loglevel", default="INFO")
     worker.add_argument("--hostname", help="worker node name (default: celery@HOST)")
@@ -166,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             "serve": lambda args: _server_side("serve").serve(args),
             "worker": lambda args: _server_side("worker").worker(args),
             "db": lambda args: _server_side("db").db(args),
+            "store": lambda args: _server_side("store").store(args),
             "export": _export,
             "play": _play,
             "selfplay": _selfplay,
@@ -260,6 +299,21 @@ def _remote_options(parser: argparse.ArgumentParser) -> None:
         "--api-key",
         default=os.environ.get("GAMEHOST_API_KEY"),
         help="API key for --target (default: $GAMEHOST_API_KEY)",
+    )
+
+
+def _redis_options(parser: argparse.ArgumentParser) -> None:
+    """Redis behind Sentinel (docs/reliability.md): the same set for the store, the
+    bot-turn queue and the Celery broker."""
+    parser.add_argument(
+        "--redis-sentinel",
+        metavar="HOST:PORT[,HOST:PORT...]",
+        help="find the Redis primary through these sentinels, and follow their promotions",
+    )
+    parser.add_argument(
+        "--redis-service",
+        metavar="NAME",
+        help="the primary's name in Sentinel (with --redis-sentinel)",
     )
 
 

@@ -240,7 +240,11 @@ class State(ABC):
             raise CorruptStateError(f"state data is invalid: {exc!r}") from exc
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and type(self) is type(other) and self.to_dict() == other.to_dict()
+        return (
+            isinstance(other, State)
+            and type(self) is type(other)
+            and self.to_dict() == other.to_dict()
+        )
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -62,7 +62,13 @@ def infrastructure_errors() -> tuple[type[BaseException], ...]:
     return (
         redis.exceptions.ConnectionError,  # BusyLoadingError, MaxConnectionsError included
         redis.exceptions.TimeoutError,
-        redis.exceptions.ReadOnlyError,
+        redis.exceptions.ReadOnlyError,  # a primary demoted by a failover, not yet left
+        # A Cluster resharding or failing over: slots moving, a primary down.
+        redis.exceptions.ClusterError,
+        redis.exceptions.ClusterDownError,
+        redis.exceptions.TryAgainError,
+        redis.exceptions.AskError,  # MovedError too (past the client's redirections)
+        redis.exceptions.RedisClusterException,  # no node reachable, a slot uncovered
         kombu.exceptions.OperationalError,
         sqlalchemy.exc.OperationalError,  # the archive's database: down, unreachable, locked
         ConnectionError,

@@ -40,6 +40,7 @@ from services.observe.store_metrics import probe_forever, stop_prober
 from services.play import expiry
 from services.play.host import GameHost
 from services.stores import GameStore, open_store
+from services.stores.redis_connect import display
 from services.tournament.bounds import TournamentBounds
 from services.tournament.runner import TournamentRunner
 from services.tournament.service import TournamentService
@@ -204,12 +205,13 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:
         # Fail at start with one clear line rather than serve calls that all fail.
-        await check_store(store, config.redis_url or "memory")
+        await check_store(store, display(config.redis_url) if config.redis_url else "memory")
     except StoreUnreachable:
         await store.close()
         if archive is not None:
             archive.close()
         raise
+    await store.settle_layout()  # before any key of its own: a new deployment is seen as new
     await store.set_archiving(archive is not None)
     if config.warn_without_archive:
         log.warning(
@@ -313,7 +315,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
         matchmaker.start()
     if archive is not None:  # finished games and ended tournaments into SQL
-        running.background.append(asyncio.create_task(archiver.archive_forever(store, archive)))
+        archiving = archiver.archive_forever(store, archive, config.finished_retention)
+        running.background.append(asyncio.create_task(archiving))
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(
         asyncio.create_task(
@@ -350,7 +353,7 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, executor)
-    where = config.redis_url or "the in-memory store"
+    where = display(config.redis_url) if config.redis_url else "the in-memory store"
     print(f"gamehost serving on {config.host}:{running.port} with {where}", flush=True)
     if running.http is not None:
         scheme = "https" if running.http.tls else "http"

@@ -76,12 +76,14 @@ def module_prefix(redis_url):
 
 @pytest.fixture(params=["memory", "redis"])
 async def store(request):
-    """Each store in turn: the embedded in-memory one and the Redis one (own prefix)."""
+    """Each store in turn: the embedded in-memory one and the Redis one (own prefix, a
+    new deployment: the newest layout, as a server's start settles it)."""
     if request.param == "memory":
         s = MemoryStore()
     else:
         url = request.getfixturevalue("redis_url")
         s = RedisStore.from_url(url, prefix=request.getfixturevalue("redis_prefix"))
+    await s.settle_layout()
     yield s
     await s.close()
 

@@ -3,7 +3,8 @@
 Start a worker with ``gamehost worker`` (or ``celery -A workers.app worker``).
 Configuration comes from the environment:
 
-    GAMEHOST_CELERY_BROKER   broker URL   (default redis://127.0.0.1:6379/1)
+    GAMEHOST_CELERY_BROKER   broker URL   (default redis://127.0.0.1:6379/1; a
+                             redis+sentinel://h:p,.../NAME[/db] URL follows Sentinel)
     GAMEHOST_CELERY_BACKEND  result URL   (default: the broker URL)
     GAMEHOST_CELERY_QUEUE    queue name   (default gamehost-bots)
     GAMEHOST_CELERY_KEY_PREFIX  prefix of every broker and result key (default none)
@@ -15,8 +16,14 @@ import os
 
 from celery import Celery
 
+from services.stores.redis_connect import kombu_broker
+
 BROKER = os.environ.get("GAMEHOST_CELERY_BROKER", "redis://127.0.0.1:6379/1")
 BACKEND = os.environ.get("GAMEHOST_CELERY_BACKEND", BROKER)
+# A redis+sentinel:// URL (the store's Sentinel set) becomes kombu's sentinel:// list
+# with the primary's name as a transport option: broker and results follow promotions.
+_BROKER_URL, _BROKER_OPTIONS = kombu_broker(BROKER)
+_BACKEND_URL, _BACKEND_OPTIONS = kombu_broker(BACKEND)
 QUEUE = os.environ.get("GAMEHOST_CELERY_QUEUE", "gamehost-bots")
 # Optional prefix of every broker and result key, so that deployments (or test runs)
 # sharing one Redis keep their keys apart and can remove them by prefix.
@@ -32,7 +39,7 @@ def key_prefix_options(prefix: str) -> dict[str, str]:
 # below derives from it so that none can cut a legitimate search short.
 MAX_SEARCH_SECONDS = 60
 
-app = Celery("gamehost", broker=BROKER, backend=BACKEND, include=["workers.tasks"])
+app = Celery("gamehost", broker=_BROKER_URL, backend=_BACKEND_URL, include=["workers.tasks"])
 app.conf.update(
     # CPU-bound searches: one process per core, and a worker takes one task at a time
     # so that a long search never holds back tasks another worker could run.
@@ -48,8 +55,9 @@ app.conf.update(
     broker_transport_options={
         "visibility_timeout": 10 * MAX_SEARCH_SECONDS,
         **key_prefix_options(KEY_PREFIX),
+        **_BROKER_OPTIONS,
     },
-    result_backend_transport_options=key_prefix_options(KEY_PREFIX),
+    result_backend_transport_options={**key_prefix_options(KEY_PREFIX), **_BACKEND_OPTIONS},
     result_expires=3600,
     task_serializer="json",
     result_serializer="json",

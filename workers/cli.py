@@ -80,13 +80,75 @@ def _tournament_config(args: argparse.Namespace) -> dict:
     return {n: getattr(args, n) for n in names}
 
 
+def _store_url(args: argparse.Namespace) -> str | None:
+    """The one store URL ``--redis``, ``--redis-sentinel``/``--redis-service``,
+    ``--redis-cluster`` and ``--redis-min-replicas`` describe (None: in memory); raise
+    BadRedisUrl on a contradiction."""
+    from services.stores import redis_connect as rc
+
+    given = [
+        name for name in ("redis", "redis_sentinel", "redis_cluster") if getattr(args, name, None)
+    ]
+    if len(given) > 1:
+        raise rc.BadRedisUrl("give one of --redis, --redis-sentinel and --redis-cluster")
+    if args.redis_service and not args.redis_sentinel:
+        raise rc.BadRedisUrl("--redis-service goes with --redis-sentinel")
+    url = args.redis
+    if args.redis_sentinel:
+        if not args.redis_service:
+            raise rc.BadRedisUrl("--redis-sentinel needs --redis-service NAME")
+        url = rc.sentinel_url(args.redis_sentinel, args.redis_service)
+    elif getattr(args, "redis_cluster", None):
+        url = rc.cluster_url(args.redis_cluster)
+    min_replicas = getattr(args, "redis_min_replicas", 0)
+    if url is None:
+        if min_replicas:
+            raise rc.BadRedisUrl("--redis-min-replicas needs a Redis (--redis or --redis-sentinel)")
+        return None
+    target = rc.parse(url)  # a bad URL fails here, in one line
+    if min_replicas:
+        if target.durability.min_replicas:
+            raise rc.BadRedisUrl("give min_replicas in the URL or --redis-min-replicas, not both")
+        url = rc.with_durability(url, rc.Durability(min_replicas, args.redis_wait_timeout))
+        rc.parse(url)  # what the flags make together must hold too (not on a Cluster yet)
+    return url
+
+
+def _resolve_redis(args: argparse.Namespace) -> bool:
+    """Put the store URL in ``args.redis`` (the children of ``--processes`` get it as
+    given); False after saying what is wrong."""
+    from services.stores.redis_connect import BadRedisUrl
+
+    try:
+        args.redis = _store_url(args)
+    except BadRedisUrl as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return False
+    args.redis_sentinel = args.redis_service = args.redis_cluster = None
+    args.redis_min_replicas = 0
+    return True
+
+
 def serve(args: argparse.Namespace) -> int:
+    if not _resolve_redis(args):
+        return 2
     if args.celery:
         if not args.redis:
             print("gamehost: --celery needs --redis URL", file=sys.stderr)
             return 2
-        # The Celery app reads its broker when first imported.
-        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER") or args.redis
+        # The Celery app reads its broker when first imported; by default the store's
+        # Redis (or Sentinel set), where bot turns are queued.
+        from services.stores.redis_connect import base_url, parse
+
+        broker = args.celery_broker or os.environ.get("GAMEHOST_CELERY_BROKER")
+        if broker is None and parse(args.redis).kind == "cluster":
+            print(
+                "gamehost: Celery cannot use a Redis Cluster as its broker: give "
+                "--celery-broker (a single Redis or a redis+sentinel:// set)",
+                file=sys.stderr,
+            )
+            return 2
+        broker = broker or base_url(args.redis)
         os.environ["GAMEHOST_CELERY_BROKER"] = broker
     if args.processes > 1:
         return _serve_processes(args)
@@ -198,6 +260,31 @@ def db(args: argparse.Namespace) -> int:
     return 0
 
 
+def store(args: argparse.Namespace) -> int:
+    """``gamehost store upgrade``: the deployment writes the newest layout from now on
+    (docs/capacity.md#layouts)."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    from services.stores.redis_store import RedisStore
+
+    async def upgrade() -> tuple[int, int]:
+        redis_store = RedisStore.from_url(args.redis, args.redis_prefix)
+        try:
+            return await redis_store.upgrade_layout()
+        finally:
+            await redis_store.close()
+
+    try:
+        before, after = asyncio.run(upgrade())
+    except (RedisError, OSError) as exc:
+        print(f"gamehost: Redis at {args.redis} did not answer: {exc}", file=sys.stderr)
+        return 1
+    print(f"store layout: {before} -> {after}")
+    return 0
+
+
 def export(args: argparse.Namespace) -> int:
     """``gamehost export``: the archive's games as NDJSON on stdout (docs/export.md)."""
     import asyncio
@@ -252,6 +339,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.host)
     workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
+    # args.redis is the one store URL (_resolve_redis): Sentinel, cluster, min_replicas.
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
     argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
     for name, value in {**_limit_config(args), **_tournament_config(args)}.items():
@@ -309,6 +397,24 @@ def _serve_processes(args: argparse.Namespace) -> int:
 
 
 def worker(args: argparse.Namespace) -> int:
+    if args.redis_service and not args.redis_sentinel:
+        print("gamehost: --redis-service goes with --redis-sentinel", file=sys.stderr)
+        return 2
+    if args.redis_sentinel:
+        # The same Sentinel set as the serving replicas' (their default broker).
+        from services.stores.redis_connect import BadRedisUrl, sentinel_url
+
+        if args.broker or not args.redis_service:
+            print(
+                "gamehost: --redis-sentinel needs --redis-service NAME, and no --broker",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            args.broker = sentinel_url(args.redis_sentinel, args.redis_service)
+        except BadRedisUrl as exc:
+            print(f"gamehost: {exc}", file=sys.stderr)
+            return 2
     if args.broker:
         os.environ["GAMEHOST_CELERY_BROKER"] = args.broker
     if args.metrics_port is not None:

@@ -14,7 +14,6 @@ offer made to them (accept/decline) and take every other decision.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Final
 
 from bots.heuristics import softmax_shares
@@ -22,7 +21,7 @@ from games.catan import board as B
 from games.catan import rules as R
 from games.catan.engine import CatanState
 
-SHARPNESS = 0.9  # per VP-equivalent
+SHARPNESS: Final = 0.9  # per VP-equivalent
 PIP_VALUE: Final = 0.09  # a typical settlement's 10-12 pips are worth about one VP
 DIVERSITY: Final = 0.25  # per resource type produced at all
 CARD_VALUE: Final = 0.07
@@ -33,15 +32,13 @@ ROAD_VALUE: Final = 0.04
 SPOT_VALUE: Final = 0.25  # per open settlement spot on one's roads (first two)
 HARBOR_VALUE: Final = 0.1
 
-_OFFER_BASE = R.OFFER_BASE
-_MAIN = R.MAIN
 _DESERT: Final = R.DESERT
 _DICE_WAYS: Final = R.DICE_WAYS
-_NODE_HEXES = B.NODE_HEXES
+_NODE_HEXES: Final = B.NODE_HEXES
 
 # Per board: for each intersection, its (hex, resource, pips) entries.
 _Yields = tuple[tuple[tuple[int, int, int], ...], ...]
-_boards: dict[tuple[tuple[int, ...], tuple[int, ...]], _Yields] = {}
+_boards: Final[dict[tuple[tuple[int, ...], tuple[int, ...]], _Yields]] = {}
 
 
 def _node_yields(state: CatanState) -> _Yields:
@@ -68,15 +65,15 @@ def scores(state: CatanState) -> list[float]:
     n = state.n
     yields = _node_yields(state)
     robber = state.robber
-    prod = [[0, 0, 0, 0, 0] for _ in range(n)]
+    prod = [0] * (5 * n)  # pips per seat and resource, as ``hand``
     city = state.node_city
     for v, owner in enumerate(state.node_owner):
         if owner >= 0:
             mult = 1 + city[v]
-            row = prod[owner]
+            b = 5 * owner
             for hx, r, pips in yields[v]:
                 if hx != robber:
-                    row[r] += mult * pips
+                    prod[b + r] += mult * pips
     hand = state.hand
     dev = state.dev
     rates = state.rates
@@ -84,9 +81,16 @@ def scores(state: CatanState) -> list[float]:
     out = []
     for s in range(n):
         b = 5 * s
-        row = prod[s]
+        pips = kinds = harbors = 0
+        for r in range(5):
+            produced = prod[b + r]
+            pips += produced
+            if produced:
+                kinds += 1
+            if rates[b + r] < 4:
+                harbors += 1
         score = float(state.vp[s] + dev[b + R.VICTORY_POINT])
-        score += PIP_VALUE * sum(row) + DIVERSITY * sum(1 for p in row if p)
+        score += PIP_VALUE * pips + DIVERSITY * kinds
         cards = hand[b] + hand[b + 1] + hand[b + 2] + hand[b + 3] + hand[b + 4]
         score += CARD_VALUE * cards - (OVER_LIMIT * (cards - 7) if cards > 7 else 0.0)
         score += DEV_VALUE * (state.dev_count[s] - dev[b + R.VICTORY_POINT])
@@ -94,7 +98,7 @@ def scores(state: CatanState) -> list[float]:
         if state.settles_left[s]:
             spots = (state.road_nodes[s] & free).bit_count()
             score += SPOT_VALUE * (spots if spots < 2 else 2)
-        score += HARBOR_VALUE * sum(1 for r in range(5) if rates[b + r] < 4)
+        score += HARBOR_VALUE * harbors
         out.append(score)
     return out
 
@@ -104,12 +108,6 @@ def evaluate(state: CatanState) -> list[float]:
 
 
 def bot_actions(state: CatanState) -> list[int]:
-    """Legal actions without domestic offers (ids from OFFER_BASE on, drafts included)."""
-    acts = state.legal_actions()
-    if state.phase == _MAIN and acts[-1] >= _OFFER_BASE:
-        if acts[0] >= _OFFER_BASE:  # inside an offer draft (only random play gets here)
-            return [R.DRAFT_DROP]
-        # The engine lists main-phase ids in ascending order (a test checks it), so
-        # the offers are a tail: cut it instead of filtering a list of ~100 offers.
-        return acts[: bisect_left(acts, _OFFER_BASE)]
-    return acts
+    """Legal actions without domestic offers (ids from OFFER_BASE on, drafts included;
+    inside a draft, which only random play opens, just dropping it)."""
+    return state.actions_without_offers()

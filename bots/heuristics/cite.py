@@ -23,15 +23,15 @@ PLAYOUT_EPSILON: Final = 0.1
 
 # Tables tuned by greedy-vs-random self-play (800 games per variant).
 # Safety by distance to a fall (index = margin, capped at 5).
-_MARGIN: tuple[float, ...] = (0.1, 0.35, 0.7, 0.88, 0.96, 1.0)
+_MARGIN: Final[tuple[float, ...]] = (0.1, 0.35, 0.7, 0.88, 0.96, 1.0)
 # Safety by health (upkeep: < 2 costs two civilians a turn, < 4 one).
-_HEALTH: tuple[float, ...] = (0.4, 0.5, 0.65, 0.8, 0.95, 1.0, 1.0, 1.0, 1.0, 0.97, 0.95)
+_HEALTH: Final[tuple[float, ...]] = (0.4, 0.5, 0.65, 0.8, 0.95, 1.0, 1.0, 1.0, 1.0, 0.97, 0.95)
 # Safety by wheat (upkeep: < 1 costs two health a turn, < 3 one).
-_WHEAT: tuple[float, ...] = (0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+_WHEAT: Final[tuple[float, ...]] = (0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 # Safety by army size (wars are won by the larger army).
-_ARMY: tuple[float, ...] = (0.6, 0.75, 0.87, 0.94, 0.98, 1.0)
+_ARMY: Final[tuple[float, ...]] = (0.6, 0.75, 0.87, 0.94, 0.98, 1.0)
 # Gold pays to discard bad cards and the Allegiance tax.
-_GOLD: tuple[float, ...] = (0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+_GOLD: Final[tuple[float, ...]] = (0.8, 0.9, 0.97, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 
 
 def safety(gold: int, wheat: int, health: int, civ: int, army: int, structures: int) -> float:
@@ -56,31 +56,38 @@ def safety(gold: int, wheat: int, health: int, civ: int, army: int, structures: 
     return value * (1.0 + 0.03 * structures)
 
 
-def _card_options(card: int, g: list[int], neighbours: int) -> list[list[int]]:
-    """Gauges after the ways the holder may resolve ``card`` (approximate, own city only)."""
-    gold, wheat, health, civ, army = g
-    outcomes: list[list[int]] = []
-    if card == R.HOSPITAL:
-        outcomes.append([gold, wheat, min(health + 1, 10), civ, army])
-    elif card == R.FIRE:
-        outcomes.append([gold, max(wheat - 2, 0), health, civ, army])
-    elif card == R.BARBARIANS:
-        outcomes.append(
-            [gold, max(wheat - 1, 0), health, civ - (1 if army == 0 else 0), max(army - 1, 0)]
-        )
-    elif card == R.CIVIL_WAR:
-        outcomes.append([gold, wheat, health, civ - 1 - (1 if army == 0 else 0), max(army - 1, 0)])
-    elif card == R.ALLEGIANCE:
+def _resolved(gold: int, wheat: int, health: int, civ: int, army: int, structures: int) -> float:
+    """Safety of a city a card leaves with these gauges (0 when the card makes it fall)."""
+    return safety(gold, wheat, health, civ, army, structures) if 0 < civ < 10 else 0.0
+
+
+def _held_card_safety(card: int, g: list[int], neighbours: int, structures: int) -> float:
+    """Safety after the best way the holder may resolve ``card``: play it or, when it
+    can, discard it for 1 gold + 1 wheat (approximate, own city only)."""
+    gold, wheat, health, civ, army = g[0], g[1], g[2], g[3], g[4]
+    if card == R.ALLEGIANCE:  # cannot be discarded
         if gold >= 2:
-            return [[gold - 2, wheat, health, civ, army]]
-        return [[gold, wheat, health, civ - 1, army]]  # cannot be discarded
+            return _resolved(gold - 2, wheat, health, civ, army, structures)
+        return _resolved(gold, wheat, health, civ - 1, army, structures)
+    if card == R.HOSPITAL:
+        best = _resolved(gold, wheat, min(health + 1, 10), civ, army, structures)
+    elif card == R.FIRE:
+        best = _resolved(gold, max(wheat - 2, 0), health, civ, army, structures)
+    elif card == R.BARBARIANS:
+        lost = 1 if army == 0 else 0
+        best = _resolved(gold, max(wheat - 1, 0), health, civ - lost, max(army - 1, 0), structures)
+    elif card == R.CIVIL_WAR:
+        lost = 1 if army == 0 else 0
+        best = _resolved(gold, wheat, health, civ - 1 - lost, max(army - 1, 0), structures)
     elif card == R.LAND_OF_WELCOME:
-        outcomes.append([gold, wheat, health, min(civ + neighbours, 10), army])
+        best = _resolved(gold, wheat, health, min(civ + neighbours, 10), army, structures)
     else:  # granary, outpost, good war: roughly neutral for the holder
-        outcomes.append(list(g))
+        best = _resolved(gold, wheat, health, civ, army, structures)
     if gold >= 1 and wheat >= 1:
-        outcomes.append([gold - 1, wheat - 1, health, civ, army])
-    return outcomes
+        discarded = _resolved(gold - 1, wheat - 1, health, civ, army, structures)
+        if discarded > best:
+            best = discarded
+    return best
 
 
 def evaluate(state: CiteState) -> list[float]:
@@ -96,10 +103,7 @@ def evaluate(state: CiteState) -> list[float]:
         if card == R.NO_CARD:
             scores[s] = safety(g[0], g[1], g[2], g[3], g[4], structures)
         else:
-            scores[s] = max(
-                safety(o[0], o[1], o[2], o[3], o[4], structures) if 0 < o[3] < 10 else 0.0
-                for o in _card_options(card, g, 2)
-            )
+            scores[s] = _held_card_safety(card, g, 2, structures)
     total = sum(scores)
     if total <= 0.0:
         alive = sum(standing)

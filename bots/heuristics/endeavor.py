@@ -17,9 +17,9 @@ from games.endeavor import rules as R
 from games.endeavor.engine import EndeavorState
 from games.endeavor.scoring import score_lines
 
-SHARPNESS = 0.3  # per glory point
+SHARPNESS: Final = 0.3  # per glory point
 LEVEL_VALUE: Final = 1.5  # per track level, at the start of the game
-MARKER_VALUE = 0.1  # per marker in the harbor (more makes bots hoard them)
+MARKER_VALUE: Final = 0.1  # per marker in the harbor (more makes bots hoard them)
 BUILDING_VALUE: Final = 0.6  # per building without a marker (an action this round)
 
 _LEVEL: Final = D.TRACK_LEVEL
@@ -32,6 +32,8 @@ def scores(state: EndeavorState) -> list[float]:
         return [float(v) for v in state.scores]
     future = (D.ROUNDS - state.round + 1) / D.ROUNDS
     track_values = state.track_values
+    owned = state.owned
+    used = state.used
     out = []
     for s in range(n):
         glory = sum(score_lines(state, s).values())
@@ -40,7 +42,9 @@ def scores(state: EndeavorState) -> list[float]:
             v = track_values[4 * s + k]
             levels += _LEVEL[v if v < 15 else 15]
         base = s * _NB
-        idle = sum(state.owned[base + t] - state.used[base + t] for t in range(1, _NB))
+        idle = 0
+        for t in range(1, _NB):
+            idle += owned[base + t] - used[base + t]
         out.append(
             glory
             + future * (LEVEL_VALUE * levels + BUILDING_VALUE * idle)

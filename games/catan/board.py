@@ -13,11 +13,13 @@ N (0,-2), NE (1,-1), SE (1,1), S (0,2), SW (-1,1), NW (-1,-1). Intersections
 
 from __future__ import annotations
 
+from typing import Final
+
 ROW_LENGTHS = (3, 4, 5, 4, 3)
-NUM_HEXES = 19
-NUM_NODES = 54
-NUM_EDGES = 72
-NUM_HARBORS = 9
+NUM_HEXES: Final = 19
+NUM_NODES: Final = 54
+NUM_EDGES: Final = 72
+NUM_HARBORS: Final = 9
 
 _CORNERS = ((0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1))
 
@@ -83,8 +85,8 @@ NODE_EDGE_MASK = tuple(sum(1 << e for e in NODE_EDGES[v]) for v in range(NUM_NOD
 # A settlement on v blocks v and its neighbours (the distance rule).
 NODE_BLOCK_MASK = tuple((1 << v) | sum(1 << w for w in NODE_NEIGHBORS[v]) for v in range(NUM_NODES))
 EDGE_NODE_MASK = tuple((1 << a) | (1 << b) for a, b in EDGE_NODES)
-ALL_NODES = (1 << NUM_NODES) - 1
-ALL_EDGES = (1 << NUM_EDGES) - 1
+ALL_NODES: Final = (1 << NUM_NODES) - 1
+ALL_EDGES: Final = (1 << NUM_EDGES) - 1
 COAST_NODES = tuple(v for v in range(NUM_NODES) if len(NODE_HEXES[v]) < 3)
 COAST_EDGES = tuple(
     e for e, (a, b) in enumerate(EDGE_NODES) if len(set(NODE_HEXES[a]) & set(NODE_HEXES[b])) == 1
@@ -98,7 +100,7 @@ HEX_NEIGHBORS = tuple(
 # hex, the inner ring clockwise from its top-left hex, then the centre.
 OUTER_RING = (0, 1, 2, 6, 11, 15, 18, 17, 16, 12, 7, 3)
 INNER_RING = (4, 5, 10, 14, 13, 8)
-CENTRE = 9
+CENTRE: Final = 9
 OUTER_CORNERS = (0, 2, 4, 6, 8, 10)  # indices into OUTER_RING of the 6 corner hexes
 
 
@@ -164,93 +166,3 @@ def _harbor_nodes() -> tuple[tuple[int, int], ...]:
 HARBOR_NODES = _harbor_nodes()
 HARBOR_EDGES = tuple(EDGE_ID[spot] for spot in HARBOR_NODES)
 assert len(set(v for spot in HARBOR_NODES for v in spot)) == 18
-
-
-# --------------------------------------------------------------------- longest road
-def longest_road(roads: int, blocked: int) -> int:
-    """Length of the longest trail in the road set ``roads`` (edge bitmask).
-
-    A trail uses each path at most once and may revisit intersections (loops
-    count), but never passes through an intersection in ``blocked`` (node
-    bitmask: the opponents' buildings); it may end there.
-    """
-    if not roads:
-        return 0
-    degree: dict[int, int] = {}
-    m = roads
-    count = 0
-    while m:
-        low = m & -m
-        a, b = EDGE_NODES[low.bit_length() - 1]
-        degree[a] = degree.get(a, 0) + 1
-        degree[b] = degree.get(b, 0) + 1
-        m ^= low
-        count += 1
-    if count == 1:
-        return 1
-    # A longest trail starts at a dead end, a fork or a blocked node, unless
-    # its whole component is a plain cycle (then anywhere on it will do).
-    starts = [v for v, d in degree.items() if d != 2 or (blocked >> v) & 1]
-    if count >= 6:
-        reached = 0
-        stack = list(starts)
-        seen_nodes = 0
-        for v in starts:
-            seen_nodes |= 1 << v
-        while stack:
-            v = stack.pop()
-            for bit, w in NODE_ADJ[v]:
-                if roads & bit and not reached & bit:
-                    reached |= bit
-                    if not (blocked >> w) & 1 and not (seen_nodes >> w) & 1:
-                        seen_nodes |= 1 << w
-                        stack.append(w)
-        left = roads & ~reached
-        while left:
-            # A plain cycle no start reached: walk it once from one of its nodes.
-            v = EDGE_NODES[(left & -left).bit_length() - 1][0]
-            starts.append(v)
-            stack = [v]
-            while stack:
-                u = stack.pop()
-                for bit, w in NODE_ADJ[u]:
-                    if left & bit:
-                        left ^= bit
-                        stack.append(w)
-    best = 0
-    for v in starts:
-        length = _trail(v, 0, roads, blocked)
-        if length > best:
-            best = length
-            if best == count:
-                break
-    return best
-
-
-def longest_road_after(roads: int, blocked: int, edge: int, before: int) -> int:
-    """``longest_road(roads, blocked)`` once ``edge`` (already in ``roads``) was added to
-    a road set whose longest trail was ``before``, with the same ``blocked`` nodes.
-
-    Most new roads extend a dead end: then the new edge can only end a trail, and the
-    longest trail through it is the edge plus the longest trail from its other end,
-    one search from one node instead of from every start (the engine's hot path).
-    """
-    a, b = EDGE_NODES[edge]
-    if (roads & NODE_EDGE_MASK[b]).bit_count() == 1:
-        inner = a
-    elif (roads & NODE_EDGE_MASK[a]).bit_count() == 1:
-        inner = b
-    else:
-        return longest_road(roads, blocked)
-    through = 1 if (blocked >> inner) & 1 else 1 + _trail(inner, 1 << edge, roads, blocked)
-    return through if through > before else before
-
-
-def _trail(v: int, used: int, roads: int, blocked: int) -> int:
-    best = 0
-    for bit, w in NODE_ADJ[v]:
-        if roads & bit and not used & bit:
-            length = 1 if blocked >> w & 1 else 1 + _trail(w, used | bit, roads, blocked)
-            if length > best:
-                best = length
-    return best

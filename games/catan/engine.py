@@ -21,6 +21,7 @@ from games.base import (
 )
 from games.catan import board as B
 from games.catan import rules as R
+from games.catan.roads import longest_road, longest_road_after
 from games.copying import Fields
 
 INFO = GameInfo(
@@ -39,7 +40,7 @@ INFO = GameInfo(
 )
 
 # Beginner layout (§6), rows top to bottom: (terrain, number).
-_BEGINNER: tuple[tuple[int, int], ...] = (
+_BEGINNER: Final[tuple[tuple[int, int], ...]] = (
     (R.MOUNTAINS, 10), (R.PASTURE, 2), (R.FOREST, 9),
     (R.FIELDS, 12), (R.HILLS, 6), (R.PASTURE, 4), (R.HILLS, 10),
     (R.FIELDS, 9), (R.FOREST, 11), (R.DESERT, 0), (R.FOREST, 3), (R.MOUNTAINS, 8),
@@ -49,7 +50,7 @@ _BEGINNER: tuple[tuple[int, int], ...] = (
 # Harbor types of the beginner board at the 9 standard spots, clockwise from the
 # top-left. The facts file has not transcribed them from the illustration, so
 # this is a fixed assignment of the project's own (documented in docs/games/catan.md).
-BEGINNER_HARBORS: tuple[int, ...] = (
+BEGINNER_HARBORS: Final[tuple[int, ...]] = (
     R.GENERIC,
     R.WOOL,
     R.GENERIC,
@@ -62,7 +63,7 @@ BEGINNER_HARBORS: tuple[int, ...] = (
 )
 
 _RANGE5: Final = range(5)
-_NODE_HEXES = B.NODE_HEXES
+_NODE_HEXES: Final = B.NODE_HEXES
 _HEX_NODES: Final = B.HEX_NODES
 _EDGE_NODES: Final = B.EDGE_NODES
 _NODE_EDGES: Final = B.NODE_EDGES
@@ -70,8 +71,6 @@ _NODE_EDGE_MASK: Final = B.NODE_EDGE_MASK
 _NODE_BLOCK_MASK: Final = B.NODE_BLOCK_MASK
 _NODE_HEX_MASK: Final = B.NODE_HEX_MASK
 _EDGE_NODE_MASK: Final = B.EDGE_NODE_MASK
-_longest_road = B.longest_road
-_longest_road_after = B.longest_road_after
 
 _VP: Final = R.VICTORY_POINT
 _ROAD_COST: Final = R.ROAD_COST
@@ -84,14 +83,14 @@ _CITY_BASE: Final = R.CITY_BASE
 _ROBBER_BASE: Final = R.ROBBER_BASE
 _DISCARD_BASE: Final = R.DISCARD_BASE
 _MARITIME_BASE: Final = R.MARITIME_BASE
-_OFFER_BASE = R.OFFER_BASE
+_OFFER_BASE: Final = R.OFFER_BASE
 _DICE_BASE: Final = R.DICE_BASE
 _DRAW_BASE: Final = R.DRAW_BASE
 _STEAL_BASE: Final = R.STEAL_BASE
 _STEAL_END: Final = R.STEAL_BASE + 5
 _DRAFT_GIVE_BASE: Final = R.DRAFT_GIVE_BASE
 _DRAFT_GET_BASE: Final = R.DRAFT_GET_BASE
-_MAIN = R.MAIN
+_MAIN: Final = R.MAIN
 _FREE_OFFER_KEY: Final = R.FREE_OFFER_BASE - R.OFFER_BASE
 
 # Bits of a mask in ascending order, for masks of up to 16 bits at a time.
@@ -99,18 +98,22 @@ _BITS16: Final = tuple(tuple(i for i in range(16) if m >> i & 1) for m in range(
 
 
 def _bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, ascending."""
     out: list[int] = []
-    base = 0
+    _add_bits(out, mask, 0)
+    return out
+
+
+def _add_bits(out: list[int], mask: int, base: int) -> None:
+    """Append ``base + i`` for each set bit ``i`` of ``mask``, ascending (action ids
+    straight into the list being made: no list of bits in between)."""
     while mask:
         chunk = mask & 0xFFFF
         if chunk:
-            if base:
-                out.extend([base + i for i in _BITS16[chunk]])
-            else:
-                out.extend(_BITS16[chunk])
+            for i in _BITS16[chunk]:
+                out.append(base + i)
         mask >>= 16
         base += 16
-    return out
 
 
 def _offer_lists() -> tuple[tuple[int, ...], ...]:
@@ -131,7 +134,7 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
 
 
 _OFFERS_BY_CAP: Final = _offer_lists()
-_CAP3: tuple[int, ...] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
+_CAP3: Final[tuple[int, ...]] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
 
 
 _COPIED = Fields(
@@ -339,7 +342,8 @@ class CatanState(State):
             self._end_game([s for s in range(self.n) if vps[s] == top])
             return
         b = 5 * p
-        self.dev_new[b : b + 5] = [0, 0, 0, 0, 0]
+        new = self.dev_new
+        new[b] = new[b + 1] = new[b + 2] = new[b + 3] = new[b + 4] = 0
         self.rolled = False
         self.dev_played = False
         if self.offers_made:
@@ -397,7 +401,7 @@ class CatanState(State):
             if q != p and self.road_nodes[q] & bit:
                 self._prune_candidates(q, v)
                 if (self.road_mask[q] & _NODE_EDGE_MASK[v]).bit_count() >= 2:
-                    length = _longest_road(self.road_mask[q], self.occupied & ~self._own(q))
+                    length = longest_road(self.road_mask[q], self.occupied & ~self._own(q))
                     if length != self.road_len[q]:
                         self.road_len[q] = length
                         broken = True
@@ -439,7 +443,7 @@ class CatanState(State):
             cand |= _NODE_EDGE_MASK[b]
         self.road_cand[p] = cand
         blocked = self.occupied & ~(self.settle_mask[p] | self.city_mask[p])
-        length = _longest_road_after(roads, blocked, e, self.road_len[p])
+        length = longest_road_after(roads, blocked, e, self.road_len[p])
         if length != self.road_len[p]:
             self.road_len[p] = length
             if length >= R.LONGEST_ROAD_MIN:
@@ -492,12 +496,29 @@ class CatanState(State):
         return None
 
     def decline_offer_action(self) -> int | None:
-        return R.DECLINE if self.phase == R.TRADE_ANSWER and R.DECLINE in self.legal_actions() else None
+        return (
+            R.DECLINE
+            if self.phase == R.TRADE_ANSWER and R.DECLINE in self.legal_actions()
+            else None
+        )
 
     def legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == _MAIN:
-            return self._main_actions()
+            return self._main_actions(True)
+        return self._other_actions(phase)
+
+    def actions_without_offers(self) -> list[int]:
+        """``legal_actions`` less domestic offers: in the main phase no offer and no draft
+        step (only ``drop offer`` while a draft is open), elsewhere all of them. What the
+        bots consider (bots.heuristics.catan), made without listing the ~100 offers."""
+        phase = self.phase
+        if phase == _MAIN:
+            return self._main_actions(False)
+        return self._other_actions(phase)
+
+    def _other_actions(self, phase: int) -> list[int]:
+        """The legal actions of every phase but the main one."""
         if phase == R.PRE_ROLL:
             acts = [R.ROLL]
             if not self.dev_played:
@@ -513,10 +534,12 @@ class CatanState(State):
         if phase == R.FREE_ROADS:
             acts = [R.STOP_ROADS] if self.free_placed else []
             p = self.turn
-            acts.extend([_ROAD_BASE + e for e in _bits(self.road_cand[p] & ~self.edges_used)])
+            _add_bits(acts, self.road_cand[p] & ~self.edges_used, _ROAD_BASE)
             return acts
         if phase == R.SETUP_SETTLE:
-            return [_SETTLE_BASE + v for v in _bits(self.free_nodes)]
+            acts = []
+            _add_bits(acts, self.free_nodes, _SETTLE_BASE)
+            return acts
         if phase == R.SETUP_ROAD:
             return [_ROAD_BASE + e for e in _NODE_EDGES[self.setup_node] if self.edge_owner[e] < 0]
         if phase == R.TRADE_ANSWER:
@@ -532,16 +555,19 @@ class CatanState(State):
             ]
         return []
 
-    def _main_actions(self) -> list[int]:
+    def _main_actions(self, offers: bool) -> list[int]:
+        """The main phase's actions in ascending id order, domestic offers last (the
+        offers and draft steps only when ``offers``)."""
         p = self.turn
         b = 5 * p
         h = self.hand
         draft = self.draft
         if draft[0] or draft[1] or draft[2] or draft[3] or draft[4]:
-            return self._draft_actions()
+            return self._draft_actions() if offers else [R.DRAFT_DROP]
         brick, lumber, wool, grain, ore = h[b], h[b + 1], h[b + 2], h[b + 3], h[b + 4]
         acts = [R.END_TURN]
-        if wool and grain and ore and (self.deck[0] or sum(self.deck)):
+        deck = self.deck
+        if wool and grain and ore and (deck[0] or deck[1] or deck[2] or deck[3] or deck[4]):
             acts.append(R.BUY_DEV)
         if self.dev_count[p] and not self.dev_played:
             self._dev_actions(p, acts)
@@ -549,13 +575,13 @@ class CatanState(State):
             if self.roads_left[p]:
                 cand = self.road_cand[p] & ~self.edges_used
                 if cand:
-                    acts.extend([_ROAD_BASE + e for e in _bits(cand)])
+                    _add_bits(acts, cand, _ROAD_BASE)
             if wool and grain and self.settles_left[p]:
                 spots = self.road_nodes[p] & self.free_nodes
                 if spots:
-                    acts.extend([_SETTLE_BASE + v for v in _bits(spots)])
+                    _add_bits(acts, spots, _SETTLE_BASE)
         if ore >= 3 and grain >= 2 and self.cities_left[p] and self.settle_mask[p]:
-            acts.extend([_CITY_BASE + v for v in _bits(self.settle_mask[p])])
+            _add_bits(acts, self.settle_mask[p], _CITY_BASE)
         rates = self.rates
         bank = self.bank
         for give in _RANGE5:
@@ -564,8 +590,8 @@ class CatanState(State):
                 for get in _RANGE5:
                     if get != give and bank[get]:
                         acts.append(base + get)
-        if self.offers_made < R.MAX_OFFERS_PER_TURN:
-            offers = _OFFERS_BY_CAP[
+        if offers and self.offers_made < R.MAX_OFFERS_PER_TURN:
+            compact = _OFFERS_BY_CAP[
                 _CAP3[brick]
                 + 3 * _CAP3[lumber]
                 + 9 * _CAP3[wool]
@@ -574,9 +600,9 @@ class CatanState(State):
             ]
             if self.declined:
                 declined = self.declined
-                acts.extend([a for a in offers if a - _OFFER_BASE not in declined])
+                acts.extend([a for a in compact if a - _OFFER_BASE not in declined])
             else:
-                acts.extend(offers)  # a draft starts with a card to give (§19a.8)
+                acts.extend(compact)  # a draft starts with a card to give (§19a.8)
         return acts
 
     def _draft_actions(self) -> list[int]:
@@ -640,7 +666,7 @@ class CatanState(State):
             acts.append(R.PLAY_ROAD_BUILDING)
         if dev[b + 2] > new[b + 2]:
             bank = self.bank
-            total = sum(bank)
+            total = bank[0] + bank[1] + bank[2] + bank[3] + bank[4]
             if total >= 2:
                 for i, (x, y) in enumerate(R.YOP_PAIRS):
                     if bank[x] >= 2 if x == y else bank[x] and bank[y]:
@@ -653,16 +679,16 @@ class CatanState(State):
     def _robber_actions(self) -> list[int]:
         """Every other hex; with a victim named when an adjacent opponent holds cards."""
         p = self.turn
+        n = self.n
         h = self.hand
-        targets = []  # (seat, hexes next to its buildings), seat order
-        for q in range(self.n):
+        victims = [0] * n  # per seat that can be robbed: the hexes next to its buildings
+        for q in range(n):
             b = 5 * q
             if q != p and (h[b] or h[b + 1] or h[b + 2] or h[b + 3] or h[b + 4]):
                 hexes = 0
                 for v in _bits(self.settle_mask[q] | self.city_mask[q]):
                     hexes |= _NODE_HEX_MASK[v]
-                if hexes:
-                    targets.append((q, hexes))
+                victims[q] = hexes
         acts = []
         robber = self.robber
         for hx in range(B.NUM_HEXES):
@@ -670,8 +696,8 @@ class CatanState(State):
                 continue
             base = _ROBBER_BASE + 5 * hx
             named = False
-            for q, hexes in targets:
-                if hexes >> hx & 1:
+            for q in range(n):
+                if victims[q] >> hx & 1:
                     acts.append(base + 1 + q)
                     named = True
             if not named:
@@ -699,19 +725,21 @@ class CatanState(State):
             return _DICE_BASE - 2 + int(rnd() * 6) + int(rnd() * 6) + 2
         if phase == R.DRAW_DEV:
             counts = self.deck
+            b = 0
             base = _DRAW_BASE
         elif phase == R.STEAL:
+            counts = self.hand
             b = 5 * self.steal_victim
-            counts = self.hand[b : b + 5]
             base = _STEAL_BASE
         else:
             return super().sample_chance(rng)
-        x = int(rng.random() * sum(counts))
+        total = counts[b] + counts[b + 1] + counts[b + 2] + counts[b + 3] + counts[b + 4]
+        x = int(rng.random() * total)
         for t in _RANGE5:
-            x -= counts[t]
+            x -= counts[b + t]
             if x < 0:
                 return base + t
-        return base + max(t for t in _RANGE5 if counts[t])
+        return base + max(t for t in _RANGE5 if counts[b + t])
 
     def apply_action(self, action: object) -> None:
         if type(action) is not int:
@@ -863,7 +891,9 @@ class CatanState(State):
             if queue:
                 self.discard_queue = queue
                 first = 5 * queue[0]
-                self.discard_left = sum(h[first : first + 5]) // 2
+                self.discard_left = (
+                    h[first] + h[first + 1] + h[first + 2] + h[first + 3] + h[first + 4]
+                ) // 2
                 self.phase = R.DISCARD
                 self.actor = queue[0]
             else:
@@ -880,7 +910,9 @@ class CatanState(State):
         city = self.node_city
         terrain = self.hex_terrain
         robber = self.robber
-        gains: list[tuple[int, int, int]] = []
+        n = self.n
+        need = [0, 0, 0, 0, 0]  # per resource, all seats together
+        gains = [0] * (5 * n)  # per seat and resource, as ``hand``
         for hx in self.num_hexes[total]:
             if hx == robber:
                 continue
@@ -888,36 +920,29 @@ class CatanState(State):
             for v in _HEX_NODES[hx]:
                 o = owner[v]
                 if o >= 0:
-                    gains.append((o, r, 1 + city[v]))
-        if not gains:
-            return
+                    k = 1 + city[v]
+                    gains[5 * o + r] += k
+                    need[r] += k
         bank = self.bank
         h = self.hand
-        if len(gains) == 1:
-            o, r, k = gains[0]
-            k = min(k, bank[r])  # the only one entitled takes what is left
-            h[5 * o + r] += k
-            bank[r] -= k
-            return
-        need = [0, 0, 0, 0, 0]
-        for _o, r, k in gains:
-            need[r] += k
         for r in _RANGE5:
             want = need[r]
             if not want:
                 continue
             if want <= bank[r]:
-                for o, rr, k in gains:
-                    if rr == r:
-                        h[5 * o + r] += k
+                for i in range(r, 5 * n, 5):
+                    h[i] += gains[i]
                 bank[r] -= want
+                continue
+            taker = -1
+            for i in range(r, 5 * n, 5):
+                if gains[i]:
+                    if taker >= 0:  # several entitled and too few cards: nobody gets any
+                        break
+                    taker = i
             else:
-                takers = {o for o, rr, _k in gains if rr == r}
-                if len(takers) == 1:
-                    (o,) = takers
-                    h[5 * o + r] += bank[r]
-                    bank[r] = 0
-                # several entitled and too few cards: nobody gets this type
+                h[taker] += bank[r]  # the only one entitled takes what is left
+                bank[r] = 0
 
     def _discard(self, r: int) -> None:
         # Set aside face down (§19a.9): nothing public changes until the last discard.
@@ -928,7 +953,8 @@ class CatanState(State):
             queue.pop(0)
             if queue:
                 b = 5 * queue[0]
-                self.discard_left = sum(self.hand[b : b + 5]) // 2
+                h = self.hand
+                self.discard_left = (h[b] + h[b + 1] + h[b + 2] + h[b + 3] + h[b + 4]) // 2
                 self.actor = queue[0]
             else:
                 self._reveal_discards()
@@ -1485,7 +1511,7 @@ class CatanState(State):
             for v in _bits(ext):
                 cand |= _NODE_EDGE_MASK[v]
             self.road_cand[s] = cand
-            self.road_len[s] = _longest_road(self.road_mask[s], self.occupied & ~own)
+            self.road_len[s] = longest_road(self.road_mask[s], self.occupied & ~own)
             self.vp[s] = self.settle_mask[s].bit_count() + 2 * self.city_mask[s].bit_count()
         if self.lr_holder >= 0:
             self.vp[self.lr_holder] += 2

@@ -10,10 +10,19 @@ from typing import Any, Final
 from games.actions import ActionSpace, Family, Names, Number, OptionalArg, custom
 
 # Resources; terrain ids equal the resource they produce, the desert is 5.
-BRICK, LUMBER, WOOL, GRAIN, ORE = range(5)
+BRICK: Final = 0
+LUMBER: Final = 1
+WOOL: Final = 2
+GRAIN: Final = 3
+ORE: Final = 4
 RESOURCE_NAMES: Final = ("brick", "lumber", "wool", "grain", "ore")
 RESOURCE_ALIASES: Final = {"wood": LUMBER, "sheep": WOOL, "wheat": GRAIN}
-HILLS, FOREST, PASTURE, FIELDS, MOUNTAINS, DESERT = range(6)
+HILLS: Final = 0
+FOREST: Final = 1
+PASTURE: Final = 2
+FIELDS: Final = 3
+MOUNTAINS: Final = 4
+DESERT: Final = 5
 TERRAIN_NAMES: Final = ("hills", "forest", "pasture", "fields", "mountains", "desert")
 TERRAIN_SHORT: Final = ("hil", "for", "pas", "fld", "mtn", "des")
 TERRAIN_LEGEND: Final = tuple(
@@ -24,16 +33,49 @@ TERRAIN_COUNTS: Final = (3, 4, 4, 4, 3, 1)  # §3
 RESOURCE_COUNT: Final = 19  # of each resource (§1)
 
 # Number tokens in letter order A..R, laid along the spiral (§4).
-TOKEN_LETTER_ORDER: tuple[int, ...] = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
-DICE_WAYS: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
+TOKEN_LETTER_ORDER: Final[tuple[int, ...]] = (
+    5,
+    2,
+    6,
+    3,
+    8,
+    10,
+    9,
+    12,
+    11,
+    4,
+    8,
+    10,
+    9,
+    4,
+    5,
+    6,
+    3,
+    11,
+)
+DICE_WAYS: Final[tuple[int, ...]] = (0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1)  # by sum 0..12
 
 # Harbors: 0..4 = 2:1 for that resource, 5 = generic 3:1 (§5).
 GENERIC: Final = 5
 HARBOR_NAMES: Final = ("2:1 brick", "2:1 lumber", "2:1 wool", "2:1 grain", "2:1 ore", "3:1")
-HARBOR_TYPES: tuple[int, ...] = (BRICK, LUMBER, WOOL, GRAIN, ORE, GENERIC, GENERIC, GENERIC, GENERIC)
+HARBOR_TYPES: Final[tuple[int, ...]] = (
+    BRICK,
+    LUMBER,
+    WOOL,
+    GRAIN,
+    ORE,
+    GENERIC,
+    GENERIC,
+    GENERIC,
+    GENERIC,
+)
 
 # Development cards (§14).
-KNIGHT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, VICTORY_POINT = range(5)
+KNIGHT: Final = 0
+ROAD_BUILDING: Final = 1
+YEAR_OF_PLENTY: Final = 2
+MONOPOLY: Final = 3
+VICTORY_POINT: Final = 4
 DEV_NAMES: Final = ("knight", "road-building", "year-of-plenty", "monopoly", "victory-point")
 DEV_DECK: Final = (14, 2, 2, 2, 5)
 DEV_TOTAL: Final = 25
@@ -43,34 +85,35 @@ ROAD_COST: Final = (1, 1, 0, 0, 0)
 SETTLEMENT_COST: Final = (1, 1, 1, 1, 0)
 CITY_COST: Final = (0, 0, 0, 2, 3)
 DEV_COST: Final = (0, 0, 1, 1, 1)
-ROADS, SETTLEMENTS, CITIES = 15, 5, 4  # supply per player
+# Supply per player.
+ROADS: Final = 15
+SETTLEMENTS: Final = 5
+CITIES: Final = 4
 
 WIN_VP: Final = 10
 DISCARD_LIMIT: Final = 7
 LONGEST_ROAD_MIN: Final = 5
 LARGEST_ARMY_MIN: Final = 3
 MAX_OFFERS_PER_TURN: Final = 3  # §19a.4
-MAX_PLAYERS = 4
+MAX_PLAYERS: Final = 4
 DEFAULT_TURN_LIMIT: Final = 1000  # §19a.5
 NO_ONE: Final = -1
 
 # Phases.
-(
-    SETUP_SETTLE,
-    SETUP_ROAD,
-    PRE_ROLL,
-    ROLL_DICE,
-    DISCARD,
-    ROBBER,
-    STEAL,
-    MAIN,
-    FREE_ROADS,
-    DRAW_DEV,
-    TRADE_ANSWER,
-    TRADE_CONFIRM,
-    OVER,
-) = range(13)
-PHASE_NAMES = (
+SETUP_SETTLE: Final = 0
+SETUP_ROAD: Final = 1
+PRE_ROLL: Final = 2
+ROLL_DICE: Final = 3
+DISCARD: Final = 4
+ROBBER: Final = 5
+STEAL: Final = 6
+MAIN: Final = 7
+FREE_ROADS: Final = 8
+DRAW_DEV: Final = 9
+TRADE_ANSWER: Final = 10
+TRADE_CONFIRM: Final = 11
+OVER: Final = 12
+PHASE_NAMES: Final = (
     "setup-settlement",
     "setup-road",
     "pre-roll",
@@ -105,7 +148,7 @@ def _sides() -> list[tuple[int, ...]]:
 
 
 _SIDES: Final = _sides()
-OFFERS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+OFFERS: Final[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = tuple(
     (give, get)
     for give in _SIDES
     for get in _SIDES
@@ -120,7 +163,7 @@ OFFER_INDEX: Final = {offer: i for i, offer in enumerate(OFFERS)}
 YOP_PAIRS: Final = tuple((a, b) for a in range(5) for b in range(a, 5))
 YOP_CHOICES: Final = (*YOP_PAIRS, *((a,) for a in range(5)))  # 15 pairs (a <= b), then 5 singles
 RESOURCE: Final = Names(RESOURCE_NAMES, aliases=RESOURCE_ALIASES)
-SEAT = Number(MAX_PLAYERS)
+SEAT: Final = Number(MAX_PLAYERS)
 
 
 @dataclass(frozen=True)
@@ -222,7 +265,7 @@ def _steal_read(words: Sequence[str], _state: Any, _limits: Mapping[str, int]) -
 
 
 _TERM_BASE: Final = 2 * RESOURCE_COUNT + 1  # whole-offer terms: one digit per resource
-SPACE = ActionSpace(
+SPACE: Final = ActionSpace(
     [
         Family("end", "end", also=("end turn",)),
         Family("roll", "roll"),  # only for a player holding development cards
@@ -295,12 +338,12 @@ SPACE = ActionSpace(
     ),
 )
 
-END_TURN = SPACE.base("end")
-ROLL = SPACE.base("roll")
+END_TURN: Final = SPACE.base("end")
+ROLL: Final = SPACE.base("roll")
 STOP_ROADS: Final = SPACE.base("stop")
 BUY_DEV: Final = SPACE.base("buy-dev")
 PLAY_KNIGHT: Final = SPACE.base("knight")
-PLAY_ROAD_BUILDING = SPACE.base("road-building")
+PLAY_ROAD_BUILDING: Final = SPACE.base("road-building")
 YOP_BASE: Final = SPACE.base("year-of-plenty")  # + index in YOP_CHOICES
 MONOPOLY_BASE: Final = SPACE.base("monopoly")  # + resource
 ACCEPT: Final = SPACE.base("accept")
@@ -311,24 +354,24 @@ ROAD_BASE: Final = SPACE.base("road")  # + path
 SETTLE_BASE: Final = SPACE.base("settle")  # + intersection
 CITY_BASE: Final = SPACE.base("city")  # + intersection
 ROBBER_BASE: Final = SPACE.base("robber")  # + hex * 5 + (victim + 1); victim 0 = nobody to rob
-DISCARD_BASE = SPACE.base("discard")  # + resource
+DISCARD_BASE: Final = SPACE.base("discard")  # + resource
 MARITIME_BASE: Final = SPACE.base("maritime")  # + give * 5 + get (give != get)
-OFFER_BASE: int = SPACE.base("offer")  # + offer index
+OFFER_BASE: Final[int] = SPACE.base("offer")  # + offer index
 DICE_BASE: Final = SPACE.base("dice")  # + sum - 2 (chance)
-DRAW_BASE = SPACE.base("draw")  # + card type (chance)
+DRAW_BASE: Final = SPACE.base("draw")  # + card type (chance)
 STEAL_BASE: Final = SPACE.base("steal")  # + resource (chance)
 # Offer drafts (§19a.8): an offer of any terms built one card at a time.
 DRAFT_GIVE_BASE: Final = SPACE.base("add-give")  # + resource: add one card to give
 DRAFT_GET_BASE: Final = SPACE.base("add-get")  # + resource: add one card to ask for
 DRAFT_MAKE: Final = SPACE.base("make-offer")  # make the drafted offer
 DRAFT_DROP: Final = SPACE.base("drop-offer")  # abandon the draft
-NUM_ACTIONS = SPACE.base("whole-offer")  # the enumerated action space (legal_actions)
+NUM_ACTIONS: Final = SPACE.base("whole-offer")  # the enumerated action space (legal_actions)
 
 # Whole offers beyond the compact table, in one id (the one-line notation): never listed
 # by legal_actions, accepted by is_legal. Terms as one signed count per resource
 # (+ given, - asked), each in -19..19, written in base 39.
 MAX_OFFER_KIND: Final = RESOURCE_COUNT
-FREE_OFFER_BASE: int = NUM_ACTIONS
+FREE_OFFER_BASE: Final[int] = NUM_ACTIONS
 FREE_OFFER_END: Final = SPACE.end
 
 

@@ -412,6 +412,31 @@ class CiteState(State):
         total = sum(self.deck)
         return [(R.draw(card), count / total) for card, count in enumerate(self.deck) if count]
 
+    def sample_chance(self, rng: random.Random) -> int:
+        """``State.sample_chance`` over ``chance_outcomes`` (the same draw, the same
+        float sums), without building the outcome list."""
+        if self.actor != CHANCE:
+            return super().sample_chance(rng)
+        r = rng.random()
+        acc = 0.0
+        if self.phase == R.ROLL:
+            for face in range(len(R.FACE_WAYS)):
+                acc += R.FACE_WAYS[face] / 6
+                if r < acc:
+                    return R.roll(face)
+            return R.roll(len(R.FACE_WAYS) - 1)
+        deck = self.deck
+        total = sum(deck)
+        last = 0
+        for card in range(R.NUM_CARDS):
+            count = deck[card]
+            if count:
+                acc += count / total
+                if r < acc:
+                    return R.draw(card)
+                last = card
+        return R.draw(last)
+
     def apply_unchecked(self, action: int) -> None:
         phase = self.phase
         if phase == R.ROLL:

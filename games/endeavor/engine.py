@@ -37,32 +37,52 @@ INFO = GameInfo(
 )
 
 # Short names for the sizes that index the seat-major lists (``owned[s * NB + type]``,
-# ``presence[s * NR + region]``), the cities and the sub-action targets.
-NB = D.NUM_BUILDING_TYPES
+# ``presence[s * NR + region]``), the cities and the sub-action targets, and for the
+# tables the hot paths read. Final, so the compiled build reads each from a C static
+# (data.py stays interpreted) instead of looking it up on its module at every use.
+NB: Final = D.NUM_BUILDING_TYPES
 NR: Final = D.NUM_REGIONS
 NC: Final = D.NUM_CITIES
-NT = R.NT
-USE_BASE = R.USE_BASE
-SECOND_BASE = R.SECOND_BASE
-CITY_REGION = D.CITY_REGION
-CITY_LINKS = D.CITY_LINKS
-REGION_CITIES = D.REGION_CITIES
-TRACK_LENGTH = D.TRACK_LENGTH
-TRACK_OFFSET = D.TRACK_OFFSET
-DECK_REGION = D.DECK_REGION
-CARD_ICONS = D.CARD_ICONS
-SOURCE_KINDS = R.SOURCE_KINDS
-SOURCE_COMBO = R.SOURCE_COMBO
+NT: Final = R.NT
+NUM_CARDS: Final = D.NUM_CARDS
+USE_BASE: Final = R.USE_BASE
+SECOND_BASE: Final = R.SECOND_BASE
+CITY_REGION: Final = D.CITY_REGION
+CITY_LINKS: Final = D.CITY_LINKS
+REGION_CITIES: Final = D.REGION_CITIES
+TRACK_LENGTH: Final = D.TRACK_LENGTH
+TRACK_OFFSET: Final = D.TRACK_OFFSET
+TRACK_SPACE_BASE: Final = D.TRACK_SPACE_BASE
+CONNECTION_SPACE_BASE: Final = D.CONNECTION_SPACE_BASE
+DECK_REGION: Final = D.DECK_REGION
+CARD_ICONS: Final = D.CARD_ICONS
+CARD_DECK: Final = D.CARD_DECK
+CARD_POSITION: Final = D.CARD_POSITION
+CARD_IS_GOVERNOR: Final = D.CARD_IS_GOVERNOR
+CARD_IS_SLAVERY: Final = D.CARD_IS_SLAVERY
+GOVERNOR_OF_REGION: Final = D.GOVERNOR_OF_REGION
+ABOLITION: Final = D.ABOLITION
+BUILDING_ICONS: Final = D.BUILDING_ICONS
+BUILDING_LEVEL: Final = D.BUILDING_LEVEL
+SOURCE_KINDS: Final = R.SOURCE_KINDS
+SOURCE_COMBO: Final = R.SOURCE_COMBO
 ACTIVATABLE: Final = tuple(t for t in range(NB) if D.BUILDING_KINDS[t])
 SHIP_TARGETS: Final = tuple(R.ship(r) for r in range(1, NR))
+# A turn's action ids by source and target (``R.use``): listing them is the hot path of
+# a search, and ids above 256 would otherwise be new int objects each time.
+USES: Final = tuple(tuple(R.use(src, t) for t in range(NT)) for src in range(R.NUM_SOURCES))
+SHIP_USES: Final = tuple(tuple(row[t] for t in SHIP_TARGETS) for row in USES)
 FULL_DECK: Final = (1 << D.DECK_SIZE) - 1
 # Lowest set bit -> its index, for masks of 6 bits.
 LOWEST_BIT: Final = tuple(((m & -m).bit_length() - 1) if m else -1 for m in range(1 << D.DECK_SIZE))
-SHIP, OCCUPY, ATTACK, DRAW, PAY = D.SHIP, D.OCCUPY, D.ATTACK, D.DRAW, D.PAY
-BOTH = D.BOTH
+SHIP: Final = D.SHIP
+OCCUPY: Final = D.OCCUPY
+ATTACK: Final = D.ATTACK
+DRAW: Final = D.DRAW
+PAY: Final = D.PAY
+BOTH: Final = D.BOTH
 FACE_DOWN: Final = R.LOC_FACE_DOWN
 DOCKS: Final = D.BUILDING_NAMES.index("Docks")
-
 
 _COPIED = Fields(
     shared=(
@@ -110,6 +130,7 @@ _SERIALIZED: Final = tuple(
     if name not in ("track_fill", "presence", "deck_mask", "passed_count")
 )
 
+
 class EndeavorState(State):
     """An Endeavor game: per-seat boards as flat lists (seat-major), the map and decks."""
 
@@ -149,7 +170,7 @@ class EndeavorState(State):
         self.blue_tokens = [0] * (n * 4)  # unspent blue tokens in the harbor, by type - 4
         self.brown_tokens = [0] * (n * 4)  # brown tokens gained, by type
         self.spent_tokens = [0] * 4  # blue tokens spent (out of the game), by type - 4
-        self.card_location = [R.LOC_DECK] * D.NUM_CARDS
+        self.card_location = [R.LOC_DECK] * NUM_CARDS
         self.abolished = False
         self.scores: list[int] = []
         self.winners: list[int] = []
@@ -183,8 +204,8 @@ class EndeavorState(State):
             t
             for t in range(1, NB)
             if supply[t]
-            and D.BUILDING_LEVEL[t] <= industry
-            and not (has_level5 and D.BUILDING_LEVEL[t] == 5)
+            and BUILDING_LEVEL[t] <= industry
+            and not (has_level5 and BUILDING_LEVEL[t] == 5)
         ]
         if options:
             return options
@@ -192,7 +213,7 @@ class EndeavorState(State):
         for tier in range(industry + 1, 6):
             if tier == 5 and has_level5:
                 break
-            options = [t for t in range(1, NB) if supply[t] and D.BUILDING_LEVEL[t] == tier]
+            options = [t for t in range(1, NB) if supply[t] and BUILDING_LEVEL[t] == tier]
             if options:
                 return options
         return []
@@ -310,7 +331,7 @@ class EndeavorState(State):
     def hand(self, s: int) -> list[int]:
         """The cards seat ``s`` holds face up, by card id."""
         loc = self.card_location
-        return [c for c in range(D.NUM_CARDS) if loc[c] == s]
+        return [c for c in range(NUM_CARDS) if loc[c] == s]
 
     def holding_ok(self, s: int) -> bool:
         """Whether seat ``s``'s cards fit its card slots (§7.4)."""
@@ -343,7 +364,7 @@ class EndeavorState(State):
     def _build(self, s: int, t: int) -> None:
         self.building_supply[t] -= 1
         self.owned[s * NB + t] += 1
-        self._add_icons(s, D.BUILDING_ICONS[t], 1)
+        self._add_icons(s, BUILDING_ICONS[t], 1)
 
     def _ship(self, s: int, r: int) -> None:
         self.harbor[s] -= 1
@@ -352,7 +373,7 @@ class EndeavorState(State):
             space = TRACK_OFFSET[r] + f
             self.shipping_track[space] = s
             self.track_fill[r] = f + 1
-            self._gain_token(s, D.TRACK_SPACE_BASE + space)
+            self._gain_token(s, TRACK_SPACE_BASE + space)
             if f + 1 == TRACK_LENGTH[r]:
                 self._award_governor(r)
         else:
@@ -374,7 +395,7 @@ class EndeavorState(State):
             if counts[track[i]] == best:
                 winner = track[i]
                 break
-        card = D.GOVERNOR_OF_REGION[r]
+        card = GOVERNOR_OF_REGION[r]
         self.card_location[card] = winner
         self.deck_mask[r] &= ~1
         self._add_icons(winner, CARD_ICONS[card], 1)
@@ -386,8 +407,8 @@ class EndeavorState(State):
         city = self.city_owner
         space_tok = self.space_token
         for k, other in CITY_LINKS[c]:
-            if city[other] == s and space_tok[D.CONNECTION_SPACE_BASE + k] >= 0:
-                self._gain_token(s, D.CONNECTION_SPACE_BASE + k)
+            if city[other] == s and space_tok[CONNECTION_SPACE_BASE + k] >= 0:
+                self._gain_token(s, CONNECTION_SPACE_BASE + k)
 
     def _occupy(self, s: int, c: int) -> None:
         self.harbor[s] -= 1
@@ -408,7 +429,7 @@ class EndeavorState(State):
         card = d * D.DECK_SIZE + pos
         self.card_location[card] = s
         self._add_icons(s, CARD_ICONS[card], 1)
-        if card == D.ABOLITION:
+        if card == ABOLITION:
             self._abolish()
 
     def _abolish(self) -> None:
@@ -416,7 +437,7 @@ class EndeavorState(State):
         self.abolished = True
         loc = self.card_location
         n = self.n
-        for card in range(D.SLAVERY_DECK * D.DECK_SIZE, D.NUM_CARDS):
+        for card in range(D.SLAVERY_DECK * D.DECK_SIZE, NUM_CARDS):
             holder = loc[card]
             if 0 <= holder < n:
                 loc[card] = FACE_DOWN + holder
@@ -427,13 +448,13 @@ class EndeavorState(State):
 
     def _discard(self, s: int, card: int) -> None:
         self._add_icons(s, CARD_ICONS[card], -1)
-        if D.CARD_IS_SLAVERY[card]:
+        if CARD_IS_SLAVERY[card]:
             self.card_location[card] = FACE_DOWN + s
-        elif D.CARD_IS_GOVERNOR[card]:
+        elif CARD_IS_GOVERNOR[card]:
             self.card_location[card] = R.LOC_REMOVED
         else:  # back into its deck at its level position
             self.card_location[card] = R.LOC_DECK
-            self.deck_mask[D.CARD_DECK[card]] |= 1 << D.CARD_POSITION[card]
+            self.deck_mask[CARD_DECK[card]] |= 1 << CARD_POSITION[card]
 
     def _pay(self, s: int, t: int) -> None:
         self.used[s * NB + t] -= 1
@@ -504,7 +525,7 @@ class EndeavorState(State):
         if phase == R.DISCARD:
             loc = self.card_location
             s = self.to_move
-            return [R.DISCARD_BASE + c for c in range(D.NUM_CARDS) if loc[c] == s]
+            return [R.DISCARD_BASE + c for c in range(NUM_CARDS) if loc[c] == s]
         return []
 
     def _turn_actions(self) -> list[int]:
@@ -534,13 +555,14 @@ class EndeavorState(State):
         if kinds & (OCCUPY | ATTACK):  # sources without the markers are filtered below
             ok = self._ok_regions(s)
             city = self.city_owner
-            for c in range(NC):
-                if ok[CITY_REGION[c]]:
-                    o = city[c]
-                    if o < 0:
-                        occ.append(R.T_OCCUPY + c)
-                    elif o != s:
-                        att.append(R.T_ATTACK + c)
+            for r in range(NR):  # a region's cities are numbered together, in region order
+                if ok[r]:
+                    for c in REGION_CITIES[r]:
+                        o = city[c]
+                        if o < 0:
+                            occ.append(R.T_OCCUPY + c)
+                        elif o != s:
+                            att.append(R.T_ATTACK + c)
         drw: list[int] = []
         if kinds & DRAW:
             for d in range(D.NUM_DECKS):
@@ -555,19 +577,19 @@ class EndeavorState(State):
                     pay.append(R.T_PAY + t)
         for src in sources:
             k = SOURCE_KINDS[src]
-            base = USE_BASE + src * NT
+            uses = USES[src]
             budget = markers - 1 if src < NB else markers  # left after activating a building
             if k & SHIP and budget >= 1:
-                acts.extend([base + t for t in SHIP_TARGETS])
+                acts.extend(SHIP_USES[src])
             if k & OCCUPY and budget >= 1 and occ:
-                acts.extend([base + t for t in occ])
+                acts.extend([uses[t] for t in occ])
             if k & ATTACK and budget >= 2 and att:
-                acts.extend([base + t for t in att])
+                acts.extend([uses[t] for t in att])
             if k & DRAW and drw:
-                acts.extend([base + t for t in drw])
+                acts.extend([uses[t] for t in drw])
             if k & PAY and pay:
                 own = R.T_PAY + src  # a building cannot pay itself
-                acts.extend([base + t for t in pay if t != own])
+                acts.extend([uses[t] for t in pay if t != own])
         return acts
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -584,7 +606,8 @@ class EndeavorState(State):
                 self.passed_count += 1
                 self._next_turn()
                 return
-            src, t = divmod(action - USE_BASE, NT)
+            src = (action - USE_BASE) // NT
+            t = (action - USE_BASE) % NT
             if src < NB:
                 self.used[s * NB + src] += 1
                 self.harbor[s] -= 1
@@ -701,7 +724,7 @@ class EndeavorState(State):
                     "cards": [D.CARD_SLUGS[c] for c in self.hand(s)],
                     "face_down_slavery": [
                         D.CARD_SLUGS[c]
-                        for c in range(D.NUM_CARDS)
+                        for c in range(NUM_CARDS)
                         if self.card_location[c] == FACE_DOWN + s
                     ],
                     "passed": self.passed[s],
@@ -731,7 +754,7 @@ class EndeavorState(State):
             "connections": [
                 {
                     "ends": [D.CITY_SLUGS[a], D.CITY_SLUGS[b]],
-                    "token": _tok(self.space_token[D.CONNECTION_SPACE_BASE + k]),
+                    "token": _tok(self.space_token[CONNECTION_SPACE_BASE + k]),
                 }
                 for k, (a, b) in enumerate(D.CONNECTIONS)
             ],
@@ -743,7 +766,7 @@ class EndeavorState(State):
                         TRACK_OFFSET[r] : TRACK_OFFSET[r] + TRACK_LENGTH[r]
                     ],
                     "track_tokens": [
-                        _tok(self.space_token[D.TRACK_SPACE_BASE + i])
+                        _tok(self.space_token[TRACK_SPACE_BASE + i])
                         for i in range(TRACK_OFFSET[r], TRACK_OFFSET[r] + TRACK_LENGTH[r])
                     ],
                     "beside_track": [self.beside_track[s * NR + r] for s in range(n)],
@@ -842,9 +865,9 @@ class EndeavorState(State):
                 pres[s * NR + r] += self.beside_track[s * NR + r]
         self.presence = pres
         masks = [0] * D.NUM_DECKS
-        for c in range(D.NUM_CARDS):
+        for c in range(NUM_CARDS):
             if self.card_location[c] == R.LOC_DECK:
-                masks[D.CARD_DECK[c]] |= 1 << D.CARD_POSITION[c]
+                masks[CARD_DECK[c]] |= 1 << CARD_POSITION[c]
         self.deck_mask = masks
         self.passed_count = sum(self.passed)
 

@@ -6,29 +6,32 @@ without importing one another.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from games.endeavor import data as D
 
 TRACKS_PER_SEAT: Final = 4  # industry, culture, finance, politics (``D.TRACK_NAMES`` order)
+# data.py's tables, bound here once (data.py stays interpreted: see the engine's aliases).
+_TRACK_LEVEL: Final = D.TRACK_LEVEL
+_CARD_IS_GOVERNOR: Final = D.CARD_IS_GOVERNOR
+_CARD_IS_SLAVERY: Final = D.CARD_IS_SLAVERY
 
 
 def level(value: int) -> int:
     """Track level 1-5 of a raw track value (values above 15 count as 15)."""
-    return D.TRACK_LEVEL[value if value < 15 else 15]
+    return _TRACK_LEVEL[value if value < 15 else 15]
 
 
 def cards_fit(
-    track_values: Sequence[int], card_location: Sequence[int], seat: int, free_slot: bool
+    track_values: list[int], card_location: list[int], seat: int, free_slot: bool
 ) -> bool:
     """Whether ``seat``'s held cards fit its slots, with or without the Free Governor slot."""
     governors = slaves = others = 0
     for card, where in enumerate(card_location):
         if where == seat:
-            if D.CARD_IS_GOVERNOR[card]:
+            if _CARD_IS_GOVERNOR[card]:
                 governors += 1
-            elif D.CARD_IS_SLAVERY[card]:
+            elif _CARD_IS_SLAVERY[card]:
                 slaves += 1
             else:
                 others += 1

@@ -38,24 +38,33 @@ from games.endeavor import data as D
 TOKEN_SOURCE_BASE: Final = D.NUM_BUILDING_TYPES  # source = 16 + (token type - 4)
 NUM_SOURCES: Final = TOKEN_SOURCE_BASE + 4
 
-TOKEN_SOURCE_SLUGS: Final = ("ship-draw-token", "occupy-draw-token", "attack-token", "payment-token")
+TOKEN_SOURCE_SLUGS: Final = (
+    "ship-draw-token",
+    "occupy-draw-token",
+    "attack-token",
+    "payment-token",
+)
 SOURCE_NAMES: Final = (*D.BUILDING_NAMES, *TOKEN_SOURCE_SLUGS)
 # Kinds of action each source allows, and how its two parts combine.
-SOURCE_KINDS = (
+SOURCE_KINDS: Final = (
     *D.BUILDING_KINDS,
     D.SHIP | D.DRAW,  # Ship / Draw token
     D.OCCUPY | D.DRAW,  # Occupy / Draw token
     D.ATTACK,
     D.PAY,
 )
-SOURCE_COMBO = (*D.BUILDING_COMBO, D.EITHER, D.EITHER, D.SINGLE, D.SINGLE)
+SOURCE_COMBO: Final = (*D.BUILDING_COMBO, D.EITHER, D.EITHER, D.SINGLE, D.SINGLE)
 
 # Argument words.
 BUILDING: Final = Names(D.BUILDING_NAMES, joiner="-")
-REGION: Final = Names(D.REGION_SLUGS, {c.lower(): r for r, c in enumerate(D.REGION_CODES)}, joiner="-")
-CITY = Names(D.CITY_SLUGS, {c.lower(): k for k, c in enumerate(D.CITY_CODES)}, joiner="-")
-DECK = Names(D.DECK_SLUGS, {c.lower(): d for d, c in enumerate(D.REGION_CODES) if d}, joiner="-")
-CARD = Names(D.CARD_SLUGS, joiner="-")
+REGION: Final = Names(
+    D.REGION_SLUGS, {c.lower(): r for r, c in enumerate(D.REGION_CODES)}, joiner="-"
+)
+CITY: Final = Names(D.CITY_SLUGS, {c.lower(): k for k, c in enumerate(D.CITY_CODES)}, joiner="-")
+DECK: Final = Names(
+    D.DECK_SLUGS, {c.lower(): d for d, c in enumerate(D.REGION_CODES) if d}, joiner="-"
+)
+CARD: Final = Names(D.CARD_SLUGS, joiner="-")
 SOURCE: Final = Names(SOURCE_NAMES, joiner="-")
 
 # What a sub-action does, and to what (a target; ``T_*`` are its family bases).
@@ -73,9 +82,9 @@ T_OCCUPY: Final = TARGETS.base("occupy")  # + city
 T_ATTACK: Final = TARGETS.base("attack")  # + city
 T_DRAW: Final = TARGETS.base("draw")  # + deck
 T_PAY: Final = TARGETS.base("pay")  # + building type
-NT = TARGETS.size  # 89
+NT: Final = TARGETS.size  # 89
 
-SPACE = ActionSpace(
+SPACE: Final = ActionSpace(
     [
         Family("pass", "pass"),  # end your Action phase
         Family("done", "done"),  # skip the second half of a "+" action
@@ -87,20 +96,28 @@ SPACE = ActionSpace(
     ]
 )
 PASS: Final = SPACE.base("pass")
-DONE = SPACE.base("done")
+DONE: Final = SPACE.base("done")
 BUILD_BASE: Final = SPACE.base("build")
 SALARY_BASE: Final = SPACE.base("salary")
-DISCARD_BASE = SPACE.base("discard")
-SECOND_BASE = SPACE.base("second")
-USE_BASE = SPACE.base("use")
-NUM_ACTIONS = SPACE.end
+DISCARD_BASE: Final = SPACE.base("discard")
+SECOND_BASE: Final = SPACE.base("second")
+USE_BASE: Final = SPACE.base("use")
+NUM_ACTIONS: Final = SPACE.end
 
 # Phases.
-BUILD, SALARY, ACTION, SECOND, DISCARD, OVER = range(6)
-PHASE_NAMES = ("build", "salary", "action", "second-half", "discard", "over")
+BUILD: Final = 0
+SALARY: Final = 1
+ACTION: Final = 2
+SECOND: Final = 3
+DISCARD: Final = 4
+OVER: Final = 5
+PHASE_NAMES: Final = ("build", "salary", "action", "second-half", "discard", "over")
 
 # What the second half of a "+" action may be.
-PENDING_NONE, PENDING_SHIP, PENDING_OCCUPY, PENDING_DRAW = range(4)
+PENDING_NONE: Final = 0
+PENDING_SHIP: Final = 1
+PENDING_OCCUPY: Final = 2
+PENDING_DRAW: Final = 3
 PENDING_NAMES: Final = ("none", "ship", "occupy", "draw")
 
 # Where a card is (``card_loc`` values besides a holding seat 0..4).

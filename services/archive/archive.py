@@ -120,12 +120,23 @@ class Archive:
         self.engine.dispose()
 
     # ------------------------------------------------------------------ games
-    async def put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
-        """Archive a finished game (its complete log); False if it was already there."""
-        return await asyncio.to_thread(self._put_game, snapshot, events)
+    async def put_game(
+        self,
+        snapshot: Snapshot,
+        events: list[StoredEvent],
+        requests: dict[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        """Archive a finished game (its complete log, its clients' request results);
+        False if it was already there."""
+        return await asyncio.to_thread(self._put_game, snapshot, events, requests)
 
-    def _put_game(self, snapshot: Snapshot, events: list[StoredEvent]) -> bool:
-        record = codec.encode(snapshot, events)
+    def _put_game(
+        self,
+        snapshot: Snapshot,
+        events: list[StoredEvent],
+        requests: dict[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        record = codec.encode(snapshot, events, requests)
         meta = snapshot.info
         returns = next(
             (e.data["returns"] for e in reversed(events) if e.data["kind"] == EventKind.FINISHED),

@@ -3,7 +3,14 @@
 Every replica runs one. An entry is claimed with a lease (the bot-turn schedule's
 kind), copied with INSERT ... ON CONFLICT DO NOTHING, and only then taken off the
 outbox, so an archiver killed at any moment leaves its entries to whoever claims
-them when the lease runs out, and a second copy is never written."""
+them when the lease runs out, and a second copy is never written.
+
+A game moves: once its row is committed (with its clients' request results), the
+store forgets it (``forget_archived``: its keys go, a small tombstone stays for the
+finished retention), so Redis holds live play only, and reads of the game, and
+retries of its requests, are answered from the archive. The order is
+what makes it safe: in SQL first, then out of the store; a kill between the two
+leaves the entry, whose next archiver finds the row there and forgets the game."""
 
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 30.0  # an entry's archiver has this long before another may take it
+TOMBSTONE_SECONDS = 7 * 86400.0  # the finished retention's default (--finished-retention)
 BATCH = 50
 IDLE_SECONDS = 1.0  # the pause between sweeps of an empty outbox
 
@@ -28,13 +36,26 @@ async def _whole_log(store: GameStore, log_id: str | TournamentLog) -> list[Stor
     return events
 
 
-async def archive_entry(store: GameStore, archive: Archive, entry: str) -> None:
-    """Copy one outbox entry into SQL (idempotently), then take it off the outbox."""
+async def archive_entry(
+    store: GameStore, archive: Archive, entry: str, tombstone: float = TOMBSTONE_SECONDS
+) -> None:
+    """Copy one outbox entry into SQL (idempotently), forget a game the archive now
+    holds (its tombstone kept ``tombstone`` seconds), then take the entry off the outbox."""
     kind, _, name = entry.partition(":")
     if kind == ARCHIVE_GAME:
         snapshot = await store.load(name)
         if snapshot is not None:
-            await archive.put_game(snapshot, await _whole_log(store, name))
+            events = await _whole_log(store, name)
+            requests = await store.request_results(name)
+            await archive.put_game(snapshot, events, requests)  # committed (or there already)
+            # Forgotten only as archived: the snapshot and the log read agree, and the
+            # store's newest event is still theirs (checked by the store, atomically;
+            # a store at the previous release's layout keeps it until retention).
+            last = snapshot.last_event_id
+            if (events[-1].event_id if events else 0) != last:
+                log.warning("archive: game %s changed while archived; the store keeps it", name)
+            else:
+                await store.forget_archived(name, last, snapshot.info.game_type, tombstone)
         else:
             log.warning("archive: game %s is gone from the store; nothing to archive", name)
     elif kind == ARCHIVE_TOURNAMENT:
@@ -49,12 +70,17 @@ async def archive_entry(store: GameStore, archive: Archive, entry: str) -> None:
     await store.ack_archive(entry)
 
 
-async def archive_once(store: GameStore, archive: Archive, lease: float = LEASE_SECONDS) -> int:
+async def archive_once(
+    store: GameStore,
+    archive: Archive,
+    lease: float = LEASE_SECONDS,
+    tombstone: float = TOMBSTONE_SECONDS,
+) -> int:
     """One sweep: claim due entries and archive each; returns how many were done."""
     done = 0
     for entry in await store.claim_archive(BATCH, lease):
         try:
-            await archive_entry(store, archive, entry)
+            await archive_entry(store, archive, entry, tombstone)
         except Exception:  # this entry only: it is tried again when its lease runs out
             log.warning("archive: %s failed; retrying after its lease", entry, exc_info=True)
             continue
@@ -62,10 +88,13 @@ async def archive_once(store: GameStore, archive: Archive, lease: float = LEASE_
     return done
 
 
-async def archive_forever(store: GameStore, archive: Archive) -> None:
+async def archive_forever(
+    store: GameStore, archive: Archive, tombstone: float = TOMBSTONE_SECONDS
+) -> None:
+    """Every replica's archiver; ``tombstone``: the finished retention."""
     while True:
         try:
-            if await archive_once(store, archive) == BATCH:
+            if await archive_once(store, archive, tombstone=tombstone) == BATCH:
                 continue  # more may be due: no pause
         except Exception:  # the store or the database may be down a while: try again
             log.warning("archive sweep failed; retrying", exc_info=True)

@@ -2,7 +2,8 @@
 its whole event log (and so every view, state and record the store served).
 
 The record keeps the game's metadata (options, seats, seed), its token hashes, its
-final version and the log as a list of items:
+final version, its clients' request results (so a retried request is answered the
+same once the store has forgotten the game) and the log as a list of items:
 
     "C"                 the ``created`` event, rebuilt from the seed and options
     N (an int)          an ``action`` event of action id N, rebuilt by replay (its
@@ -22,7 +23,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import zstandard
@@ -46,6 +47,7 @@ class ArchivedGame:
 
     snapshot: Snapshot
     events: list[StoredEvent]
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)  # request key -> result
 
 
 def compress(data: bytes, codec: str = ZSTD) -> bytes:
@@ -142,8 +144,13 @@ class _Replay:
         self.version = event.get("version", self.version)
 
 
-def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
-    """The compact record of a stored game and its complete log (ids 1, 2, 3...)."""
+def encode(
+    snapshot: Snapshot,
+    events: list[StoredEvent],
+    requests: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The compact record of a stored game, its complete log (ids 1, 2, 3...) and the
+    results of its clients' requests (request key -> result)."""
     replay = _Replay(snapshot.info)
     log: list[Any] = []
     for stored in events:
@@ -184,6 +191,8 @@ def encode(snapshot: Snapshot, events: list[StoredEvent]) -> dict[str, Any]:
         "luck": snapshot.luck,
         "log": log,
     }
+    if requests:
+        record["requests"] = requests
     if replay.state is None or replay.state.to_bytes() != snapshot.state:
         record["state"] = base64.b64encode(snapshot.state).decode()
     return record
@@ -230,7 +239,7 @@ def decode(game_id: str, record: dict[str, Any]) -> ArchivedGame:
         luck=record.get("luck", ""),
         archived=True,
     )
-    return ArchivedGame(snapshot, events)
+    return ArchivedGame(snapshot, events, record.get("requests", {}))
 
 
 def pack(record: dict[str, Any], codec: str = ZSTD) -> bytes:

@@ -210,9 +210,15 @@ class BotRunner:
             try:
                 await self._claim_and_start()
                 if self._store_down_since is not None:
+                    # A turn handed to a worker, or searched here, when the store went
+                    # away may be lost with it (a failover: the broker's queue too):
+                    # every held turn is due again now, not when its lease runs out.
+                    lapsed = await self._store.lapse_bot_turn_leases()
                     log.warning(
-                        "the store answers again after %.1f s: bot turns resume",
+                        "the store answers again after %.1f s: bot turns resume (%d "
+                        "held turns due again)",
                         time.monotonic() - self._store_down_since,
+                        lapsed,
                     )
                     self._store_down_since = None
                 timeout = self.SWEEP
@@ -275,7 +281,11 @@ class BotRunner:
                 if wait is not None:
                     # A human seat's clock, looked at early: due again when it runs out.
                     await self._store.renew_bot_turn(game_id, snapshot.version, max(wait, 0.0))
-                return  # otherwise the commit that got here took the game out of the schedule
+                else:
+                    # The commit that got here took the game out of the schedule (on a
+                    # Redis Cluster, whose schedule is on a slot of its own, this does).
+                    await self._store.release_bot_turn(game_id)
+                return
             current["version"] = snapshot.version
             if not await self._play_turn(turn):
                 return

@@ -4,7 +4,9 @@ local process pool and the Celery workers.
 
 The choice is committed through the same compare-and-set path as any client's
 action, against the version the bot searched from, under a request key made of
-that version: a duplicate or late delivery changes nothing.
+that version: a duplicate or late delivery changes nothing. The store keeps a
+game's newest turn key only (a later turn replaces it; an older turn is stale by
+its version anyway), so bot request ids go with their turn.
 
 A human seat whose turn clock ran out (``services.turns.clock``) is a turn too: its
 fallback level plays one move for it, marked as a timeout, under the request key
@@ -194,7 +196,9 @@ async def _commit(
         step.events[0].update(marks or {})
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
     key = turn_request_key(snapshot.version, timeout)
-    committed = await steps.commit_step(store, snapshot, step, key, result, keep_bot_lease, timeout)
+    committed = await steps.commit_step(
+        store, snapshot, step, key, result, keep_bot_lease, timeout, turn_request=True
+    )
     return committed, step
 
 

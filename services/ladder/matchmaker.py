@@ -45,6 +45,7 @@ from services.ladder.seats import seat_token
 from services.ladder.service import LEASE_SECONDS, LadderService
 from services.limits.access import hash_token
 from services.play.host import GameHost, SeatSpec
+from services.stores import GameMoved
 from services.stores.records import Timer
 from services.sweeps import Wake
 from services.turns import steps
@@ -53,6 +54,7 @@ from services.watch import events as ev
 log = logging.getLogger(__name__)
 
 LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
+CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries
 
 
 def replica_id() -> str:
@@ -187,25 +189,40 @@ class Matchmaker:
                 game_id=planned.game_id,
                 timer=timer,
             )
-        snapshot = await self.host.store.load(planned.game_id)
-        if snapshot is None:
-            return  # gone at once (expired): the lost check sees to it
         secret = await self.host.store.secret()
-        to_move = steps.load_state(snapshot).current_player()
         for seat, who in enumerate(planned.seats):
             if who.house:
                 continue
             token_hash = hash_token(seat_token(secret, planned.game_id, seat))
-            joined = ev.joined_event(seat, who.name, snapshot.version, to_move)
-            if not await self.host.store.claim_seat(planned.game_id, seat, token_hash, joined):
-                fresh = await self.host.store.load(planned.game_id)
-                if fresh is None or fresh.tokens.get(seat) != token_hash:
-                    # Someone joined the seat first (it was public for a moment): the
-                    # game cannot be the bot's; end it, and it fails.
-                    await steps.abandon(self.host.store, planned.game_id, "a ladder seat was taken")
-                    await self._set(spec, planned.game_id, FAILED, PENDING)
-                    return
+            claimed = await self._claim(planned.game_id, seat, who.name, token_hash)
+            if claimed is None:
+                return  # gone at once (expired): the lost check sees to it
+            if not claimed:
+                # Someone joined the seat first (it was public for a moment): the game
+                # cannot be the bot's; end it, and it fails.
+                await steps.abandon(self.host.store, planned.game_id, "a ladder seat was taken")
+                await self._set(spec, planned.game_id, FAILED, PENDING)
+                return
         await self._set(spec, planned.game_id, PLAYING, PENDING)
+
+    async def _claim(self, game_id: str, seat: int, name: str, token_hash: str) -> bool | None:
+        """Give a bot's seat its token hash, with a joined event built on the version it
+        is written at (a house bot may move meanwhile: built again); True once the seat
+        holds it, False when someone else holds it, None when the game is gone."""
+        for _ in range(CLAIM_TRIES):
+            snapshot = await self.host.store.load(game_id)
+            if snapshot is None:
+                return None
+            held = snapshot.tokens.get(seat)
+            if held is not None:
+                return held == token_hash  # an earlier holder of the lease claimed it
+            to_move = steps.load_state(snapshot).current_player()
+            joined = ev.joined_event(seat, name, snapshot.version, to_move)
+            with contextlib.suppress(GameMoved):
+                store = self.host.store
+                if await store.claim_seat(game_id, seat, token_hash, joined, snapshot.version):
+                    return True
+        return False
 
     async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
         return await asyncio.to_thread(

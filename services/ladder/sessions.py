@@ -238,7 +238,7 @@ class Sessions:
         try:
             secret = await self.host.store.secret()
             token = seat_token(secret, game_id, seat)
-            snapshot = await self.host.load_any(game_id)
+            snapshot = await self.host.load(game_id)
             info = snapshot.info
             line = protocol.start_line(game_id, info.game_type, info.players, seat, info.options)
             await queue.put(Directive(START, line, game_id))

@@ -32,6 +32,7 @@ from services.archive import listing
 from services.archive.archive import Archive, ArchivedSummary
 from services.archive.listing import ListQuery
 from services.errors import (
+    Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -48,6 +49,7 @@ from services.play.reading import GameView, Reading
 from services.play.submitting import Submitting
 from services.stores import (
     GameExists,
+    GameMoved,
     GameStore,
     NewGame,
     Snapshot,
@@ -58,6 +60,7 @@ from services.watch import events as ev
 from services.watch.hub import WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
+_JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 SPECTATOR = None
 
 
@@ -225,7 +228,19 @@ class GameHost(Reading, Submitting):
     async def join_game(
         self, game_id: str, seat: int | None, name: str, invite_code: str = ""
     ) -> tuple[int, str]:
-        snapshot = await self.load(game_id)
+        # The joined event says whose turn it is: it is claimed at the version it was
+        # built on, and built again when a bot moved meanwhile.
+        for _ in range(_JOIN_TRIES):
+            try:
+                return await self._join_at(await self.load(game_id), seat, name, invite_code)
+            except GameMoved:
+                continue
+        raise Aborted(f"game {game_id} kept moving while you joined: join again")
+
+    async def _join_at(
+        self, snapshot: Snapshot, seat: int | None, name: str, invite_code: str
+    ) -> tuple[int, str]:
+        game_id = snapshot.game_id
         seats = snapshot.info.seats
         if snapshot.info.private:
             invited = access.seat_for_invite(snapshot.info.invites, invite_code)
@@ -245,6 +260,8 @@ class GameHost(Reading, Submitting):
                 f"seat {seat} does not exist: this game has seats 0-{len(seats) - 1}",
                 field="seat",
             )
+        if snapshot.archived:  # over: its seats are what they were
+            raise FailedPrecondition(f"game {game_id} is over: it takes no more players")
         if seats[seat].control == SeatControl.HANDED_OVER:
             return await self.seating.rejoin(game_id, seat, name)
         if seats[seat].is_bot:
@@ -252,7 +269,9 @@ class GameHost(Reading, Submitting):
         token = secrets.token_urlsafe(24)
         to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
-        if not await self.store.claim_seat(game_id, seat, hash_token(token), event):
+        if not await self.store.claim_seat(
+            game_id, seat, hash_token(token), event, version=snapshot.version
+        ):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
 
@@ -262,28 +281,26 @@ class GameHost(Reading, Submitting):
 
     # ------------------------------------------------------------------ reading
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot:
+        """The game as stored; one the store has forgotten (archived, then forgotten by
+        the archiver, or after retention) comes from the archive (``Snapshot.archived``)
+        with the same metadata, tokens and final state, and the result of
+        ``request_key`` (archived with the game): so a finished game answers every call
+        the same before and after it left the store."""
         if not _GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
                 field="game_id",
             )
         snapshot = await self.store.load(game_id, request_key)
-        if snapshot is None:
+        if snapshot is not None:
+            return snapshot
+        archived = await self.archive.game(game_id) if self.archive is not None else None
+        if archived is None:
             raise NotFound(f"no game {game_id}")
-        return snapshot
-
-    async def load_any(self, game_id: str) -> Snapshot:
-        """``load`` for reading: a game the store has forgotten comes from the archive
-        (``Snapshot.archived``), with the same metadata, tokens and final state."""
-        try:
-            return await self.load(game_id)
-        except NotFound:
-            if self.archive is None:
-                raise
-            archived = await self.archive.game(game_id)
-            if archived is None:
-                raise
+        if not request_key:
             return archived.snapshot
+        previous = archived.requests.get(request_key)
+        return dataclasses.replace(archived.snapshot, request_result=previous)
 
     @staticmethod
     def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
@@ -305,7 +322,7 @@ class GameHost(Reading, Submitting):
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
 
     async def get_state(self, game_id: str, token: str) -> GameView:
-        snapshot = await self.load_any(game_id)
+        snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.

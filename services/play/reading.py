@@ -16,6 +16,7 @@ from games import (
 )
 from services.errors import (
     InvalidArgument,
+    NotFound,
     PermissionDenied,
 )
 from services.kinds import EventKind, FinishReason, GameStatus
@@ -85,7 +86,7 @@ class Record:
 
 class Reading:
     """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load``, ``load_any`` and ``viewer``."""
+    ``archive``, ``hub``, ``load`` and ``viewer``."""
 
     async def watch(
         self, game_id: str, token: str, after: int
@@ -102,7 +103,7 @@ class Reading:
         and the stream ends with PermissionDenied: never another seat's view, nor a
         spectator's instead."""
         after = check_after_event_id(after)
-        snapshot = await self.load_any(game_id)
+        snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         # The token held ``viewer`` as of this event: seat changes up to it came before
         # the token's hold (a rejoined seat's log shows its hand-over); later ones end it.
@@ -118,13 +119,30 @@ class Reading:
             )
         reveal = reveals_everything(snapshot)
         async with contextlib.AsyncExitStack() as stack:
+            events: AsyncIterator[StoredEvent]
             if finished:
-                events = self._logged(snapshot, after)  # a replay: the log is complete
+                events = self.logged(snapshot, after)  # a replay: the log is complete
             else:
                 events = await stack.enter_async_context(
                     self.hub.subscribe(game_id, after, snapshot.last_event_id)
                 )
-            async for event in events:
+            last = after
+            while True:
+                try:
+                    event = await anext(events)
+                except StopAsyncIteration:
+                    return
+                except NotFound as gone:
+                    # The game left the store while followed: archived and forgotten
+                    # (the archiver forgets a game moments after its end). The rest of
+                    # its log is the archive's.
+                    followed = isinstance(events, Subscription)
+                    moved = await self._archived(game_id) if followed else None
+                    if moved is None:
+                        raise gone
+                    events = self.logged(moved, last)
+                    continue
+                last = event.event_id
                 seen = ev.visible(event.data, viewer, reveal_all=reveal)
                 if (
                     viewer is not None
@@ -146,6 +164,14 @@ class Reading:
                 if event.data["kind"] == EventKind.FINISHED:
                     return
 
+    async def _archived(self, game_id: str) -> Snapshot | None:
+        """The game as the archive has it, if the store forgot it (None otherwise)."""
+        try:
+            snapshot = await self.load(game_id)
+        except NotFound:
+            return None
+        return snapshot if snapshot.archived else None
+
     @staticmethod
     def _leaves_to(seen: dict[str, Any], viewer: int | None, feed: Subscription) -> bool:
         """Whether this event leaves ``viewer`` to move with no later event at hand
@@ -162,7 +188,7 @@ class Reading:
             return None
         return GameView(snapshot, steps.load_state(snapshot), viewer).legal_actions
 
-    async def _logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
+    async def logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The stored log after ``after``, page by page, up to its current end (an
         archived game's from the archive, where its whole log was rebuilt)."""
         game_id = snapshot.game_id
@@ -195,7 +221,7 @@ class Reading:
         Paged with ``limit``: the entries from ``offset`` on, at most ``limit`` of them,
         with the seat changes among them (``next_offset``: where the next page starts).
         Only the first page (offset 0) has the initial view."""
-        snapshot = await self.load_any(game_id)
+        snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
         reveal = reveals_everything(snapshot)
         game_type = snapshot.info.game_type
@@ -206,7 +232,7 @@ class Reading:
         returns: list[float] = []
         seat_changes: list[dict[str, Any]] = []
         finish_reason = ""
-        async for event in self._logged(snapshot):
+        async for event in self.logged(snapshot):
             data = event.data
             if data["kind"] == EventKind.CREATED:
                 initial = ev.initial_state_bytes(data)

@@ -20,11 +20,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.errors import Unavailable
 from services.stores.records import GameMeta
 
 
 class GameExists(ValueError):
     """Raised by ``GameStore.create`` when a game with that id is already stored."""
+
+
+class GameMoved(Exception):
+    """Raised by ``GameStore.claim_seat`` given a version the game has moved past: the
+    join's event (whose turn it is) was built on an older position."""
+
+
+class NotReplicated(Unavailable):
+    """A write reached the primary but too few replicas confirmed it in time
+    (``--redis-min-replicas``): a failover could still drop it, so nobody may be told
+    it was accepted. Retrying with the same request id is safe (it is answered from
+    the first try once that is held by enough replicas)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,15 @@ class TournamentSnapshot:
     results: dict[int, dict[str, Any]]
     entrants: dict[str, str]
     last_event_id: int = 0
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    """A finished game's remains in the store once it lives in the archive alone."""
+
+    status: str
+    game_type: str
+    finished_at: float  # Unix seconds of its last event
 
 
 def archive_entry(kind: str, name: str) -> str:
@@ -155,7 +177,15 @@ class Commit:
     (deal-stream games), None to leave them. ``meta``: the game's new metadata
     (who plays each seat, turn clocks), None to leave it. ``tokens``: seat ->
     (the token hash it must have now, "" for none; its new one, "" to remove it):
-    if any seat's token is not the expected one, nothing is written (SEAT_TAKEN)."""
+    if any seat's token is not the expected one, nothing is written (SEAT_TAKEN).
+
+    ``turn_request``: ``request_key`` is a turn's, made by the service itself (a bot's
+    move, a timed-out seat's fallback move: ``bot:<version>``, ``timeout:<version>``).
+    The store keeps only a game's newest turn key, in the game's own record, so it
+    goes with the turn: a later turn replaces it, and a redelivery of an older turn
+    is refused by the version check alone (STALE). A client's request key is kept
+    with the game's other client requests, for ``request_ttl`` after the newest one
+    (``request_results``), and archived with the game."""
 
     game_id: str
     expected_version: int
@@ -169,6 +199,7 @@ class Commit:
     luck: str | None = None
     meta: dict[str, Any] | None = None
     tokens: Mapping[int, tuple[str, str]] | None = None
+    turn_request: bool = False
 
 
 class GameStore(ABC):
@@ -178,7 +209,8 @@ class GameStore(ABC):
     @abstractmethod
     async def create(self, game: NewGame) -> list[int]:
         """Store a new game with its first events; returns their event ids. Raises
-        ``GameExists`` (and changes nothing) if the id is taken."""
+        ``GameExists`` (and changes nothing) if the id is taken, also by a game
+        archived and forgotten whose tombstone is still kept."""
 
     @abstractmethod
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -197,10 +229,22 @@ class GameStore(ABC):
         (the fields: ``Commit``)."""
 
     @abstractmethod
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
+        """Every client request of the game the store still remembers: request key ->
+        its result (an archiver keeps them with the game, so a retry is answered the
+        same once the store has forgotten the game)."""
+
+    @abstractmethod
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
-        """Atomically give a free seat its token hash (and log ``event``); False if taken."""
+        """Atomically give a free seat its token hash (and log ``event``); False if taken
+        (or no such game). With ``version``: ``GameMoved`` if the game is past it."""
 
     @abstractmethod
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
@@ -246,6 +290,12 @@ class GameStore(ABC):
         """Count ``game_id`` as a live (unfinished, unexpired) game of ``owner`` unless
         the owner already has ``cap`` of them: False then. Atomic across replicas."""
 
+    async def settle_layout(self) -> int:
+        """At a server's start: the layout this store writes (Redis: a new deployment
+        takes the newest, one that exists keeps its own until ``gamehost store
+        upgrade``; ``redis_store.LAYOUT``). The in-memory store has one."""
+        return 2
+
     @abstractmethod
     async def ping(self) -> None:
         """Return when the store answers; raise (e.g. ConnectionError) when it does not."""
@@ -268,6 +318,20 @@ class GameStore(ABC):
     @abstractmethod
     async def drop_bot_turn(self, game_id: str) -> None:
         """Take a game that no longer exists out of the schedule."""
+
+    @abstractmethod
+    async def lapse_bot_turn_leases(self) -> int:
+        """Make every leased (or held) bot turn due now; returns how many. After the
+        store was away (a failover), a turn handed to a Celery worker or searched by a
+        replica may have been lost with it: it is played again at once rather than
+        when its lease runs out (a duplicate commit changes nothing)."""
+
+    async def release_bot_turn(self, game_id: str) -> None:
+        """A claimed game turned out to have no bot due: take it out of the schedule
+        unless it was scheduled again since the claim. Here, nothing to do: the commit
+        that took the game's bot turn away took it out of the schedule too (a Redis
+        Cluster, whose schedule is on a slot of its own, does it here)."""
+        return None
 
     @abstractmethod
     async def bot_turn_due_in(self, game_id: str) -> float | None:
@@ -308,6 +372,22 @@ class GameStore(ABC):
     @abstractmethod
     async def archive_backlog(self) -> int:
         """Entries on the outbox (leased ones included)."""
+
+    @abstractmethod
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
+        """Delete a finished game the archive now holds (an archiver calls it after its
+        insert committed): its state, tokens, log, request results and turn key leave
+        the store, and its entries in the index and the bot-turn schedule. A tombstone
+        (``Tombstone``, of ``game_type``) stays ``tombstone_ttl`` seconds, so the id is
+        not given out again meanwhile. Nothing happens (False) unless the game is
+        finished and its newest event is still ``last_event_id``, the one archived: a
+        late write is never lost."""
+
+    @abstractmethod
+    async def tombstone(self, game_id: str) -> Tombstone | None:
+        """What is left of a game ``forget_archived`` deleted, until its tombstone expires."""
 
     # ------------------------------------------------------------------ tournaments
     # A tournament's state is written only by set-if-absent (a table's start, a

@@ -26,11 +26,13 @@ from services.stores.base import (
     CommitResult,
     EventReader,
     GameExists,
+    GameMoved,
     GameStore,
     LogId,
     NewGame,
     Snapshot,
     StoredEvent,
+    Tombstone,
     TournamentLog,
     TournamentSnapshot,
     archive_entry,
@@ -51,6 +53,7 @@ class _Game:
     request_times: dict[str, float] = field(default_factory=dict)  # when each was applied
     bot_status: str = ""
     luck: str = ""
+    turn: tuple[str, dict[str, Any]] | None = None  # the newest turn's request key and result
 
 
 @dataclass
@@ -76,9 +79,13 @@ class MemoryStore(GameStore):
         self._tournaments: dict[str, _Tournament] = {}
         self._tournament_due: dict[str, float] = {}  # running tournament -> next sweep
         self._outbox: dict[str, float] = {}  # archive entry -> monotonic time it is due
+        # Games archived and forgotten: their tombstones, with the time each expires.
+        self._tombstones: dict[str, tuple[Tombstone, float]] = {}
 
     def _request(self, game: _Game, request_key: str | None) -> dict[str, Any] | None:
         """The result of an applied request, unless it has expired (removed then)."""
+        if request_key and game.turn is not None and game.turn[0] == request_key:
+            return game.turn[1]
         if not request_key or request_key not in game.requests:
             return None
         if time.time() - game.request_times.get(request_key, 0.0) > self._request_ttl:
@@ -109,7 +116,7 @@ class MemoryStore(GameStore):
         return ids
 
     async def create(self, game: NewGame) -> list[int]:
-        if game.game_id in self._games:
+        if game.game_id in self._games or await self.tombstone(game.game_id) is not None:
             raise GameExists(f"game {game.game_id} exists")
         stored = _Game(copy.deepcopy(game.meta), game.state, game.version, game.status)
         stored.luck = game.luck
@@ -163,21 +170,39 @@ class MemoryStore(GameStore):
                 game.tokens[seat] = new
             else:
                 game.tokens.pop(seat, None)
-        if commit.request_key:
+        if commit.request_key and commit.turn_request:
+            game.turn = (commit.request_key, copy.deepcopy(commit.request_result or {}))
+        elif commit.request_key:
             game.requests[commit.request_key] = copy.deepcopy(commit.request_result or {})
             game.request_times[commit.request_key] = time.time()
         self._schedule(commit.game_id, commit.bot_due_in)
         return CommitResult(CommitOutcome.APPLIED, commit.new_version, self._append(game, commit.events))
 
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
         game = self._games.get(game_id)
-        if game is None or seat in game.tokens:
+        if game is None:
+            return False
+        if version is not None and game.version != version:
+            raise GameMoved(f"game {game_id} is at version {game.version}, not {version}")
+        if seat in game.tokens:
             return False
         game.tokens[seat] = token_hash
         self._append(game, [event])
         return True
+
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
+        game = self._games.get(game_id)
+        if game is None:
+            return {}
+        kept = {key: self._request(game, key) for key in list(game.requests)}
+        return {key: copy.deepcopy(result) for key, result in kept.items() if result is not None}
 
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         return self._events_after(game_id, after, limit)
@@ -235,6 +260,8 @@ class MemoryStore(GameStore):
             for key in [k for k, t in game.request_times.items() if now - t > self._request_ttl]:
                 game.requests.pop(key, None)
                 del game.request_times[key]
+        for game_id in [g for g, (_, until) in self._tombstones.items() if until <= now]:
+            del self._tombstones[game_id]
         self._forget_owners()
         return gone
 
@@ -279,6 +306,13 @@ class MemoryStore(GameStore):
     async def drop_bot_turn(self, game_id: str) -> None:
         self._bot_due.pop(game_id, None)
 
+    async def lapse_bot_turn_leases(self) -> int:
+        now = time.monotonic()
+        held = [gid for gid, at in self._bot_due.items() if at > now]
+        for game_id in held:
+            self._bot_due[game_id] = now
+        return len(held)
+
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         at = self._bot_due.get(game_id)
         return None if at is None else at - time.monotonic()
@@ -310,6 +344,29 @@ class MemoryStore(GameStore):
 
     async def archive_backlog(self) -> int:
         return len(self._outbox)
+
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
+        game = self._games.get(game_id)
+        if game is None or game.status != GameStatus.FINISHED:
+            return False
+        if (game.events[-1].event_id if game.events else 0) != last_event_id:
+            return False
+        now = time.time()
+        del self._games[game_id]
+        self._bot_due.pop(game_id, None)
+        remains = Tombstone(game.status, game_type, game.touched)
+        self._tombstones[game_id] = (remains, now + tombstone_ttl)
+        if game.changed is not None:
+            game.changed.set()
+        return True
+
+    async def tombstone(self, game_id: str) -> Tombstone | None:
+        kept = self._tombstones.get(game_id)
+        if kept is None or kept[1] <= time.time():
+            return None
+        return kept[0]
 
     # ------------------------------------------------------------------ tournaments
     def _tournament_append(self, tournament: _Tournament, events: list[dict[str, Any]]) -> None:
@@ -436,6 +493,7 @@ class MemoryStore(GameStore):
         self._tournaments.clear()
         self._tournament_due.clear()
         self._outbox.clear()
+        self._tombstones.clear()
 
 
 class _MemoryEventReader(EventReader):

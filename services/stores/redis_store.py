@@ -5,17 +5,28 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
 
     <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
                             event id given out), touched (ms of the last event), luck
-                            (deal-stream games: chance draws so far per kind, JSON)
+                            (deal-stream games: chance draws so far per kind, JSON),
+                            turn (the newest turn's request key and result JSON)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
-    <prefix>:{id}:request:<seat/request id>  string: result JSON (idempotent retries),
-                            expiring after ``request_ttl`` (set atomically by the commit)
+    <prefix>:{id}:requests  hash: a client's request key (token hash and request id)
+                            -> its result JSON (idempotent retries), written by the
+                            commit, which also sets the hash to expire ``request_ttl``
+                            after the newest request; archived with the game. A turn's
+                            request key (a bot's move) is the game hash's ``turn``
+                            field instead: only the newest, gone with the game
+    <prefix>:{id}:gone      hash: status, type, finished (ms): the tombstone of a game
+                            archived and forgotten, expiring after the finished retention
     <prefix>:{id}:trees:<turn>  hash: tree index -> root statistics (JSON) of a bot turn
                             searched on Celery workers, until the last tree arrives
                             (``gather_tree``); expiring, so a turn abandoned midway leaves
                             nothing behind
-    <prefix>:{id}:events    stream: one entry per event, field "e" = JSON, with the
-                            explicit stream id "<event id>-0" (event ids are the
-                            game's own sequence 1, 2, 3..., not Redis times)
+    <prefix>:{id}:events    stream: one entry per event, field "e" = the event packed
+                            by ``services.stores.compact``, with the explicit stream id
+                            "<event id>-0" (event ids are the game's own sequence
+                            1, 2, 3..., not Redis times); the newest events only:
+    <prefix>:{id}:log       hash: block k -> the events k*LOG_BLOCK+1 .. (k+1)*LOG_BLOCK,
+                            packed, one a line, zstd-compressed: whole blocks older
+                            than the newest whole one leave the stream for it (sealed)
     <prefix>:games          sorted set: game ids by creation time (the index)
     <prefix>:secret         string: the server secret mixed into client seeds
     <prefix>:live:<owner>   sorted set: game ids an API key / address created, by time
@@ -26,6 +37,9 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
                             due (0: at once) or their archiver's lease runs out
     <prefix>:archiving      string: present while the deployment archives (the outbox
                             is written only then, by whichever process commits)
+    <prefix>:layout         string: the layout written (``LAYOUT``; absent: 1, the previous
+                            release's, which writes JSON events alone in the stream and
+                            each request id as ``<prefix>:{id}:request:<key>``, expiring)
 
 Tournaments (the hash tag ``{t:name}`` keeps one tournament's keys in one slot):
 
@@ -49,14 +63,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
+import zstandard
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from services.kinds import GameStatus
+from services.stores import compact, redis_connect
 from services.stores.base import (
     ARCHIVE_GAME,
     ARCHIVE_TOURNAMENT,
@@ -65,26 +86,35 @@ from services.stores.base import (
     CommitResult,
     EventReader,
     GameExists,
+    GameMoved,
     GameStore,
     LogId,
     NewGame,
+    NotReplicated,
     Snapshot,
     StoredEvent,
+    Tombstone,
     TournamentLog,
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.redis_cluster import ClusterSide, PollingEventReader
+from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
+
+log = logging.getLogger(__name__)
 
 # Compare-and-set: a duplicate request id wins over staleness, so a retry of an
 # applied request is answered with its first result even if the game moved on.
+# ARGV[13]: the request key, kept as ARGV[12] says: "turn", the game hash's one
+# "turn" field ("<key>=<result>", a turn's: only the newest); "requests", a field of
+# the game's requests (KEYS[2]), which expire ARGV[5] ms after the newest; "key", a
+# key of its own (KEYS[8]) expiring after ARGV[5] ms (layout 1).
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return {'not_found'} end
-if ARGV[5] ~= '' then
-  local previous = redis.call('GET', KEYS[2])
-  if previous then return {'duplicate', version, previous} end
-end
+local previous = request_result(KEYS[1], KEYS[2], KEYS[8], ARGV[13])
+if previous then return {'duplicate', version, previous} end
 if version ~= ARGV[1] then return {'stale', version} end
 local tokens = cjson.decode(ARGV[11])
 for _, t in ipairs(tokens) do
@@ -94,13 +124,22 @@ for _, t in ipairs(tokens) do
   if t[3] == '' then redis.call('HDEL', KEYS[5], t[1]) else redis.call('HSET', KEYS[5], t[1], t[3]) end
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[10]) end
-if ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
+if KEYS[6] ~= KEYS[1] and ARGV[4] == 'finished' and redis.call('EXISTS', KEYS[7]) == 1
    and redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
   redis.call('ZADD', KEYS[6], 'NX', 0, 'game:' .. ARGV[8])
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'status', ARGV[4])
-if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5]) end
-if ARGV[7] == '' then
+if ARGV[12] == 'turn' then
+  redis.call('HSET', KEYS[1], 'turn', ARGV[13] .. '=' .. ARGV[6])
+elseif ARGV[12] == 'requests' then
+  redis.call('HSET', KEYS[2], ARGV[13], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+elseif ARGV[12] == 'key' then
+  redis.call('SET', KEYS[8], ARGV[6], 'PX', ARGV[5])
+end
+if KEYS[4] == KEYS[1] then
+  -- a Cluster: the schedule is in another slot, written by the caller (_OnCluster)
+elseif ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[8])
 else
   local t = redis.call('TIME')
@@ -108,8 +147,19 @@ else
 end
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'luck', string.sub(ARGV[9], 2)) end
 local result = {'applied', ARGV[2]}
-for i = 12, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
+for i = 14, #ARGV do result[#result + 1] = append(KEYS[1], KEYS[3], ARGV[i]) end
 return result
+"""
+
+# Seal one block of the log: the stream's oldest LOG_BLOCK events, compressed by the
+# caller (ARGV[3]), go into the log hash and leave the stream, at once; only while
+# the stream still starts with that block (ARGV[2]) and the block is not sealed yet.
+_SEAL = """
+local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)
+if #first == 0 or first[1][1] ~= ARGV[2] then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3]) == 0 then return 0 end
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4])
+return 1
 """
 
 # One tree's root statistics of a bot turn: the task that brings the last one gets them
@@ -130,21 +180,38 @@ return all
 
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
 append(KEYS[1], KEYS[3], ARGV[3])
 return true
 """
 
 # A new game: its hash, its first events and (a bot moves first) its bot turn, at once.
-# Score 0 in the schedule: due at once, first in line.
+# Score 0 in the schedule: due at once, first in line. An id whose game was archived
+# and forgotten (its tombstone, KEYS[4]) is taken too.
 _CREATE = """
+if redis.call('EXISTS', KEYS[4]) == 1 then return false end
 if redis.call('HSETNX', KEYS[1], 'meta', ARGV[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', ARGV[3], 'status', ARGV[4], 'seq', 0,
            'luck', ARGV[7])
-if ARGV[5] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
+if ARGV[5] == '1' and KEYS[3] ~= KEYS[1] then redis.call('ZADD', KEYS[3], 0, ARGV[6]) end
 local ids = {}
 for i = 8, #ARGV do ids[#ids + 1] = append(KEYS[1], KEYS[2], ARGV[i]) end
 return ids
+"""
+
+# The result of an applied request (false if none): a client's in the game's
+# requests, or in a key of its own (``single``: how versions before the per-game
+# record kept them; they expire within request_ttl), or the game's newest turn's.
+_REQUEST_RESULT = """
+local function request_result(game, requests, single, key)
+  if key == '' then return false end
+  local found = redis.call('HGET', requests, key) or redis.call('GET', single)
+  if found then return found end
+  local turn = redis.call('HGET', game, 'turn')
+  if turn and string.sub(turn, 1, #key + 1) == key .. '=' then return string.sub(turn, #key + 2) end
+  return false
+end
 """
 
 # Appends one event to a game's log under the next event id; returns that id.
@@ -165,9 +232,34 @@ local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 
                        'luck')
 if not game[1] then return false end
 local previous = false
-if ARGV[1] ~= '' then previous = redis.call('GET', KEYS[3]) end
+if ARGV[1] ~= '' then previous = request_result(KEYS[1], KEYS[3], KEYS[5], ARGV[1]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
         game[6] or '0', game[5], game[7]}
+"""
+
+# A finished game the archive holds (its client requests too) leaves the store; its
+# tombstone stays (KEYS[4]).
+# Only while its log ends where the archived one did (ARGV[2]): a write after the
+# archiver read the game keeps it here until retention expires it, never lost.
+# The index and the schedule live in other slots: on a Cluster the caller leaves them.
+_FORGET = """
+local game = redis.call('HMGET', KEYS[1], 'status', 'seq', 'touched')
+if game[1] ~= 'finished' or game[2] ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[4], 'status', game[1], 'type', ARGV[4], 'finished', game[3] or '0')
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8])
+if KEYS[5] ~= KEYS[1] then  -- else a Cluster: the caller leaves the index and schedule
+  redis.call('ZREM', KEYS[5], ARGV[1])
+  redis.call('ZREM', KEYS[6], ARGV[1])
+end
+return 1
+"""
+
+# A write that changes nothing on a game that exists, so a WAIT after it covers every
+# write before it (a retried request's first try: ``_confirm_request``).
+_TOUCH = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if version then redis.call('HSET', KEYS[1], 'version', version) end
 """
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -189,6 +281,15 @@ if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
 return 1
+"""
+)
+
+_LAPSE_LEASES = (
+    _NOW_MS
+    + """
+local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+for _, id in ipairs(held) do redis.call('ZADD', KEYS[1], now, id) end
+return #held
 """
 )
 
@@ -233,8 +334,10 @@ _T_CREATE = """
 if redis.call('HSETNX', KEYS[1], 'record', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'seq', 0)
 touch(KEYS[1])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[4], 0, ARGV[3])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the index and the sweep
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+  redis.call('ZADD', KEYS[4], 0, ARGV[3])
+end
 for i = 5, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
@@ -250,10 +353,12 @@ _T_STATUS = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2])
 touch(KEYS[1])
-if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
-else redis.call('ZREM', KEYS[3], ARGV[1]) end
-if redis.call('EXISTS', KEYS[5]) == 1 then
-  redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+if KEYS[3] ~= KEYS[1] then  -- else a Cluster: the caller writes the sweep and outbox
+  if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], 0, ARGV[1])
+  else redis.call('ZREM', KEYS[3], ARGV[1]) end
+  if redis.call('EXISTS', KEYS[5]) == 1 then
+    redis.call('ZADD', KEYS[4], 'NX', 0, 'tournament:' .. ARGV[1])
+  end
 end
 for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
@@ -295,6 +400,28 @@ return 1
 """
 
 
+# Layouts. 1: what the previous release writes and reads: events as JSON objects, all
+# in the stream; a request id a key of its own; finished games kept until retention.
+# 2: events packed and old blocks sealed; a game's client request ids one hash, a bot
+# turn's one field; a finished game forgotten once archived. This release reads both
+# and writes the deployment's (``<prefix>:layout``), so replicas and workers of the
+# previous release keep reading what this one writes until the operator moves on.
+LAYOUT = 2
+LAYOUT_CHECK_SECONDS = 30.0
+LOG_BLOCK = 64  # events a sealed block of a game's log holds
+_SEAL_LEVEL = 3  # zstd: a block is sealed on the commit path, so a fast level
+_GAME_PARTS = ("game", "tokens", "events", "requests", "log")  # a game's keys, but its tombstone
+
+
+def _kept_as(request_key: str, turn: bool, newest: bool) -> str:
+    """How a commit keeps its request key (the commit script's ARGV[12])."""
+    if not request_key:
+        return ""
+    if not newest:
+        return "key"
+    return "turn" if turn else "requests"
+
+
 def _stream_id(event_id: int, exclusive: bool = False) -> str:
     """The stream id of an event id (XREAD reads after it; "(" makes XRANGE exclusive)."""
     return f"{'(' if exclusive else ''}{event_id}-0"
@@ -307,21 +434,33 @@ def _dumps(data: Any) -> bytes:
 @time_store_calls  # gamehost_redis_call_seconds{operation}
 class RedisStore(GameStore):
     def __init__(
-        self, client: aioredis.Redis, prefix: str = "gamehost", request_ttl: float = 86400.0
+        self,
+        client: aioredis.Redis,
+        prefix: str = "gamehost",
+        request_ttl: float = 86400.0,
+        durability: Durability | None = None,
     ) -> None:
         self._redis = client
         self._prefix = prefix
+        self._durability = durability or Durability()
+        self._wait_ms = max(1, int(self._durability.wait_timeout * 1000))
         self._request_ttl_ms = str(max(1, int(request_ttl * 1000)))
+        self._layout: int | None = None  # the deployment's layout, as last read
+        self._layout_read = 0.0
         self._reserve = client.register_script(_RESERVE)
         self._secret: bytes | None = None
-        self._commit = client.register_script(_APPEND + _COMMIT)
+        self._commit = client.register_script(_REQUEST_RESULT + _APPEND + _COMMIT)
         self._claim = client.register_script(_APPEND + _CLAIM)
         self._gather_tree = client.register_script(_GATHER_TREE)
         self._create = client.register_script(_APPEND + _CREATE)
-        self._load = client.register_script(_LOAD)
+        self._load = client.register_script(_REQUEST_RESULT + _LOAD)
+        self._forget = client.register_script(_FORGET)
+        self._seal = client.register_script(_SEAL)
+        self._touch = client.register_script(_TOUCH)
         self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
         self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
+        self._lapse_leases = client.register_script(_LAPSE_LEASES)
         self._bot_turn_backlog = client.register_script(_BOT_TURN_BACKLOG)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
         self._t_create = client.register_script(_T_APPEND + _T_CREATE)
@@ -329,6 +468,8 @@ class RedisStore(GameStore):
         self._t_status = client.register_script(_T_APPEND + _T_STATUS)
         self._t_renew = client.register_script(_T_RENEW)
         self._t_claim = client.register_script(_CLAIM_BOT_TURNS)
+        # On a Cluster the keys across games are written beside a game's script.
+        self._on_cluster = ClusterSide(client) if isinstance(client, RedisCluster) else None
 
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
@@ -339,22 +480,122 @@ class RedisStore(GameStore):
     def from_url(
         cls, url: str, prefix: str = "gamehost", request_ttl: float = 86400.0
     ) -> RedisStore:
+        """A store on a single Redis, a Sentinel set's primary or a Cluster
+        (``services.stores.redis_connect`` reads the URL)."""
+        target = redis_connect.parse(url)
         # A burst of calls waits for a pooled connection instead of failing with
         # "Too many connections" (blocking reads of WatchGame do not use this pool).
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
+        client = redis_connect.connect(
+            target,
             max_connections=cls.MAX_CONNECTIONS,
-            timeout=cls.POOL_WAIT_SECONDS,
-            decode_responses=False,
+            pool_timeout=cls.POOL_WAIT_SECONDS,
             socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix, request_ttl)
+        return cls(client, prefix, request_ttl, target.durability)
+
+    # ------------------------------------------------------------------ durability
+    async def _durable(
+        self, script: AsyncScript, keys: list[str], args: list[Any]
+    ) -> tuple[Any, int | None]:
+        """Run a write script; with ``min_replicas``, on one connection followed by
+        ``WAIT``, whose count of confirming replicas comes back with the script's reply
+        (None: no confirmation asked for)."""
+        if not self._durability.min_replicas:
+            return await script(keys=keys, args=args), None
+        reply, replicas = await self._then_wait(("EVALSHA", script.sha, len(keys), *keys, *args))
+        if isinstance(reply, NoScriptError):  # a fresh or failed-over primary
+            await self._redis.script_load(script.script)
+            reply, replicas = await self._then_wait(
+                ("EVALSHA", script.sha, len(keys), *keys, *args)
+            )
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, replicas
+
+    async def _then_wait(self, command: tuple[Any, ...]) -> tuple[Any, int]:
+        """``command`` and ``WAIT`` in one pipeline, so on one connection: WAIT counts
+        the replicas holding every write this connection made, the command's included.
+        The command's error comes back as its reply."""
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.execute_command(*command)
+        pipe.execute_command("WAIT", self._durability.min_replicas, self._wait_ms)
+        reply, replicas = await pipe.execute(raise_on_error=False)
+        if isinstance(replicas, Exception):
+            raise replicas
+        return reply, int(replicas)
+
+    def _confirmed(self, replicas: int | None, what: str) -> None:
+        """Raise NotReplicated when fewer replicas than asked hold the write."""
+        wanted = self._durability.min_replicas
+        if replicas is not None and replicas < wanted:
+            raise NotReplicated(
+                f"{what} reached the Redis primary, but only {replicas} of the {wanted} "
+                f"replicas required (--redis-min-replicas) confirmed it within "
+                f"{self._durability.wait_timeout:g} s, so a failover could still lose it; "
+                "it is not acknowledged: retry with the same request_id"
+            )
+
+    async def _confirm_request(self, game_id: str, request_key: str, what: str) -> None:
+        """A retried request answered from its stored result: its first try's write may
+        not be on the replicas yet. Any write on a connection makes its WAIT cover every
+        write the primary made before (replication is one ordered stream), so the
+        game is touched (a write that changes nothing), then waited for."""
+        if not self._durability.min_replicas:
+            return
+        # (The request is kept where its layout put it: the game's hash is touched.)
+        _, replicas = await self._durable(self._touch, [self._key(game_id, "game")], [])
+        self._confirmed(replicas, what)
 
     async def ping(self) -> None:
         await self._redis.ping()
 
+    # ------------------------------------------------------------------ layouts
+    @property
+    def _layout_key(self) -> str:
+        return f"{self._prefix}:layout"
+
+    async def layout(self) -> int:
+        """The deployment's layout (``<prefix>:layout``; 1 when never set), read again
+        every LAYOUT_CHECK_SECONDS, so every replica and worker follows an upgrade."""
+        now = time.monotonic()
+        if self._layout is None or now - self._layout_read > LAYOUT_CHECK_SECONDS:
+            raw = await self._redis.get(self._layout_key)
+            self._layout, self._layout_read = int(raw or 1), now
+        return self._layout
+
+    async def settle_layout(self) -> int:
+        """A new deployment (none of its deployment-wide keys yet) takes the newest
+        layout at its first server's start; one that exists keeps its own (1, the
+        previous release's, when never set) until ``upgrade_layout``."""
+        shared = ("games", "tournaments", "archive", "archiving", "botturns", "secret")
+        for name in shared:  # one at a time: on a Cluster they lie in different slots
+            if await self._redis.exists(f"{self._prefix}:{name}"):
+                break
+        else:
+            await self._redis.set(self._layout_key, str(LAYOUT), nx=True)
+        self._layout = None
+        return await self.layout()
+
+    async def _packer(self) -> Callable[[dict[str, Any]], bytes]:
+        """How this deployment's layout writes an event."""
+        return compact.pack if await self.layout() >= 2 else _dumps
+
+    async def upgrade_layout(self) -> tuple[int, int]:
+        """Move the deployment to the newest layout (``gamehost store upgrade``, once
+        every replica and worker runs this release); returns (before, after)."""
+        before = int(await self._redis.get(self._layout_key) or 1)
+        after = max(before, LAYOUT)
+        await self._redis.set(self._layout_key, str(after))
+        self._layout = None
+        return before, after
+
     def _key(self, game_id: str, part: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:{part}"
+
+    def _cross(self, game_id: str, key: str) -> str:
+        """A key across games as a game's script is given it: on a Cluster the game's
+        own hash instead, which tells the script to leave it to the caller."""
+        return key if self._on_cluster is None else self._key(game_id, "game")
 
     @property
     def _bot_turns_key(self) -> str:
@@ -369,13 +610,17 @@ class RedisStore(GameStore):
         return f"{self._prefix}:archiving"
 
     async def create(self, game: NewGame) -> list[int]:
-        ids = await self._create(
-            keys=[
+        if self._on_cluster is not None and game.bot_due_in is not None:
+            await self._on_cluster.schedule(self._bot_turns_key, game.game_id, 0)  # before
+        ids, replicas = await self._durable(
+            self._create,
+            [
                 self._key(game.game_id, "game"),
                 self._key(game.game_id, "events"),
-                self._bot_turns_key,
+                self._cross(game.game_id, self._bot_turns_key),
+                self._key(game.game_id, "gone"),
             ],
-            args=[
+            [
                 _dumps(game.meta),
                 game.state,
                 str(game.version),
@@ -383,13 +628,18 @@ class RedisStore(GameStore):
                 "1" if game.bot_due_in is not None else "0",
                 game.game_id,
                 game.luck,
-                *(_dumps(e) for e in game.events),
+                *map(await self._packer(), game.events),
             ],
         )
         if ids is None:
             raise GameExists(f"game {game.game_id} exists")
         # The index lives in another slot: written after the game itself exists.
-        await self._redis.zadd(f"{self._prefix}:games", {game.game_id: time.time()})
+        index = ("ZADD", f"{self._prefix}:games", str(time.time()), game.game_id)
+        if replicas is None:
+            await self._redis.execute_command(*index)
+        else:
+            _, indexed = await self._then_wait(index)
+            self._confirmed(min(replicas, indexed), "the new game")
         return [int(i) for i in ids]
 
     async def load(self, game_id: str, request_key: str | None = None) -> Snapshot | None:
@@ -397,14 +647,17 @@ class RedisStore(GameStore):
             keys=[
                 self._key(game_id, "game"),
                 self._key(game_id, "tokens"),
-                self._key(game_id, f"request:{request_key or ''}"),
+                self._key(game_id, "requests"),
                 self._key(game_id, "events"),
+                self._key(game_id, f"request:{request_key or ''}"),
             ],
             args=[request_key or ""],
         )
         if not reply:
             return None
         meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
+        if previous and request_key:  # a retry is answered from this: only once it is safe
+            await self._confirm_request(game_id, request_key, "the request's first try")
         return Snapshot(
             game_id=game_id,
             meta=json.loads(meta),
@@ -419,23 +672,33 @@ class RedisStore(GameStore):
         )
 
     async def write(self, commit: Commit) -> CommitResult:
-        token_changes = [[str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()]
-        reply = await self._commit(
-            keys=[
-                self._key(commit.game_id, "game"),
-                self._key(commit.game_id, f"request:{commit.request_key or ''}"),
-                self._key(commit.game_id, "events"),
-                self._bot_turns_key,
-                self._key(commit.game_id, "tokens"),
-                self._archive_key,
-                self._archiving_key,
+        token_changes = [
+            [str(seat), old, new] for seat, (old, new) in (commit.tokens or {}).items()
+        ]
+        game_id = commit.game_id
+        key = commit.request_key or ""
+        newest = await self.layout() >= 2
+        if self._on_cluster is not None and commit.bot_due_in is not None:
+            # Before the commit: a turn the commit makes due is never missing.
+            await self._on_cluster.schedule(self._bot_turns_key, game_id, commit.bot_due_in)
+        reply, replicas = await self._durable(
+            self._commit,
+            [
+                self._key(game_id, "game"),
+                self._key(game_id, "requests"),
+                self._key(game_id, "events"),
+                self._cross(game_id, self._bot_turns_key),
+                self._key(game_id, "tokens"),
+                self._cross(game_id, self._archive_key),
+                self._cross(game_id, self._archiving_key),
+                self._key(game_id, f"request:{key}"),
             ],
-            args=[
+            [
                 str(commit.expected_version),
                 str(commit.new_version),
                 commit.state,
                 commit.status,
-                self._request_ttl_ms if commit.request_key else "",
+                self._request_ttl_ms,
                 _dumps(commit.request_result or {}),
                 _ms(commit.bot_due_in),
                 commit.game_id,
@@ -443,7 +706,9 @@ class RedisStore(GameStore):
                 b"" if commit.meta is None else _dumps(commit.meta),
                 # cjson decodes [] as an empty table; {} would not be a list
                 _dumps(token_changes) if token_changes else b"[]",
-                *(_dumps(e) for e in commit.events),
+                _kept_as(key, commit.turn_request, newest),
+                key,
+                *map(compact.pack if newest else _dumps, commit.events),
             ],
         )
         outcome = CommitOutcome(reply[0].decode())
@@ -451,10 +716,53 @@ class RedisStore(GameStore):
             return CommitResult(outcome)
         version = int(reply[1])
         if outcome is CommitOutcome.DUPLICATE:
+            assert commit.request_key is not None
+            await self._confirm_request(
+                commit.game_id, commit.request_key, "the request's first try"
+            )
             return CommitResult(outcome, version, [], json.loads(reply[2]))
+        if outcome is CommitOutcome.APPLIED:
+            self._confirmed(replicas, "the move")
+            if (
+                self._on_cluster is not None
+                and commit.status == GameStatus.FINISHED
+                and await self._on_cluster.archiving(self._archiving_key)
+            ):
+                await self._redis.zadd(
+                    self._archive_key, {archive_entry(ARCHIVE_GAME, game_id): 0}, nx=True
+                )
         if outcome in (CommitOutcome.STALE, CommitOutcome.SEAT_TAKEN):
             return CommitResult(outcome, version)
-        return CommitResult(outcome, version, [int(r) for r in reply[2:]])
+        ids = [int(r) for r in reply[2:]]
+        if newest and any(i % LOG_BLOCK == 0 for i in ids):  # a block is whole: seal older
+            await self._seal_log(commit.game_id, ids[-1])
+        return CommitResult(outcome, version, ids)
+
+    async def _seal_log(self, game_id: str, newest: int) -> None:
+        """Seal every whole block of the log older than the newest whole one (the
+        stream keeps at least LOG_BLOCK events: what a watcher resuming lately reads).
+        Best effort: a block left in the stream is sealed at a later one's turn."""
+        keep_from = (newest // LOG_BLOCK - 1) * LOG_BLOCK + 1  # the stream's first, after
+        stream, log_key = self._key(game_id, "events"), self._key(game_id, "log")
+        try:
+            while True:
+                entries = await self._redis.xrange(stream, "-", "+", count=LOG_BLOCK)
+                first = int(entries[0][0].partition(b"-")[0]) if entries else keep_from
+                if (first - 1) % LOG_BLOCK or first + LOG_BLOCK > keep_from:
+                    return
+                if len(entries) < LOG_BLOCK:
+                    return
+                lines = b"\n".join(fields[b"e"] for _, fields in entries)  # JSON: no raw newline
+                blob = zstandard.compress(lines, _SEAL_LEVEL)
+                block = str((first - 1) // LOG_BLOCK)
+                next_id = _stream_id(first + LOG_BLOCK)
+                sealed = await self._seal(
+                    keys=[stream, log_key], args=[block, _stream_id(first), blob, next_id]
+                )
+                if not sealed:
+                    return  # another writer sealed it meanwhile
+        except (aioredis.RedisError, OSError) as exc:
+            log.warning("could not seal the log of game %s: %s", game_id, exc)
 
     async def gather_tree(
         self, game_id: str, turn: str, tree: int, stats: bytes, trees: int, ttl: float
@@ -469,29 +777,68 @@ class RedisStore(GameStore):
         return list(reply) if reply else None
 
     async def claim_seat(
-        self, game_id: str, seat: int, token_hash: str, event: dict[str, Any]
+        self,
+        game_id: str,
+        seat: int,
+        token_hash: str,
+        event: dict[str, Any],
+        version: int | None = None,
     ) -> bool:
-        claimed = await self._claim(
-            keys=[
+        claimed, replicas = await self._durable(
+            self._claim,
+            [
                 self._key(game_id, "game"),
                 self._key(game_id, "tokens"),
                 self._key(game_id, "events"),
             ],
-            args=[str(seat), token_hash, _dumps(event)],
+            [
+                str(seat),
+                token_hash,
+                (await self._packer())(event),
+                "" if version is None else str(version),
+            ],
         )
+        if claimed == -1:
+            raise GameMoved(f"game {game_id} has moved past version {version}")
+        if claimed:
+            self._confirmed(replicas, "the seat's claim")
         return bool(claimed)
+
+    async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
+        kept = await self._redis.hgetall(self._key(game_id, "requests"))
+        return {k.decode(): json.loads(v) for k, v in kept.items()}
 
     @staticmethod
     def _decode(entries: list) -> list[StoredEvent]:
         return [
-            StoredEvent(int(eid.partition(b"-")[0]), json.loads(fields[b"e"]))
+            StoredEvent(int(eid.partition(b"-")[0]), compact.unpack(fields[b"e"]))
             for eid, fields in entries
         ]
 
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         start = _stream_id(after, exclusive=True)
         entries = await self._redis.xrange(self._key(game_id, "events"), start, "+", count=limit)
-        return self._decode(entries)
+        found = self._decode(entries)
+        if not found or found[0].event_id == after + 1:
+            return found  # (none at all: the stream always holds the newest events)
+        return await self._sealed(game_id, after, limit)
+
+    async def _sealed(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        """Events after ``after`` from its sealed block on (then the stream's)."""
+        block = after // LOG_BLOCK
+        blob = await self._redis.hget(self._key(game_id, "log"), str(block))
+        if blob is None:  # sealed and gone since (the game was deleted): none
+            return []
+        lines = zstandard.decompress(blob).split(b"\n")
+        first = block * LOG_BLOCK + 1
+        found = [
+            StoredEvent(first + i, compact.unpack(raw))
+            for i, raw in enumerate(lines)
+            if first + i > after
+        ][:limit]
+        if len(found) < limit:
+            found += await self.events(game_id, found[-1].event_id, limit - len(found))
+        return found
 
     async def wait_events(self, game_id: str, after: int, timeout: float) -> list[StoredEvent]:
         key = self._key(game_id, "events")
@@ -500,17 +847,26 @@ class RedisStore(GameStore):
             count=1000,
             block=max(1, int(min(timeout, self.MAX_BLOCK_SECONDS) * 1000)),
         )
-        return self._decode(reply[0][1]) if reply else []
+        found = self._decode(reply[0][1]) if reply else []
+        if found and found[0].event_id != after + 1:  # sealed in between: read it all
+            return await self.events(game_id, after)
+        return found
 
     def event_reader(self) -> EventReader:
+        if self._on_cluster is not None:
+            # One XREAD cannot span slots.
+            return PollingEventReader(self._redis, self._log_key, self._decode)
         # A connection of its own (not from the shared pool): it spends its life
         # blocked in XREAD, and calls that need the pool must never wait behind it.
         pool = self._redis.connection_pool
-        kwargs = {**pool.connection_kwargs, "client_name": WATCH_CLIENT_NAME}
+        kwargs = {**pool.connection_kwargs, "client_name": watch_client_name(self._prefix)}
         own_pool = aioredis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **kwargs
         )
-        client = aioredis.Redis(connection_pool=own_pool, single_connection_client=True)
+        # Its one connection is taken from that pool for each call rather than held
+        # (single_connection_client): the pool (re)connects it, which asks Sentinel
+        # where the primary is now; a held connection reconnects to the address it had.
+        client = aioredis.Redis(connection_pool=own_pool)
         return _RedisEventReader(self, client)
 
     async def list_games(self, limit: int = 100) -> list[Snapshot]:
@@ -561,14 +917,16 @@ class RedisStore(GameStore):
             if cursor == 0:
                 break
         for game_id in gone:
-            await self._redis.delete(
-                *(self._key(game_id, part) for part in ("game", "tokens", "events"))
-            )
+            await self._redis.delete(*(self._key(game_id, p) for p in _GAME_PARTS))
             await self._redis.zrem(index, game_id)
             await self._redis.zrem(self._bot_turns_key, game_id)
         return gone
 
     async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
+        if self._on_cluster is not None:  # the owner's games live on other slots
+            return await self._on_cluster.reserve(
+                f"{self._prefix}:live:{owner}", lambda g: self._key(g, "game"), game_id, cap
+            )
         reply = await self._reserve(
             keys=[f"{self._prefix}:live:{owner}"],
             args=[self._prefix, game_id, str(cap), str(time.time())],
@@ -576,10 +934,17 @@ class RedisStore(GameStore):
         return bool(reply)
 
     async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
+        if self._on_cluster is not None:
+            return await self._on_cluster.claim(self._bot_turns_key, limit, lease)
         ids = await self._claim_bot_turns(keys=[self._bot_turns_key], args=[limit, _ms(lease)])
         return [raw.decode() for raw in ids]
 
     async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
+        if self._on_cluster is not None:  # the version first, then the schedule's slot
+            current = await self._redis.hget(self._key(game_id, "game"), "version")
+            if current is None or int(current) != version:
+                return False
+            return await self._on_cluster.renew(self._bot_turns_key, game_id, lease)
         renewed = await self._renew_bot_turn(
             keys=[self._key(game_id, "game"), self._bot_turns_key],
             args=[game_id, str(version), _ms(lease)],
@@ -588,6 +953,13 @@ class RedisStore(GameStore):
 
     async def drop_bot_turn(self, game_id: str) -> None:
         await self._redis.zrem(self._bot_turns_key, game_id)
+
+    async def lapse_bot_turn_leases(self) -> int:
+        return int(await self._lapse_leases(keys=[self._bot_turns_key]))
+
+    async def release_bot_turn(self, game_id: str) -> None:
+        if self._on_cluster is not None:
+            await self._on_cluster.release(self._bot_turns_key, game_id)
 
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         reply = await self._bot_turn_due_in(keys=[self._bot_turns_key], args=[game_id])
@@ -602,6 +974,8 @@ class RedisStore(GameStore):
 
     # ------------------------------------------------------------------ archive outbox
     async def set_archiving(self, on: bool) -> None:
+        if self._on_cluster is not None:
+            self._on_cluster.forget_archiving()
         if on:
             await self._redis.set(self._archiving_key, "1")
         else:
@@ -617,6 +991,37 @@ class RedisStore(GameStore):
     async def archive_backlog(self) -> int:
         return int(await self._redis.zcard(self._archive_key))
 
+    async def forget_archived(
+        self, game_id: str, last_event_id: int, game_type: str, tombstone_ttl: float
+    ) -> bool:
+        if await self.layout() < 2:
+            return False  # the previous release's layout: finished games stay until retention
+        forgotten = await self._forget(
+            keys=[
+                self._key(game_id, "game"),
+                self._key(game_id, "tokens"),
+                self._key(game_id, "events"),
+                self._key(game_id, "gone"),
+                self._cross(game_id, f"{self._prefix}:games"),
+                self._cross(game_id, self._bot_turns_key),
+                self._key(game_id, "requests"),
+                self._key(game_id, "log"),
+            ],
+            args=[game_id, str(last_event_id), _ms(max(tombstone_ttl, 0.001)), game_type],
+        )
+        if forgotten and self._on_cluster is not None:  # the other slots' entries
+            await self._redis.zrem(f"{self._prefix}:games", game_id)
+            await self._redis.zrem(self._bot_turns_key, game_id)
+        return bool(forgotten)
+
+    async def tombstone(self, game_id: str) -> Tombstone | None:
+        status, game_type, finished = await self._redis.hmget(
+            self._key(game_id, "gone"), "status", "type", "finished"
+        )
+        if status is None:
+            return None
+        return Tombstone(status.decode(), game_type.decode(), float(finished or 0) / 1000)
+
     # ------------------------------------------------------------------ tournaments
     def _tkey(self, name: str, part: str) -> str:
         return f"{self._prefix}:tournament:{{t:{name}}}:{part}"
@@ -630,15 +1035,24 @@ class RedisStore(GameStore):
     async def create_tournament(
         self, name: str, record: dict[str, Any], status: str, events: list[dict[str, Any]]
     ) -> bool:
-        created = await self._t_create(
-            keys=[
-                self._tkey(name, "meta"),
+        index, sweep = f"{self._prefix}:tournaments", f"{self._prefix}:tournamentsweep"
+        meta = self._tkey(name, "meta")
+        cluster = self._on_cluster is not None  # then the script leaves index and sweep
+        created, replicas = await self._durable(
+            self._t_create,
+            [
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournaments",
-                f"{self._prefix}:tournamentsweep",
+                meta if cluster else index,
+                meta if cluster else sweep,
             ],
-            args=[_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
+            [_dumps(record), status, name, str(time.time()), *map(_dumps, events)],
         )
+        if created and cluster:
+            await self._redis.zadd(index, {name: time.time()})
+            await self._redis.zadd(sweep, {name: 0})
+        if created:
+            self._confirmed(replicas, "the new tournament")
         return bool(created)
 
     async def load_tournament(self, name: str) -> TournamentSnapshot | None:
@@ -683,16 +1097,29 @@ class RedisStore(GameStore):
     async def set_tournament_status(
         self, name: str, status: str, events: list[dict[str, Any]], keep_swept: bool = False
     ) -> bool:
-        done = await self._t_status(
-            keys=[
-                self._tkey(name, "meta"),
+        sweep, meta = f"{self._prefix}:tournamentsweep", self._tkey(name, "meta")
+        cluster = self._on_cluster  # then the script leaves the sweep and the outbox
+        done, replicas = await self._durable(
+            self._t_status,
+            [
+                meta,
                 self._tkey(name, "events"),
-                f"{self._prefix}:tournamentsweep",
-                self._archive_key,
-                self._archiving_key,
+                meta if cluster else sweep,
+                meta if cluster else self._archive_key,
+                meta if cluster else self._archiving_key,
             ],
-            args=[name, status, "1" if keep_swept else "", *map(_dumps, events)],
+            [name, status, "1" if keep_swept else "", *map(_dumps, events)],
         )
+        if done and cluster is not None:
+            if keep_swept:
+                await self._redis.zadd(sweep, {name: 0})
+            else:
+                await self._redis.zrem(sweep, name)
+            if await cluster.archiving(self._archiving_key):
+                entry = archive_entry(ARCHIVE_TOURNAMENT, name)
+                await self._redis.zadd(self._archive_key, {entry: 0}, nx=True)
+        if done:
+            self._confirmed(replicas, "the tournament's status")
         return bool(done)
 
     async def unschedule_tournament(self, name: str) -> None:
@@ -759,7 +1186,10 @@ class RedisStore(GameStore):
         await self._redis.aclose()
 
 
-WATCH_CLIENT_NAME = "gamehost-watch"  # CLIENT LIST shows the watch hub's one connection
+def watch_client_name(prefix: str) -> str:
+    """The watch hub's one connection as CLIENT LIST shows it: named with the key prefix,
+    so deployments (and test runs) sharing a Redis can tell theirs apart."""
+    return "gamehost-watch:" + re.sub(r"[^A-Za-z0-9_.:{}-]", "_", prefix)
 
 
 class _RedisEventReader(EventReader):

@@ -30,7 +30,7 @@ from typing import Any
 
 from games import State
 from services.bots.bot_runner import cancel_all
-from services.errors import AlreadyExists
+from services.errors import AlreadyExists, NotFound
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.limits.access import hash_token
 from services.play.host import GameHost, SeatSpec
@@ -210,7 +210,7 @@ class TournamentRunner:
                 continue
             started = snapshot.tables[index]
             table = records.table_from(started["table"])
-            game = await self._store.load(started["game_id"])
+            game = await self._table_game(started["game_id"])
             if game is None:
                 # Deleted before its end (expired, or by hand): the table failed. It
                 # counts as an error, never in the standings; the tournament goes on.
@@ -246,16 +246,19 @@ class TournamentRunner:
         returns = tuple(state.returns())
         timeouts: tuple[int, ...] = (0,) * defn.players
         if defn.move_time_limit > 0:  # only timed tables have timeouts (marked in the log)
-            timeouts = _timeouts_of(await self._log(game.game_id), defn.players)
+            timeouts = _timeouts_of(await self._log(game), defn.players)
         return TableResult(table, returns, game.game_id, timeouts)
 
-    async def _log(self, game_id: str) -> list[dict[str, Any]]:
-        logged: list[dict[str, Any]] = []
-        after = 0
-        while batch := await self._store.events(game_id, after):
-            logged.extend(e.data for e in batch)
-            after = batch[-1].event_id
-        return logged
+    async def _log(self, game: Snapshot) -> list[dict[str, Any]]:
+        return [e.data async for e in self._host.logged(game)]
+
+    async def _table_game(self, game_id: str) -> Snapshot | None:
+        """A table's game, from the store or (finished, archived and forgotten by the
+        store moments after its end) from the archive; None when it is in neither."""
+        try:
+            return await self._host.load(game_id)
+        except NotFound:
+            return None
 
     async def _record(
         self, snapshot: TournamentSnapshot, defn: Definition, result: TableResult

@@ -193,6 +193,7 @@ async def commit_step(
     request_result: dict[str, Any] | None = None,
     keep_bot_lease: float = 0.0,
     timed_out: bool = False,
+    turn_request: bool = False,
 ) -> CommitResult:
     """Commit ``step``; a bot to move next is scheduled in the same write, due now or,
     with ``keep_bot_lease``, leased that long to the caller, who goes on to play it.
@@ -200,7 +201,9 @@ async def commit_step(
     In a timed game the same write moves the clock on (``services.turns.clock``) and puts a
     human seat's deadline in the schedule; ``timed_out``: the step is a fallback move
     for a seat out of time, which after too many in a row hands the seat to the
-    fallback bot for good (its token revoked) in this write too."""
+    fallback bot for good (its token revoked) in this write too. ``turn_request``:
+    ``request_key`` is a turn's (a bot's move), kept only until the next turn's
+    (``stores.Commit``)."""
     meta, tokens = snapshot.info, None
     if meta.timer is not None:
         meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
@@ -219,6 +222,7 @@ async def commit_step(
             luck=step.luck,
             meta=meta.to_dict() if meta is not snapshot.info else None,
             tokens=tokens,
+            turn_request=turn_request,
         )
     )
     if result.outcome is CommitOutcome.STALE:

@@ -52,6 +52,14 @@ class Subscription:
         if self._catch_up or self._reading:
             # A store read is due or under way: it (or the next one) returns these.
             self._catch_up = True
+        elif (
+            events
+            and events[-1].event_id > self._last
+            and not any(e.event_id == self._last + 1 for e in events)
+        ):
+            # Not the next events: the reader read from a position the store has moved
+            # past (a log sealed meanwhile: ``stores.redis_store``). The store has them.
+            self._catch_up = True
         else:
             last = self._last
             for event in events:

@@ -1,7 +1,7 @@
 """Exactly once: a serving process killed with SIGKILL in the middle of archiving
-loses no finished game and doubles none. Its leased outbox entries fall to the
-replicas started after it, which race over the rest. Real processes, real Redis,
-real PostgreSQL."""
+loses no finished game and doubles none, and Redis forgets each game only once it
+is in SQL. Its leased outbox entries fall to the replicas started after it, which
+race over the rest. Real processes, real Redis, real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ async def test_kill9_mid_archive_loses_nothing_and_doubles_nothing(
         return started.start()
 
     try:
+        await store.settle_layout()  # a new deployment, as the replicas' start would see
         await store.set_archiving(True)  # as the replicas will, before the games finish
         logs = await _finish_games(store, GAMES)
         assert await store.archive_backlog() == GAMES
@@ -84,6 +85,11 @@ async def test_kill9_mid_archive_loses_nothing_and_doubles_nothing(
             seat_rows = connection.execute(sa.select(sa.func.count()).select_from(seats))
             assert seat_rows.scalar_one() == 2 * GAMES  # no seat written twice
         assert ids == set(logs)  # every game, once (the game id is the key)
+        # Redis forgot each game only once it was in SQL: every one is there, none is
+        # in the store, each has its tombstone.
+        for game_id in logs:
+            assert await store.load(game_id) is None
+            assert (await store.tombstone(game_id)).status == "finished"
         archive = Archive(engine)
         for game_id in list(logs)[:: GAMES // 8]:
             archived = await archive.game(game_id)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from bots.heuristics import knowledge
-from bots.mcts import uct_search
+from bots.mcts import shuffle, uct_search
 from tests.bots.toy import ToyState, even
 
 # Seat 0 picks 1 (a win for it now) or 2 (seat 1 then picks, and wins either way).
@@ -83,14 +83,14 @@ def test_uct_avoids_an_immediate_loss_and_backs_up_each_seats_own_value():
     assert best(result) == 1
     # Under "bait" seat 1 learns to take its own win, so seat 0's mean there goes to ~0.
     assert result.values[2] / result.visits[2] < 0.3
-    bait = dict(result.root.children)[2]
-    seat1 = {a: ch.visits for a, ch in bait.children}
+    bait = dict(result.root.edges())[2]
+    seat1 = {a: ch.visits for a, ch in bait.edges()}
     assert seat1[4] > seat1[3]
 
 
 def test_chance_outcomes_are_visited_in_proportion_to_their_probabilities():
     result = search(ToyState(CHANCE_SCRIPT, 2), iterations=3000, c=0.1)
-    dice = dict(result.root.children)[1]
+    dice = dict(result.root.edges())[1]
     counts = {o: ch.visits for o, ch in dice.outcomes.items()}
     total = sum(counts.values())
     assert total == dice.visits
@@ -138,3 +138,17 @@ def test_cite_playouts_are_greedy_and_the_other_games_random():
     assert knowledge("cite").playout_epsilon == 0.1
     assert knowledge("catan").playout_epsilon is None
     assert knowledge("endeavor").playout_epsilon is None
+
+
+def test_the_searchs_shuffle_is_randoms():
+    """The search shuffles each node's actions with its own copy of ``Random.shuffle``
+    (compiled, it runs as C): the same permutations from the same draws, so seeded
+    decisions stay what they were."""
+    for size in range(0, 70):
+        for seed in range(5):
+            ours, theirs = list(range(size)), list(range(size))
+            mine, python = random.Random(seed), random.Random(seed)
+            shuffle(ours, mine)
+            python.shuffle(theirs)
+            assert ours == theirs
+            assert mine.random() == python.random()  # and they drew as much

@@ -17,6 +17,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.archive.schema import ladder_bots
 from services.server import ServerConfig, ServerThread
 from tests.ladder.conftest import ladder_server, quick
+from tests.procs import wait_until
 from tests.service.http_client import Http
 
 
@@ -130,7 +131,7 @@ def test_a_server_without_a_ladder_says_so(sqlite_url):
 
 
 def test_the_command_line_prints_the_issues_json_lines(served, capsys):
-    server, _ = served
+    server, client = served
     target = ["--target", server.target]
     register = ["bot", "register", *target, "--name", "cli-bot", "--game", "cite"]
     assert main([*register, "--players", "2"]) == 0
@@ -145,8 +146,18 @@ def test_the_command_line_prints_the_issues_json_lines(served, capsys):
     assert "UNAUTHENTICATED" in capsys.readouterr().err
     assert main(["bot", "revoke", "cli-bot", *target, "--key", last["key"]]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["status"] == "revoked"
+    # The house levels play among themselves meanwhile: they may be rated already.
+    wait_until(lambda: len(client.ladder("cite", 2).standings) == 2, 120, "house ratings")
     assert main(["ladder", *target, "--game", "cite", "--players", "2"]) == 0
-    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == {"standings": []}
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "ladder cite:2 (house: random, greedy)"
+    standings = json.loads(out[-1])["standings"]
+    fields = {"bot", "level", "games", "mu", "sigma", "ordinal", "win_share", "ci_low", "ci_high"}
+    assert all(set(row) == fields for row in standings)
+    assert sorted((row["bot"], row["level"]) for row in standings) == [
+        ("greedy", "greedy"),
+        ("random", "random"),
+    ]
 
 
 def test_over_http(served):
@@ -169,6 +180,8 @@ def test_over_http(served):
         assert revoked.status == 200, revoked.body
         assert revoked.json()["status"] == "BOT_REVOKED"
         ladder = http.get("/v1/ladder?gameType=cite&players=2")
-        assert ladder.status == 200 and ladder.json().get("standings", []) == []
+        assert ladder.status == 200 and ladder.json()["ladders"] == ["cite:2"]
+        rated = {row["bot"] for row in ladder.json().get("standings", [])}
+        assert rated <= {"random", "greedy"}  # web-bot was revoked unrated
     finally:
         http.close()

@@ -20,7 +20,7 @@ import redis
 
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from services.stores.redis_store import WATCH_CLIENT_NAME
+from services.stores.redis_store import watch_client_name
 from tests.procs import Replica, free_port
 
 STREAMS = 2000
@@ -84,10 +84,11 @@ class Watcher:
         return any(e.event_id == event_id for e in self.events)
 
 
-def watch_connections(redis_url: str) -> int:
+def watch_connections(redis_url: str, prefix: str) -> int:
+    """The watch readers of this test's replica (other runs may share the Redis)."""
     client = redis.Redis.from_url(redis_url)
     try:
-        return sum(1 for c in client.client_list() if c.get("name") == WATCH_CLIENT_NAME)
+        return sum(1 for c in client.client_list() if c.get("name") == watch_client_name(prefix))
     finally:
         client.close()
 
@@ -101,7 +102,7 @@ async def test_two_thousand_streams_on_one_replica(tmp_path, redis_url, redis_pr
         # One client address opens 2,000 streams at once: the per-client rate limit is off.
         [*on_redis, "--bot-workers", "1", "--metrics-port", str(metrics_port), "--rate-limit", "0"],
     )
-    baseline_watchers = watch_connections(redis_url)
+    baseline_watchers = watch_connections(redis_url, redis_prefix)
     # Separate connections: grpc would otherwise share one subchannel between them.
     channels = [
         grpc.aio.insecure_channel(replica.target, options=[("grpc.use_local_subchannel_pool", 1)])
@@ -142,7 +143,7 @@ async def test_two_thousand_streams_on_one_replica(tmp_path, redis_url, redis_pr
         assert gauge(metrics_port, "gamehost_watch_streams") == STREAMS
         assert gauge(metrics_port, "gamehost_watch_games") == GAMES
         # On Redis: one reader connection (one XREAD) for all 2,000 streams.
-        assert watch_connections(redis_url) == baseline_watchers + (store == "redis")
+        assert watch_connections(redis_url, redis_prefix) == baseline_watchers + (store == "redis")
 
         # Other calls are answered while the streams are open.
         expected = [games[i % len(games)] for i in range(SAMPLES)]
@@ -179,7 +180,7 @@ async def test_two_thousand_streams_on_one_replica(tmp_path, redis_url, redis_pr
             lambda: (
                 gauge(metrics_port, "gamehost_watch_streams") == 0
                 and gauge(metrics_port, "gamehost_watch_games") == 0
-                and watch_connections(redis_url) == baseline_watchers
+                and watch_connections(redis_url, redis_prefix) == baseline_watchers
             ),
             30,
             lambda: "the replica to drop every stream and its reader",

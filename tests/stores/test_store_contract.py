@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from services.stores import CommitOutcome, NewGame
+from services.stores import CommitOutcome, GameMoved, NewGame
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 
@@ -109,6 +109,19 @@ async def test_claim_seat_once(store):
     snap = await store.load("g1")
     assert snap.tokens == {1: "hash-a"}
     assert [e.data["kind"] for e in await store.events("g1")] == ["created", "joined"]
+
+
+async def test_claim_seat_at_a_version_the_game_has_moved_past_claims_nothing(store):
+    """A join's event says whose turn it is: claimed at an older version (a bot moved
+    since the join read the game), it is refused, and the seat stays free."""
+    await store.create(new_game())
+    await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}])
+    with pytest.raises(GameMoved):
+        await store.claim_seat("g1", 1, "hash-a", {"kind": "joined", "seat": 1}, version=0)
+    assert (await store.load("g1")).tokens == {}
+    assert [e.data.get("kind") for e in await store.events("g1")] == ["created", None]
+    assert await store.claim_seat("g1", 1, "hash-a", {"kind": "joined", "seat": 1}, version=1)
+    assert (await store.load("g1")).tokens == {1: "hash-a"}
 
 
 async def test_events_after_an_id(store):

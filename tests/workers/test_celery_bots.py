@@ -1,8 +1,24 @@
-"""Bot turns searched on a real Celery worker and committed from there."""
+"""Bot turns searched on a real Celery worker and committed from there; a turn's
+request id goes with its turn (no key of its own in Redis)."""
 
 from __future__ import annotations
 
+import redis
+
 from gamehost.v1 import gamehost_pb2 as pb
+
+
+def turn_keys(redis_url: str, prefix: str) -> list[bytes]:
+    """Request-id keys of bot turns and timeouts (kept in the game's hash instead)."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return [
+            k
+            for pattern in ("*:request:bot:*", "*:request:timeout:*")
+            for k in client.scan_iter(match=f"{prefix}:{pattern}", count=1000)
+        ]
+    finally:
+        client.close()
 
 
 def finish(client, game_id: str) -> pb.GameRecord:
@@ -30,7 +46,7 @@ def test_celery_and_the_local_pool_play_the_same_game(celery_client, client):
     ]
 
 
-def test_catan_with_four_mcts_bots_on_celery(celery_client):
+def test_catan_with_four_mcts_bots_on_celery(celery_client, redis_url, module_prefix):
     """Each bot turn is a chord of root-parallel trees on the worker; the game ends."""
     level = "bot:mcts:trees=2,iterations=30,depth=10"
     created = celery_client.create_game("catan", [level] * 4, {"turn_limit": 30}, seed=21)
@@ -40,9 +56,10 @@ def test_catan_with_four_mcts_bots_on_celery(celery_client):
     decisions = [e for e in record.entries if e.actor.kind == pb.Actor.SEAT]
     assert {e.actor.seat for e in decisions} == {0, 1, 2, 3}
     assert any(e.notation.startswith("city") or e.notation.startswith("settle") for e in decisions)
+    assert turn_keys(redis_url, module_prefix) == []
 
 
-def test_timeouts_and_added_bots_are_played_on_celery(celery_client):
+def test_timeouts_and_added_bots_are_played_on_celery(celery_client, redis_url, module_prefix):
     """A seat out of time gets its fallback move from a worker (marked, once per
     version); a bot added to a free seat plays there too."""
     from gamehost import turn_timer
@@ -70,3 +87,4 @@ def test_timeouts_and_added_bots_are_played_on_celery(celery_client):
     )
     plies = [e.ply for e in record.entries]
     assert len(plies) == len(set(plies))
+    assert turn_keys(redis_url, module_prefix) == []

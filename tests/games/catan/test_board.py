@@ -11,6 +11,7 @@ from games.base import OptionsError
 from games.catan import board as B
 from games.catan import rules as R
 from games.catan.engine import BEGINNER_HARBORS, Catan, make_board, red_neighbours
+from games.catan.roads import longest_road, longest_road_after
 
 from .helpers import act, hand, legal
 
@@ -240,8 +241,8 @@ def test_longest_road_after_a_new_road_equals_the_full_count():
         for _ in range(rng.randrange(1, 16)):
             edge = rng.choice(sorted(frontier))
             roads |= 1 << edge
-            length = B.longest_road_after(roads, blocked, edge, length)
-            assert length == B.longest_road(roads, blocked)
+            length = longest_road_after(roads, blocked, edge, length)
+            assert length == longest_road(roads, blocked)
             a, b = B.EDGE_NODES[edge]
             frontier |= {e for v in (a, b) for e in B.NODE_EDGES[v] if not roads >> e & 1}
             frontier.discard(edge)

@@ -28,6 +28,11 @@ def test_regions_and_cities() -> None:
         "far-east-4",
     ]
     assert D.CITY_CODES[12] == "SA0" and D.CITY_CODES[28] == "FE4"  # [SN-PY] indices
+    # A region's cities are numbered together, in region order: the engine lists a turn's
+    # occupy/attack targets region by region and gets them in city order.
+    assert [c for r in range(D.NUM_REGIONS) for c in D.REGION_CITIES[r]] == list(
+        range(D.NUM_CITIES)
+    )
 
 
 def test_connections() -> None:

@@ -1,0 +1,214 @@
+"""What a Redis Cluster changes in the Redis store (``redis+cluster://``).
+
+Every key of one game carries the hash tag ``{game_id}`` (one tournament's:
+``{t:name}``), so every script over one game or tournament runs in one slot, on one
+node, and moves with its slot. The keys across games cannot share all those slots:
+
+    <prefix>:botturns, <prefix>:archive, <prefix>:archiving, <prefix>:games,
+    <prefix>:tournaments, <prefix>:tournamentsweep, <prefix>:secret
+
+each sit on the one slot of its own name, and on a Cluster the game's script no longer
+writes them (it is given the game's own key in their place, which tells it so). They
+are written next to it instead, in an order that loses nothing:
+
+- a bot turn is scheduled *before* the commit that makes it due (the schedule never
+  misses a due turn; a commit that then fails leaves an entry early or extra);
+- an entry nobody needs is taken out by the sweeper that claimed it and found no bot
+  due (``release``): only if its score is still the lease that sweeper set, so a
+  commit that scheduled the game meanwhile keeps its entry;
+- the archive outbox entry of a finished game, the game index, the tournament index
+  and sweep are written right *after* the script: a process killed between the two
+  leaves a finished game off the outbox (then it is not archived before it expires)
+  or a tournament unswept; that window is one round trip.
+
+Live-game reservations per owner (``live:<owner>``) read the owner's games' status
+key by key, then admit atomically on the owner's key.
+
+WatchGame's reader cannot XREAD many games' streams at once (they live on many
+slots): it reads them without blocking, pipelined by node, every ``POLL`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from services.stores.base import EventReader, LogId, StoredEvent
+
+_NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+
+_SCHEDULE = (
+    _NOW_MS
+    + """
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+"""
+)
+
+# As the single Redis's claim, but each id comes with the lease's score: ``release``
+# compares it.
+_CLAIM_LEASED = (
+    _NOW_MS
+    + """
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+local out = {}
+for _, id in ipairs(ids) do
+  local lease = now + tonumber(ARGV[2])
+  redis.call('ZADD', KEYS[1], lease, id)
+  out[#out + 1] = id
+  out[#out + 1] = tostring(lease)
+end
+return out
+"""
+)
+
+_RENEW_LEASE = (
+    _NOW_MS
+    + """
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return false end
+local lease = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], lease, ARGV[1])
+return tostring(lease)
+"""
+)
+
+_RELEASE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# The admitting half of the single Redis's reservation (the owner's finished or gone
+# games were dropped just before, key by key).
+_ADMIT = """
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('EXPIRE', KEYS[1], 7776000)
+return 1
+"""
+
+ARCHIVING_SEEN_SECONDS = 5.0  # how long the "deployment archives" flag is believed
+LEASES_KEPT = 10_000  # remembered leases (``release``); past it they are forgotten
+
+
+class ClusterSide:
+    """The writes of the keys across games, next to a game's script (module doc)."""
+
+    def __init__(self, client: Any) -> None:
+        self._redis = client
+        self._schedule = client.register_script(_SCHEDULE)
+        self._claim = client.register_script(_CLAIM_LEASED)
+        self._renew = client.register_script(_RENEW_LEASE)
+        self._release = client.register_script(_RELEASE)
+        self._admit = client.register_script(_ADMIT)
+        self._leases: dict[tuple[str, str], str] = {}  # (schedule, id) -> lease score
+        self._archiving: tuple[bool, float] | None = None  # (flag, monotonic time read)
+
+    async def schedule(self, key: str, member: str, due_in: float) -> None:
+        await self._schedule(keys=[key], args=[member, str(int(due_in * 1000))])
+
+    async def claim(self, key: str, limit: int, lease: float) -> list[str]:
+        reply = await self._claim(keys=[key], args=[limit, str(int(lease * 1000))])
+        if len(self._leases) > LEASES_KEPT:
+            self._leases.clear()  # a forgotten lease is released by a later claim
+        ids = []
+        for raw, score in zip(reply[::2], reply[1::2], strict=True):
+            self._leases[(key, raw.decode())] = score.decode()
+            ids.append(raw.decode())
+        return ids
+
+    async def renew(self, key: str, member: str, lease: float) -> bool:
+        score = await self._renew(keys=[key], args=[member, str(int(lease * 1000))])
+        if score is None:
+            return False
+        self._leases[(key, member)] = score.decode()
+        return True
+
+    async def release(self, key: str, member: str) -> None:
+        score = self._leases.pop((key, member), None)
+        if score is not None:
+            await self._release(keys=[key], args=[member, score])
+
+    async def archiving(self, flag_key: str) -> bool:
+        """Whether the deployment archives (the flag ``set_archiving`` writes), read at
+        most every ARCHIVING_SEEN_SECONDS."""
+        now = time.monotonic()
+        if self._archiving is None or now - self._archiving[1] > ARCHIVING_SEEN_SECONDS:
+            self._archiving = (bool(await self._redis.exists(flag_key)), now)
+        return self._archiving[0]
+
+    def forget_archiving(self) -> None:
+        self._archiving = None
+
+    async def reserve(
+        self, key: str, game_key: Callable[[str], str], game_id: str, cap: int
+    ) -> bool:
+        now = time.time()
+        members = await self._redis.zrange(key, 0, -1, withscores=True)
+        if members:
+            pipe = self._redis.pipeline(transaction=False)
+            for raw, _ in members:
+                pipe.hget(game_key(raw.decode()), "status")
+            statuses = await pipe.execute()
+            gone = [
+                raw
+                for (raw, score), status in zip(members, statuses, strict=True)
+                if status == b"finished" or (status is None and now - score > 60)
+            ]
+            if gone:
+                await self._redis.zrem(key, *gone)
+        admitted = await self._admit(keys=[key], args=[game_id, str(cap), str(now)])
+        return bool(admitted)
+
+
+class PollingEventReader(EventReader):
+    """WatchGame's reader on a Cluster: non-blocking reads of every watched stream,
+    pipelined (one round trip per node), every POLL seconds until one has events or
+    the timeout passes; ``wake`` ends the wait at once."""
+
+    POLL = 0.05
+
+    def __init__(
+        self,
+        client: Any,
+        log_key: Callable[[LogId], str],
+        decode: Callable[[list], list[StoredEvent]],
+    ) -> None:
+        self._redis = client
+        self._log_key = log_key  # the store's: a log's stream
+        self._decode = decode  # the store's: stream entries as events
+        self._woken = asyncio.Event()
+
+    async def read(
+        self, positions: Mapping[LogId, int], timeout: float
+    ) -> dict[LogId, list[StoredEvent]]:
+        keys = {self._log_key(log): log for log in positions}
+        deadline = time.monotonic() + timeout
+        while True:
+            self._woken.clear()
+            pipe = self._redis.pipeline(transaction=False)
+            for key, log in keys.items():
+                pipe.xread({key: f"{positions[log]}-0"}, count=1000)
+            found = {}
+            for reply in await pipe.execute():
+                for key, entries in reply or []:
+                    found[keys[key.decode()]] = self._decode(entries)
+            left = deadline - time.monotonic()
+            if found or left <= 0:
+                return found
+            try:
+                await asyncio.wait_for(self._woken.wait(), min(self.POLL, left))
+                return {}  # woken: the hub has new positions to read from
+            except TimeoutError:
+                continue
+
+    async def wake(self) -> None:
+        self._woken.set()
+
+    async def close(self) -> None:
+        return None
