@@ -1,4 +1,5 @@
-"""The ``gamehost`` command line: serve, worker, health, play, selfplay, tournament, board, games.
+"""The ``gamehost`` command line: serve, worker, health, play, selfplay, tournament, board,
+games, record, bot, ladder.
 
 The client commands need only grpcio and the generated ``gamehost.v1`` code. The
 server's commands (``serve``, ``worker``, ``db``, ``export``, ``board``, and
@@ -23,6 +24,7 @@ from types import ModuleType
 import grpc
 from google.protobuf import json_format
 
+from gamehost import ladder_cli
 from gamehost import tournament as tournament_cli
 from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -89,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         help="Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)",
     )
     _archive_option(serve)
+    _ladder_options(serve)
 
     db = commands.add_parser("db", help="the archive's database (docs/archive.md)")
     db_commands = db.add_subparsers(dest="db_command", required=True)
@@ -111,7 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--since", metavar="DATE", help="finished on or after (ISO 8601, UTC)")
     export.add_argument("--player", metavar="NAME", help="a seat played by this name")
     export.add_argument("--tournament", metavar="NAME", help="the tables of this tournament")
+    export.add_argument(
+        "--bot", metavar="NAME", help="a ladder bot's (or house level's) ladder games"
+    )
+    export.add_argument(
+        "--target", metavar="HOST:PORT", help="download from a running server (not --archive)"
+    )
     _archive_option(export)
+    _remote_options(export)
 
     worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
     worker.add_argument(
@@ -162,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
 
     tournament = tournament_cli.add_parser(commands)
     _remote_options(tournament)
+    for ladder_parser in ladder_cli.add_parsers(commands):
+        _remote_options(ladder_parser)
 
     board = commands.add_parser("board", help="print a board map with the ids notation uses")
     board.add_argument("game", choices=["catan"])
@@ -193,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             "worker": lambda args: _server_side("worker").worker(args),
             "db": lambda args: _server_side("db").db(args),
             "store": lambda args: _server_side("store").store(args),
-            "export": lambda args: _server_side("export").export(args),
+            "export": _export,
             "play": _play,
             "selfplay": _selfplay,
             "tournament": _tournament,
@@ -201,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
             "record": _record,
             "board": _board,
             "health": _health,
+            "bot": _ladder,
+            "ladder": _ladder,
         }
         return handlers[args.command](args)
     except ServerNotInstalled as exc:
@@ -220,6 +234,58 @@ def _archive_option(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
         "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
+    )
+
+
+def _ladder_options(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s ladder (docs/ladder.md): off unless --ladder is given."""
+    serve.add_argument(
+        "--ladder",
+        action="append",
+        default=[],
+        metavar="GAME:PLAYERS",
+        help="run a ladder of this game and player count, e.g. cite:2 (repeatable)",
+    )
+    serve.add_argument(
+        "--ladder-house",
+        default="random,greedy,mcts-fast",
+        metavar="LEVELS",
+        help="house levels rated on every ladder, comma-separated (random,greedy,mcts-fast)",
+    )
+    serve.add_argument(
+        "--ladder-move-seconds",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="a ladder bot's time per move; then the fallback level plays it (5)",
+    )
+    serve.add_argument(
+        "--ladder-max-faults",
+        type=int,
+        default=10,
+        metavar="K",
+        help="late, garbage, illegal or missing moves in a row that pause a bot (10)",
+    )
+    serve.add_argument(
+        "--ladder-tables",
+        type=int,
+        default=16,
+        metavar="N",
+        help="duplicate sets played at once per ladder (16)",
+    )
+    serve.add_argument(
+        "--ladder-registrations",
+        type=int,
+        default=10,
+        metavar="N",
+        help="bot registrations an hour per client (API key, else address); 0: no limit (10)",
+    )
+    serve.add_argument(
+        "--ladder-house-tables",
+        type=int,
+        default=1,
+        metavar="N",
+        help="of those, sets among house levels alone, which keep their ratings current (1)",
     )
 
 
@@ -472,6 +538,39 @@ def _record(args: argparse.Namespace) -> int:
             args.game_id, args.token, include_views=args.views, page_size=args.page_size
         )
     print(json.dumps(json_format.MessageToDict(record), separators=(",", ":")))
+    return 0
+
+
+def _ladder(args: argparse.Namespace) -> int:
+    """``gamehost bot ...`` and ``gamehost ladder`` (docs/ladder.md)."""
+    problem = ladder_cli.problem(args)
+    if problem:
+        return ladder_cli.fail(problem)
+    with _connect(args.target, args=args) as client:
+        if args.command == "ladder":
+            return ladder_cli.run_ladder_command(client, args)
+        return ladder_cli.run_bot_command(client, args)
+
+
+def _export(args: argparse.Namespace) -> int:
+    """``gamehost export``: from the archive database (the server's side), or with
+    ``--target`` downloaded from a running server through ExportGames."""
+    if not args.target:
+        return _server_side("export").export(args)
+    filters = {
+        "game_type": args.game,
+        "since": args.since,
+        "player": args.player,
+        "tournament": args.tournament,
+        "bot": args.bot,
+    }
+    with _connect(args.target, args=args) as client:
+        try:
+            for line in client.export_games(**{k: v for k, v in filters.items() if v}):
+                sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: the reader has had enough
+            sys.stderr.close()
     return 0
 
 

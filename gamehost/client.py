@@ -395,7 +395,7 @@ class Client:
 
     def export_games(self, **filters: str) -> Iterator[str]:
         """Archived games as export lines (docs/export.md), newest first; ``filters``:
-        game_type, since, player, tournament. Not retried."""
+        game_type, since, player, tournament, bot. Not retried."""
         for game in self._stream(self._stub.ExportGames, pb.ExportGamesRequest(**filters)):
             yield game.json
 
@@ -413,6 +413,42 @@ class Client:
     def cancel_tournament(self, name: str) -> pb.Tournament:
         request = pb.CancelTournamentRequest(name=name)
         return self._call(self._stub.CancelTournament, request)
+
+    # ------------------------------------------------------------------ the ladder
+    def register_bot(self, name: str, game_type: str, players: int) -> pb.RegisterBotResponse:
+        """Register a ladder bot; the answer's key is shown once (not retried: a lost
+        answer would leave a bot whose key nobody has)."""
+        request = pb.RegisterBotRequest(name=name, game_type=game_type, players=players)
+        return self._call(self._stub.RegisterBot, request)
+
+    def list_bots(self, game_type: str = "", players: int = 0) -> list[pb.BotInfo]:
+        request = pb.ListBotsRequest(game_type=game_type, players=players)
+        return list(self._call(self._stub.ListBots, request, retry=True).bots)
+
+    def revoke_bot(self, name: str, key: str = "") -> pb.BotInfo:
+        return self._call(self._stub.RevokeBot, pb.RevokeBotRequest(name=name, key=key), retry=True)
+
+    def bot_page(self, name: str, limit: int = 0) -> pb.BotPage:
+        return self._call(self._stub.GetBot, pb.GetBotRequest(name=name, limit=limit), retry=True)
+
+    def ladder(self, game_type: str, players: int) -> pb.Ladder:
+        request = pb.GetLadderRequest(game_type=game_type, players=players)
+        return self._call(self._stub.GetLadder, request, retry=True)
+
+    def connect_bot(self, key: str, concurrency: int = 1) -> Iterator[pb.BotDirective]:
+        """A runner's connection: the protocol's lines for the bot's games (not retried:
+        connect again; the server sends start again for games in progress)."""
+        request = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
+        yield from self._stream(self._stub.ConnectBot, request)
+
+    def bot_reply(
+        self, key: str, game_id: str, version: int, line: str = "", error: str = ""
+    ) -> pb.BotReplyResponse:
+        """One act's answer (retried: the server plays it once, whoever asks twice)."""
+        request = pb.BotReplyRequest(
+            key=key, game_id=game_id, version=version, line=line, error=error
+        )
+        return self._call(self._stub.BotReply, request, retry=True)
 
     # ------------------------------------------------------------------ hints
     def hint(

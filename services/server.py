@@ -30,6 +30,10 @@ from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
+from services.ladder.matchmaker import Matchmaker
+from services.ladder.model import LadderConfig
+from services.ladder.service import LadderService
+from services.ladder.sessions import Sessions
 from services.limits import access, quotas
 from services.observe.grpc_metrics import PrometheusServerInterceptor
 from services.observe.metrics_export import start_metrics_server
@@ -121,6 +125,8 @@ class ServerConfig:
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
+    # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
+    ladder: LadderConfig | None = None
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -145,6 +151,8 @@ class RunningServer:
     http: HttpGateway | None = None
     http_port: int | None = None
     archive: Archive | None = None
+    matchmaker: Matchmaker | None = None
+    sessions: Sessions | None = None
 
     @property
     def target(self) -> str:
@@ -172,6 +180,10 @@ class RunningServer:
             await _bounded("the HTTP gateway", self.http.stop(), deadline)
         await _bounded("the gRPC server", self.server.stop(grace), deadline)
         # Bots next: a search left running would hold up the process's exit.
+        if self.matchmaker is not None:  # its lease is let go: another replica goes on
+            await _bounded("the ladder", self.matchmaker.close(), deadline)
+        if self.sessions is not None:
+            await _bounded("the ladder's sessions", self.sessions.close(), deadline)
         if self.tournaments is not None:
             await _bounded("the tournament runner", self.tournaments.close(), deadline)
         await _bounded("the bot runner", self.runner.close(), deadline)
@@ -201,6 +213,8 @@ async def _bounded(part: str, step, deadline: float) -> None:
 
 
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
+    if config.ladder is not None and not config.archive_url:
+        raise ValueError("--ladder keeps its bots and ratings in the archive: give --archive URL")
     archive = None
     if config.archive_url:
         # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
@@ -260,7 +274,12 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ),
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
-    servicer = GameHostServicer(host, tournaments, hints)
+    ladder = sessions = matchmaker = None
+    if config.ladder is not None and archive is not None:
+        ladder = LadderService(archive, config.ladder)
+        sessions = Sessions(ladder, host)
+        matchmaker = Matchmaker(ladder, host, on_games=sessions.kick)
+    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -309,7 +328,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         http=http,
         http_port=http_port,
         archive=archive,
+        matchmaker=matchmaker,
+        sessions=sessions,
     )
+    if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
+        matchmaker.start()
     if archive is not None:  # finished games and ended tournaments into SQL
         archiving = archiver.archive_forever(store, archive, config.finished_retention)
         running.background.append(asyncio.create_task(archiving))

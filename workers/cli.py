@@ -169,6 +169,17 @@ def serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO)
     archive_url, archive_create = _archive_url(args.archive, args.redis)
+    try:
+        ladder = _ladder_config(args)
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return 2
+    if ladder is not None and archive_url is None:
+        print(
+            "gamehost: --ladder keeps bots and ratings in the archive: give --archive URL",
+            file=sys.stderr,
+        )
+        return 2
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -186,6 +197,7 @@ def serve(args: argparse.Namespace) -> int:
         archive_create=archive_create,
         # Said once the store answers: a start that fails says only why (one line).
         warn_without_archive=archive_url is None and args.archive is None,
+        ladder=ladder,
     )
     executor = None
     if args.celery:
@@ -198,6 +210,29 @@ def serve(args: argparse.Namespace) -> int:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _ladder_config(args: argparse.Namespace):
+    """``--ladder ...`` as a LadderConfig (None: no ladder); ValueError saying what is wrong."""
+    from services.errors import InvalidArgument
+    from services.ladder.model import LadderConfig, LadderSpec
+
+    if not args.ladder:
+        return None
+    try:
+        specs = tuple(dict.fromkeys(LadderSpec.parse(text, "--ladder") for text in args.ladder))
+    except InvalidArgument as exc:
+        raise ValueError(f"--ladder {exc}") from None
+    house = tuple(level.strip() for level in args.ladder_house.split(",") if level.strip())
+    return LadderConfig(
+        ladders=specs,
+        house=house,
+        move_seconds=args.ladder_move_seconds,
+        max_faults=args.ladder_max_faults,
+        tables=args.ladder_tables,
+        house_tables=args.ladder_house_tables,
+        registrations_per_hour=args.ladder_registrations,
+    ).check()
 
 
 def _archive_url(given: str | None, redis_url: str | None = None) -> tuple[str | None, bool]:
@@ -270,6 +305,7 @@ def export(args: argparse.Namespace) -> int:
         return 2
     fields = {"game": args.game, "since": args.since, "player": args.player}
     fields["tournament"] = args.tournament
+    fields["bot"] = args.bot
     try:
         query = ExportQuery.parse({k: v for k, v in fields.items() if v})
         archive = Archive.open(url)
@@ -326,6 +362,14 @@ def _serve_processes(args: argparse.Namespace) -> int:
         database.upgrade(engine)
         engine.dispose()
     argv += ["--archive", archive_url or "none"]
+    for ladder in args.ladder:  # every process serves the ladder; one holds its matchmaker
+        argv += ["--ladder", ladder]
+    argv += ["--ladder-house", args.ladder_house]
+    argv += ["--ladder-move-seconds", str(args.ladder_move_seconds)]
+    argv += ["--ladder-max-faults", str(args.ladder_max_faults)]
+    argv += ["--ladder-tables", str(args.ladder_tables)]
+    argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
+    argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
         argv += ["--http-port", str(args.http_port)]

@@ -49,6 +49,14 @@ class TournamentStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOURNAMENT_RUNNING: _ClassVar[TournamentStatus]
     TOURNAMENT_FINISHED: _ClassVar[TournamentStatus]
     TOURNAMENT_CANCELLED: _ClassVar[TournamentStatus]
+
+class BotAccountStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_ACCOUNT_STATUS_UNSPECIFIED: _ClassVar[BotAccountStatus]
+    BOT_VALIDATING: _ClassVar[BotAccountStatus]
+    BOT_ACTIVE: _ClassVar[BotAccountStatus]
+    BOT_PAUSED: _ClassVar[BotAccountStatus]
+    BOT_REVOKED: _ClassVar[BotAccountStatus]
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -71,6 +79,11 @@ TOURNAMENT_STATUS_UNSPECIFIED: TournamentStatus
 TOURNAMENT_RUNNING: TournamentStatus
 TOURNAMENT_FINISHED: TournamentStatus
 TOURNAMENT_CANCELLED: TournamentStatus
+BOT_ACCOUNT_STATUS_UNSPECIFIED: BotAccountStatus
+BOT_VALIDATING: BotAccountStatus
+BOT_ACTIVE: BotAccountStatus
+BOT_PAUSED: BotAccountStatus
+BOT_REVOKED: BotAccountStatus
 
 class Actor(_message.Message):
     __slots__ = ("kind", "seat")
@@ -973,19 +986,269 @@ class SeatChangeResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., now: _Optional[_Union[Seat, _Mapping]] = ..., version: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
 
 class ExportGamesRequest(_message.Message):
-    __slots__ = ("game_type", "since", "player", "tournament")
+    __slots__ = ("game_type", "since", "player", "tournament", "bot")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     since: str
     player: str
     tournament: str
-    def __init__(self, game_type: _Optional[str] = ..., since: _Optional[str] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ...) -> None: ...
+    bot: str
+    def __init__(self, game_type: _Optional[str] = ..., since: _Optional[str] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
 
 class ExportedGame(_message.Message):
     __slots__ = ("json",)
     JSON_FIELD_NUMBER: _ClassVar[int]
     json: str
     def __init__(self, json: _Optional[str] = ...) -> None: ...
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name", "game_type", "players")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game_type: str
+    players: int
+    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...
+
+class RegisterBotResponse(_message.Message):
+    __slots__ = ("bot", "key", "info")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    key: str
+    info: BotInfo
+    def __init__(self, bot: _Optional[str] = ..., key: _Optional[str] = ..., info: _Optional[_Union[BotInfo, _Mapping]] = ...) -> None: ...
+
+class BotFaults(_message.Message):
+    __slots__ = ("late", "garbage", "illegal", "missing")
+    LATE_FIELD_NUMBER: _ClassVar[int]
+    GARBAGE_FIELD_NUMBER: _ClassVar[int]
+    ILLEGAL_FIELD_NUMBER: _ClassVar[int]
+    MISSING_FIELD_NUMBER: _ClassVar[int]
+    late: int
+    garbage: int
+    illegal: int
+    missing: int
+    def __init__(self, late: _Optional[int] = ..., garbage: _Optional[int] = ..., illegal: _Optional[int] = ..., missing: _Optional[int] = ...) -> None: ...
+
+class BotInfo(_message.Message):
+    __slots__ = ("bot", "game_type", "players", "status", "reason", "games", "moves", "faults", "faults_in_row", "connected", "created_at")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_IN_ROW_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    game_type: str
+    players: int
+    status: BotAccountStatus
+    reason: str
+    games: int
+    moves: int
+    faults: BotFaults
+    faults_in_row: int
+    connected: bool
+    created_at: float
+    def __init__(self, bot: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[BotAccountStatus, str]] = ..., reason: _Optional[str] = ..., games: _Optional[int] = ..., moves: _Optional[int] = ..., faults: _Optional[_Union[BotFaults, _Mapping]] = ..., faults_in_row: _Optional[int] = ..., connected: _Optional[bool] = ..., created_at: _Optional[float] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("game_type", "players")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[BotInfo]
+    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ...) -> None: ...
+
+class RevokeBotRequest(_message.Message):
+    __slots__ = ("name", "key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class GetBotRequest(_message.Message):
+    __slots__ = ("name", "limit")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    limit: int
+    def __init__(self, name: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class BotGame(_message.Message):
+    __slots__ = ("game_id", "finished_at", "seat", "returned", "validation", "mu", "sigma", "ordinal", "opponents")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RETURNED_FIELD_NUMBER: _ClassVar[int]
+    VALIDATION_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    finished_at: float
+    seat: int
+    returned: float
+    validation: bool
+    mu: float
+    sigma: float
+    ordinal: float
+    opponents: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game_id: _Optional[str] = ..., finished_at: _Optional[float] = ..., seat: _Optional[int] = ..., returned: _Optional[float] = ..., validation: _Optional[bool] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., opponents: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class BotPage(_message.Message):
+    __slots__ = ("bot", "standing", "games")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    bot: BotInfo
+    standing: LadderStanding
+    games: _containers.RepeatedCompositeFieldContainer[BotGame]
+    def __init__(self, bot: _Optional[_Union[BotInfo, _Mapping]] = ..., standing: _Optional[_Union[LadderStanding, _Mapping]] = ..., games: _Optional[_Iterable[_Union[BotGame, _Mapping]]] = ...) -> None: ...
+
+class ConnectBotRequest(_message.Message):
+    __slots__ = ("key", "concurrency", "protocol")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    concurrency: int
+    protocol: int
+    def __init__(self, key: _Optional[str] = ..., concurrency: _Optional[int] = ..., protocol: _Optional[int] = ...) -> None: ...
+
+class BotDirective(_message.Message):
+    __slots__ = ("kind", "line", "game_id", "version", "ms_left", "bot", "message")
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        KIND_UNSPECIFIED: _ClassVar[BotDirective.Kind]
+        WELCOME: _ClassVar[BotDirective.Kind]
+        START: _ClassVar[BotDirective.Kind]
+        ACT: _ClassVar[BotDirective.Kind]
+        END: _ClassVar[BotDirective.Kind]
+        PAUSED: _ClassVar[BotDirective.Kind]
+    KIND_UNSPECIFIED: BotDirective.Kind
+    WELCOME: BotDirective.Kind
+    START: BotDirective.Kind
+    ACT: BotDirective.Kind
+    END: BotDirective.Kind
+    PAUSED: BotDirective.Kind
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    MS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    kind: BotDirective.Kind
+    line: str
+    game_id: str
+    version: int
+    ms_left: int
+    bot: str
+    message: str
+    def __init__(self, kind: _Optional[_Union[BotDirective.Kind, str]] = ..., line: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., ms_left: _Optional[int] = ..., bot: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class BotReplyRequest(_message.Message):
+    __slots__ = ("key", "game_id", "version", "line", "error")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    game_id: str
+    version: int
+    line: str
+    error: str
+    def __init__(self, key: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., line: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class BotReplyResponse(_message.Message):
+    __slots__ = ("outcome", "fault", "notation", "version", "paused", "message")
+    class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        OUTCOME_UNSPECIFIED: _ClassVar[BotReplyResponse.Outcome]
+        PLAYED: _ClassVar[BotReplyResponse.Outcome]
+        FALLBACK: _ClassVar[BotReplyResponse.Outcome]
+        STALE: _ClassVar[BotReplyResponse.Outcome]
+    OUTCOME_UNSPECIFIED: BotReplyResponse.Outcome
+    PLAYED: BotReplyResponse.Outcome
+    FALLBACK: BotReplyResponse.Outcome
+    STALE: BotReplyResponse.Outcome
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    FAULT_FIELD_NUMBER: _ClassVar[int]
+    NOTATION_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    outcome: BotReplyResponse.Outcome
+    fault: str
+    notation: str
+    version: int
+    paused: bool
+    message: str
+    def __init__(self, outcome: _Optional[_Union[BotReplyResponse.Outcome, str]] = ..., fault: _Optional[str] = ..., notation: _Optional[str] = ..., version: _Optional[int] = ..., paused: _Optional[bool] = ..., message: _Optional[str] = ...) -> None: ...
+
+class GetLadderRequest(_message.Message):
+    __slots__ = ("game_type", "players")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...
+
+class LadderStanding(_message.Message):
+    __slots__ = ("bot", "level", "games", "mu", "sigma", "ordinal", "win_share", "ci_low", "ci_high")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    WIN_SHARE_FIELD_NUMBER: _ClassVar[int]
+    CI_LOW_FIELD_NUMBER: _ClassVar[int]
+    CI_HIGH_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    level: str
+    games: int
+    mu: float
+    sigma: float
+    ordinal: float
+    win_share: float
+    ci_low: float
+    ci_high: float
+    def __init__(self, bot: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ...) -> None: ...
+
+class Ladder(_message.Message):
+    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
+    LADDERS_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    standings: _containers.RepeatedCompositeFieldContainer[LadderStanding]
+    house: _containers.RepeatedScalarFieldContainer[str]
+    standings_text: str
+    ladders: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...

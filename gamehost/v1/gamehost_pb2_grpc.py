@@ -139,6 +139,41 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.FromString,
                 _registered_method=True)
+        self.RegisterBot = channel.unary_unary(
+                '/gamehost.v1.GameHost/RegisterBot',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.RegisterBotRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RegisterBotResponse.FromString,
+                _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/gamehost.v1.GameHost/ListBots',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.RevokeBot = channel.unary_unary(
+                '/gamehost.v1.GameHost/RevokeBot',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeBotRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotInfo.FromString,
+                _registered_method=True)
+        self.GetBot = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetBot',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetBotRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotPage.FromString,
+                _registered_method=True)
+        self.ConnectBot = channel.unary_stream(
+                '/gamehost.v1.GameHost/ConnectBot',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ConnectBotRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotDirective.FromString,
+                _registered_method=True)
+        self.BotReply = channel.unary_unary(
+                '/gamehost.v1.GameHost/BotReply',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.FromString,
+                _registered_method=True)
+        self.GetLadder = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetLadder',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Ladder.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -312,6 +347,67 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterBot(self, request, context):
+        """The ladder (docs/ladder.md, docs/bot-protocol.md): bots written in any language
+        register, connect with `gamehost bot run`, and are rated in continuous matchmaking
+        against each other and the house levels. Only on a server run with --ladder.
+
+        Register a bot for one ladder (a game and its player count). The key in the
+        answer is shown once; the server keeps only its hash. Anyone may register, at
+        most a few bots an hour per client (RESOURCE_EXHAUSTED); on a server with
+        --api-keys, only callers with an API key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBots(self, request, context):
+        """Registered bots, by name: status (and why), rated games, moves and faults.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeBot(self, request, context):
+        """Revoke a bot for good: its key stops working, its runner is let go, it leaves
+        the standings. Needs the bot's key (or the API key that registered it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBot(self, request, context):
+        """One bot's page: its account, its rating, and its finished ladder games newest
+        first, each with the rating after it (its rating over time).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ConnectBot(self, request, context):
+        """A bot runner's connection: the server streams the protocol's lines for the
+        bot's games (start, act, end; docs/bot-protocol.md), and the runner answers each
+        act with BotReply. One runner per bot: a newer connection replaces an older one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BotReply(self, request, context):
+        """The bot's answer to one act line, or why there is none. A late, garbage, illegal
+        or missing answer is played by the fallback level at once and counted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLadder(self, request, context):
+        """One ladder's standings, best rated first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -419,6 +515,41 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.ExportGames,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.SerializeToString,
+            ),
+            'RegisterBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterBot,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RegisterBotRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.RegisterBotResponse.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ListBotsRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'RevokeBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeBot,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeBotRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotInfo.SerializeToString,
+            ),
+            'GetBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBot,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetBotRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotPage.SerializeToString,
+            ),
+            'ConnectBot': grpc.unary_stream_rpc_method_handler(
+                    servicer.ConnectBot,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ConnectBotRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotDirective.SerializeToString,
+            ),
+            'BotReply': grpc.unary_unary_rpc_method_handler(
+                    servicer.BotReply,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.SerializeToString,
+            ),
+            'GetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadder,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Ladder.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -988,6 +1119,195 @@ class GameHost:
             '/gamehost.v1.GameHost/ExportGames',
             gamehost_dot_v1_dot_gamehost__pb2.ExportGamesRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.ExportedGame.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/RegisterBot',
+            gamehost_dot_v1_dot_gamehost__pb2.RegisterBotRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/ListBots',
+            gamehost_dot_v1_dot_gamehost__pb2.ListBotsRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/RevokeBot',
+            gamehost_dot_v1_dot_gamehost__pb2.RevokeBotRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.BotInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetBot',
+            gamehost_dot_v1_dot_gamehost__pb2.GetBotRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.BotPage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConnectBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/gamehost.v1.GameHost/ConnectBot',
+            gamehost_dot_v1_dot_gamehost__pb2.ConnectBotRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.BotDirective.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BotReply(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/BotReply',
+            gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetLadder',
+            gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Ladder.FromString,
             options,
             channel_credentials,
             insecure,

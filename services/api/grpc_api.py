@@ -1,5 +1,6 @@
 """The gRPC edge: each GameHost method turns its protobuf request into a domain call
-(``play``, ``bots.hints``, ``tournament``, ``archive``) and its result into a response
+(``play``, ``bots.hints``, ``tournament``, ``ladder``, ``archive``) and its result into a
+response
 (``messages``); ``status`` admits requests and maps errors onto status codes."""
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from services.kinds import (
     GameStatus,
     SeatKind,
 )
+from services.ladder import wire as ladder_wire
+from services.ladder.service import LadderService
+from services.ladder.sessions import Sessions
 from services.limits import quotas
 from services.play import seating
 from services.play.host import GameHost, SeatSpec
@@ -76,10 +80,14 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         host: GameHost,
         tournaments: TournamentService | None = None,
         hints: HintService | None = None,
+        ladder: LadderService | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
+        self.ladder = ladder
+        self.sessions = sessions
         self._events = SharedEvents()  # WatchGame's messages, shared between streams
 
     @unary
@@ -290,6 +298,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             )
         fields = {"game": request.game_type, "since": request.since, "player": request.player}
         fields["tournament"] = request.tournament
+        fields["bot"] = request.bot
         try:
             query = ExportQuery.parse({k: v for k, v in fields.items() if v})
         except BadExportQuery as exc:
@@ -320,6 +329,85 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def CancelTournament(self, request, context):
         return wire.tournament_message(await self._tournaments().cancel(request.name))
+
+
+    # ------------------------------------------------------------------ the ladder
+    def _ladder(self) -> LadderService:
+        if self.ladder is None:
+            raise FailedPrecondition(
+                "this server runs no ladder (gamehost serve --ladder GAME:PLAYERS)"
+            )
+        return self.ladder
+
+    @unary
+    async def RegisterBot(self, request, context):
+        account, key = await self._ladder().register(
+            request.name, request.game_type, request.players, quotas.caller_of(context)
+        )
+        info = ladder_wire.bot_info(account)
+        return pb.RegisterBotResponse(bot=account.name, key=key, info=info)
+
+    @unary
+    async def ListBots(self, request, context):
+        found = await self._ladder().list(request.game_type, request.players)
+        return pb.ListBotsResponse(bots=[ladder_wire.bot_info(a) for a in found])
+
+    @unary
+    async def RevokeBot(self, request, context):
+        caller = quotas.caller_of(context)
+        account = await self._ladder().revoke(request.name, request.key, caller)
+        return ladder_wire.bot_info(account)
+
+    @unary
+    async def GetBot(self, request, context):
+        page = await self._ladder().page(request.name, request.limit)
+        message = pb.BotPage(
+            bot=ladder_wire.bot_info(page.account),
+            games=[ladder_wire.bot_game(g) for g in page.games],
+        )
+        if page.standing is not None:
+            message.standing.CopyFrom(ladder_wire.standing(page.standing))
+        return message
+
+    @unary
+    async def GetLadder(self, request, context):
+        ladder = self._ladder()
+        game_type, players = request.game_type, request.players
+        if not game_type and not players:
+            game_type, players = ladder.config.ladders[0].game, ladder.config.ladders[0].players
+        rows = await ladder.standings(game_type, players)
+        return pb.Ladder(
+            game_type=game_type,
+            players=players,
+            standings=[ladder_wire.standing(r) for r in rows],
+            house=list(ladder.config.house),
+            standings_text=ladder_wire.standings_text(rows),
+            ladders=[spec.name for spec in ladder.config.ladders],
+        )
+
+    def _sessions(self) -> Sessions:
+        self._ladder()
+        assert self.sessions is not None
+        return self.sessions
+
+    @streaming
+    async def ConnectBot(self, request, context):
+        if request.protocol not in (0, 1):
+            raise FailedPrecondition(
+                f"this server speaks bot protocol 1, not {request.protocol}", field="protocol"
+            )
+        async with contextlib.aclosing(
+            self._sessions().connect(request.key, request.concurrency)
+        ) as directives:
+            async for directive in directives:
+                yield ladder_wire.directive(directive)
+
+    @unary
+    async def BotReply(self, request, context):
+        answered = await self._sessions().reply(
+            request.key, request.game_id, request.version, request.line, request.error
+        )
+        return ladder_wire.answered(answered)
 
 
 def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:

@@ -28,11 +28,13 @@ class ExportQuery:
     since: float | None = None  # Unix seconds: games finished at or after
     player: str = ""
     tournament: str = ""
+    bot: str = ""  # a ladder participant (registered bot or house level)
 
     @classmethod
     def parse(cls, fields: Mapping[str, str]) -> ExportQuery:
         """From ``game``, ``since`` (an ISO 8601 date or time, UTC unless it says),
-        ``player`` and ``tournament``, as the command line and the HTTP route take them."""
+        ``player``, ``tournament`` and ``bot``, as the command line and the HTTP route
+        take them."""
         game_type = fields.get("game", "")
         if game_type and game_type not in game_names():
             raise BadExportQuery(
@@ -48,7 +50,13 @@ class ExportQuery:
                     "2026-11-01T12:00:00Z"
                 ) from None
             since = (at if at.tzinfo else at.replace(tzinfo=dt.UTC)).timestamp()
-        return cls(game_type, since, fields.get("player", ""), fields.get("tournament", ""))
+        return cls(
+            game_type,
+            since,
+            fields.get("player", ""),
+            fields.get("tournament", ""),
+            fields.get("bot", ""),
+        )
 
 
 def export_line(summary: ArchivedSummary, game: ArchivedGame) -> dict[str, Any]:
@@ -81,6 +89,7 @@ async def export_lines(archive: Archive, query: ExportQuery) -> AsyncIterator[st
                 game_type=query.game_type,
                 player=query.player,
                 tournament=query.tournament,
+                ladder_bot=query.bot,
                 finished_after=query.since,
                 page_size=_PAGE,
                 page_token=token,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import bots
 from games import State
 from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
@@ -156,6 +157,30 @@ async def commit_turn(
     return result
 
 
+async def commit_fallback(
+    store: GameStore, snapshot: Snapshot, state: State, seat: int, level: str, why: str
+) -> tuple[CommitResult, str]:
+    """Play ``level``'s move for the human seat ``seat`` now, as a timeout, before its
+    clock runs out (the ladder: a bot's answer that cannot be played); ``why`` is
+    logged with it (``fault``). Under the clock's own request key, ``timeout:<version>``,
+    so the seat gets one fallback move at that version, whoever plays it first. Only
+    for levels decided in this process (no search trees: random, greedy). Returns the
+    commit and the move's notation."""
+    seed = snapshot.info.seed
+    turn = BotTurn(
+        snapshot=snapshot,
+        state=state,
+        seat=seat,
+        level=level,
+        seed=bot_seed(seed, snapshot.version, seat),
+        view=bot_view(state, seed, snapshot.version, seat),
+        timeout=True,
+    )
+    action = bots.choose_action(turn.view, seat, level, turn.seed)
+    result, step = await _commit(store, snapshot, state, action, True, 0.0, {"fault": why})
+    return result, step.events[0]["text"]
+
+
 async def _commit(
     store: GameStore,
     snapshot: Snapshot,
@@ -163,10 +188,12 @@ async def _commit(
     action: int,
     timeout: bool,
     keep_bot_lease: float,
+    marks: dict[str, str] | None = None,
 ) -> tuple[CommitResult, steps.Step]:
     step = steps.play_on(snapshot, state, action)
     if timeout:
         step.events[0]["timeout"] = True  # counted by tournaments; shown to everyone
+        step.events[0].update(marks or {})
     result = {"version": step.version, "action": action, "notation": step.events[0]["text"]}
     key = turn_request_key(snapshot.version, timeout)
     committed = await steps.commit_step(

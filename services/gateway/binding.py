@@ -20,7 +20,7 @@ from services.gateway.routes import Route
 
 MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/limits/request_limits.py)
 # What a Bearer token fills: the first of these fields the request has.
-TOKEN_FIELDS = ("token", "entrant_token", "creator_token")
+TOKEN_FIELDS = ("token", "entrant_token", "creator_token", "key")
 _RESUME_FIELD = "after_event_id"  # what Last-Event-ID fills (an EventSource reconnect)
 _QUOTE = 40  # characters of a client's value quoted in a message
 

@@ -80,6 +80,14 @@ _TABLE = (
     Route("POST", "/v1/games/{game_id}:seatOptions", "SetSeatOptions", body="*"),
     # The archive's export (docs/export.md): each line is an ExportedGame's json.
     Route("GET", "/v1/export", "ExportGames", ndjson=True),
+    # The ladder (docs/ladder.md); a runner's connection is an event stream too.
+    Route("POST", "/v1/bots", "RegisterBot", body="*"),
+    Route("GET", "/v1/bots", "ListBots"),
+    Route("GET", "/v1/bots/{name}", "GetBot"),
+    Route("POST", "/v1/bots/{name}:revoke", "RevokeBot", body="*"),
+    Route("POST", "/v1/bots:connect", "ConnectBot", body="*"),
+    Route("POST", "/v1/bots:reply", "BotReply", body="*"),
+    Route("GET", "/v1/ladder", "GetLadder"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

@@ -24,7 +24,11 @@ import grpc
 from services.limits.access import api_key_of, client_id
 
 _SERVICE_PREFIX = "/gamehost.v1.GameHost/"
-_NEEDS_KEY = {_SERVICE_PREFIX + "CreateGame", _SERVICE_PREFIX + "CreateTournament"}
+_NEEDS_KEY = {
+    _SERVICE_PREFIX + "CreateGame",
+    _SERVICE_PREFIX + "CreateTournament",
+    _SERVICE_PREFIX + "RegisterBot",
+}
 _MAX_CLIENTS = 100_000  # buckets kept (least recently used dropped)
 # The running unary call's client id, as the interceptor admitted it (CreateGame's
 # live-games cap counts against it): one home for who a caller is.

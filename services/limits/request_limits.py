@@ -21,6 +21,7 @@ _CAPS = {
     "request_id": 128,
     "creator_token": 128,
     "fallback_level": 200,
+    "key": 128,  # a ladder bot's key
 }
 _DEFAULT = 1024
 MAX_OPTIONS = 32

@@ -17,10 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 from services.tournament.intervals import over_deals, wilson
 from services.tournament.model import Definition, TableResult
+from services.tournament.ratings import new_rating, rate_game
 
 _DIGITS = 6  # JSON and CSV figures are rounded, so the printed line is stable and short
 
@@ -78,8 +77,7 @@ def standings(defn: Definition, results: Sequence[TableResult]) -> Report:
     seat_points = [0.0] * p
     pair_games: dict[tuple[int, int], int] = {}
     pair_score: dict[tuple[int, int], float] = {}
-    model = PlackettLuce()
-    ratings = [model.rating(name=e.name) for e in defn.entrants]
+    ratings = [new_rating(e.name) for e in defn.entrants]
     timeouts = 0
     for result in ordered:
         seats, returns = result.table.seats, result.returns
@@ -94,9 +92,8 @@ def standings(defn: Definition, results: Sequence[TableResult]) -> Report:
                     key = (entrant, other)
                     pair_games[key] = pair_games.get(key, 0) + 1
                     pair_score[key] = pair_score.get(key, 0.0) + _versus(value, theirs)
-        ranks = [sum(1 for other in returns if other > value) for value in returns]
-        rated = model.rate([[ratings[e]] for e in seats], ranks=ranks)
-        for entrant, (rating,) in zip(seats, rated, strict=True):
+        rated = rate_game([ratings[e] for e in seats], returns)
+        for entrant, rating in zip(seats, rated, strict=True):
             ratings[entrant] = rating
     rows = []
     for i, entrant in enumerate(defn.entrants):

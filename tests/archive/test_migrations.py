@@ -17,7 +17,16 @@ from services.archive.archive import Archive
 from services.archive.schema import metadata
 from services.archive.synthetic import finished_game
 
-TABLES = {"archived_games", "archived_seats", "archived_tournaments"}
+TABLES = {
+    "archived_games",
+    "archived_seats",
+    "archived_tournaments",
+    "ladder_bots",
+    "ladder_ratings",
+    "ladder_games",
+    "ladder_seats",
+    "ladder_leases",
+}
 
 
 def _tables(engine: sa.Engine) -> set[str]:

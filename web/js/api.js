@@ -110,6 +110,9 @@ export const api = {
   },
   listTournaments: () => call("GET", "/v1/tournaments"),
   tournament: (name) => call("GET", `/v1/tournaments/${enc(name)}`),
+  // The ladder (docs/ladder.md): standings (empty: the server's first ladder), a bot's page.
+  ladder: (gameType, players) => call("GET", "/v1/ladder", { query: { gameType, players } }),
+  bot: (name) => call("GET", `/v1/bots/${enc(name)}`, { query: { limit: 100 } }),
 
   /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
   watchGame(gameId, token, afterEventId, onEvent, onError, onConnection) {

@@ -4,6 +4,7 @@ import { mount, h } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { gamePage, joinPage } from "./game.js";
 import { historyPage } from "./history.js";
+import { botPage, ladderPage } from "./ladder.js";
 import { replayPage } from "./replay.js";
 import { tournamentPage, tournamentsPage } from "./tournament.js";
 
@@ -15,6 +16,8 @@ const routes = [
   [/^\/history$/, () => historyPage],
   [/^\/tournaments$/, () => tournamentsPage],
   [/^\/tournament\/([^/]+)$/, () => tournamentPage],
+  [/^\/ladder$/, () => ladderPage],
+  [/^\/bot\/([^/]+)$/, () => botPage],
 ];
 
 let cleanup = null;

@@ -1,0 +1,277 @@
+"""The ladder under load (docs/ladder.md): N protocol bots (the example bot,
+examples/bots/random_bot.py, each behind its own `gamehost bot run`) connected to one
+server with Redis, PostgreSQL and a Celery worker, for a while; then the figures.
+
+    .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
+        [--postgres URL] [--redis URL] [--house random,greedy] [--out FILE]
+
+It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
+its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
+connects from this machine's one address, which the per-client limits would otherwise
+count as one client (the per-key limits still apply), and `--ladder-registrations 0`
+for the same reason. It prints:
+
+- ladder games per hour: rated games (validation games not counted) finished in the
+  measured window, after the first minute (every bot validated);
+- matchmaking wait p50/p99: for each bot, from the end of its last game in progress
+  to the start of its next one (seen by its runner; the set's result is rated first);
+- move round trip through `bot run` p50/p99: from an act's arrival at the runner to
+  the server's answer that the move was played, less the program's own time and the
+  time the act waited behind the same copy's other acts;
+- errors: faults counted against the bots (the example bot makes none), bots paused,
+  runners that stopped, ladder games failed, answers the runner could not deliver,
+  and ERROR lines in the server's and worker's logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+import redis  # noqa: E402
+import sqlalchemy as sa  # noqa: E402
+
+from gamehost import Client  # noqa: E402
+from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
+from services.archive.schema import ladder_games  # noqa: E402
+
+WARMUP = 60.0  # seconds before the window: validation games, first pairings
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gamehost(args: list[str], log: pathlib.Path, env: dict | None = None) -> subprocess.Popen:
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "gamehost.cli", *args],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,
+        )
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=15)
+
+
+def wait_for(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise SystemExit(f"ladder_load: timed out waiting for {what}")
+
+
+def waits_of(stats: pathlib.Path) -> list[float]:
+    """One runner's matchmaking waits: from its last game in progress ending to the
+    next one starting."""
+    waits, playing, idle_since = [], 0, None
+    for line in stats.read_text().splitlines():
+        record = json.loads(line)
+        if record["event"] == "start":
+            if playing == 0 and idle_since is not None:
+                waits.append(record["t"] - idle_since)
+            playing += 1
+        elif record["event"] == "end":
+            playing = max(0, playing - 1)
+            if playing == 0:
+                idle_since = record["t"]
+    return waits
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--house", default="random,greedy")
+    parser.add_argument("--out", help="also write the figures as JSON to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
+    args = parser.parse_args()
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="ladder-load-"))
+    database = f"gamehost_ladder_load_{uuid.uuid4().hex[:10]}"
+    prefix = f"ladder-load-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(args.postgres, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{database}"')
+    archive = sa.make_url(args.postgres).set(database=database).render_as_string(False)
+    processes: list[subprocess.Popen] = []
+    # Celery's keys under the same prefix: everything this run writes is removed after.
+    celery = {
+        "GAMEHOST_CELERY_BROKER": args.redis,
+        "GAMEHOST_CELERY_QUEUE": f"{prefix}-bots",
+        "GAMEHOST_CELERY_KEY_PREFIX": f"{prefix}:celery:",
+    }
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "gamehost.cli", "db", "upgrade", "--archive", archive],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        worker = gamehost(["worker", "--concurrency", "1"], work / "worker.log", celery)
+        processes.append(worker)
+        port = free_port()
+        serve = ["serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix]
+        serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
+        serve += ["--ladder", "cite:2", "--ladder-house", args.house]
+        serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
+        server = gamehost(serve, work / "server.log", celery)
+        processes.append(server)
+        target = f"127.0.0.1:{port}"
+        client = Client(target)
+        client.wait_ready(timeout=120)
+        keys = {}
+        for i in range(args.bots):
+            name = f"load-{i:03d}"
+            keys[name] = client.register_bot(name, "cite", 2).key
+        runners = {}
+        bot = f"{sys.executable} {ROOT / 'examples' / 'bots' / 'random_bot.py'}"
+        for name, key in keys.items():
+            run = ["bot", "run", "--target", target, "--key", key, "--cmd", bot]
+            run += ["--stats", str(work / f"{name}.jsonl")]
+            runners[name] = gamehost(run, work / f"{name}.log")
+            processes.append(runners[name])
+        print(f"{args.bots} bots connecting; warming up {WARMUP:g} s", flush=True)
+        engine = sa.create_engine(archive.replace("postgresql://", "postgresql+psycopg://"))
+
+        def rated() -> int:
+            with engine.connect() as connection:
+                return connection.execute(
+                    sa.select(sa.func.count())
+                    .select_from(ladder_games)
+                    .where(ladder_games.c.status == "rated", ladder_games.c.validation.is_(False))
+                ).scalar_one()
+
+        time.sleep(WARMUP)
+        active = sum(b.status == pb.BOT_ACTIVE for b in client.list_bots())
+        started, at_start = time.monotonic(), rated()
+        window_start = time.time()
+        print(f"{active} of {args.bots} bots active; measuring {args.seconds:g} s", flush=True)
+        time.sleep(args.seconds)
+        elapsed, at_end = time.monotonic() - started, rated()
+        window_end = time.time()
+        bots = client.list_bots()
+        with engine.connect() as connection:
+            failed = connection.execute(
+                sa.select(sa.func.count())
+                .select_from(ladder_games)
+                .where(ladder_games.c.status == "failed")
+            ).scalar_one()
+        engine.dispose()
+        client.close()
+        for process in reversed(processes):  # runners first, then the server and worker
+            stop(process)
+
+        waits: list[float] = []
+        overhead: list[float] = []
+        bot_ms: list[float] = []
+        undelivered = 0
+        shown: list[str] = []  # the error lines themselves, a few
+        for name in keys:
+            stats = work / f"{name}.jsonl"
+            if stats.exists():
+                waits += waits_of(stats)
+                for line in stats.read_text().splitlines():
+                    record = json.loads(line)
+                    if record["event"] == "move" and window_start <= record["t"] <= window_end:
+                        overhead.append(record["rtt_ms"] - record["bot_ms"] - record["queued_ms"])
+                        bot_ms.append(record["bot_ms"])
+            lines = (work / f"{name}.log").read_text(errors="replace").splitlines()
+            missed = [line for line in lines if "not taken" in line]
+            undelivered += len(missed)
+            shown += missed[:3]
+        by_fault = {
+            kind: sum(getattr(b.faults, kind) for b in bots)
+            for kind in ("late", "garbage", "illegal", "missing")
+        }
+        faults = sum(by_fault.values())
+        paused = sum(b.status == pb.BOT_PAUSED for b in bots)
+        stopped = sum(1 for r in runners.values() if r.returncode not in (None, -15, 0))
+        logged = 0
+        for log in ("server.log", "worker.log"):
+            lines = (work / log).read_text(errors="replace").splitlines()
+            errors = [i for i, line in enumerate(lines) if "ERROR" in line]
+            logged += len(errors)
+            shown += ["\n".join(lines[i : i + 12]) for i in errors[:2]]
+        games = at_end - at_start
+        figures = {
+            "bots": args.bots,
+            "seconds": round(elapsed, 1),
+            "house": args.house,
+            "ladder_games": games,
+            "ladder_games_per_hour": round(games * 3600 / elapsed),
+            "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
+            "matchmaking_wait_p99_s": round(percentile(waits, 0.99), 2),
+            "moves": len(overhead),
+            "move_round_trip_p50_ms": round(percentile(overhead, 0.5), 2),
+            "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
+            "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
+            "errors": faults + paused + stopped + failed + undelivered + logged,
+            "errors_by_kind": {
+                "faults": by_fault,
+                "paused": paused,
+                "runners_stopped": stopped,
+                "games_failed": failed,
+                "answers_undelivered": undelivered,
+                "error_log_lines": logged,
+            },
+        }
+        for line in shown[:8]:
+            print(line, file=sys.stderr)
+        print(json.dumps(figures, indent=2))
+        if args.out:
+            pathlib.Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+        with psycopg.connect(args.postgres, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        store = redis.Redis.from_url(args.redis)
+        for key in store.scan_iter(match=f"{prefix}:*", count=1000):
+            store.delete(key)
+        store.close()
+        if args.keep:
+            print(f"logs kept in {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

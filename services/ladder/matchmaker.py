@@ -1,0 +1,411 @@
+"""Continuous matchmaking, one replica at a time per ladder (the lease, ``lease``).
+
+Every replica runs a Matchmaker; each tick it tries to take or renew each ladder's
+lease, and for the ladders it holds:
+
+1. **settles** the open games: makes a pending game in the store (its id was fixed
+   when it was written down, so a game is never made twice), rates a game whose
+   finished copy is in the archive (a validation game passes or pauses its bot
+   instead), marks a game lost when neither the store nor the archive has it, and
+   hands the seats of a bot with no runner connected (or paused) to the fallback
+   level for good, so its games end;
+2. **validates**: a connected bot that is validating gets one game against
+   ``random`` in every other seat;
+3. **pairs**: while fewer than ``tables`` duplicate sets are open, the active
+   connected bot with the fewest open sets (then a random one) gets opponents by
+   rating closeness with exploration (``pairing``) among the house levels and the
+   other free bots, and a set: one deal under every seat rotation. With no free bot,
+   the house levels play sets among themselves (at most ``house_tables`` at once), so
+   their ratings, the ladder's fixed points, stay current.
+
+Everything the matchmaker writes goes through the ledger, fenced by the lease, and
+every game is written down before it is made: a replica killed at any point leaves
+nothing that the next holder does not find and finish."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import secrets
+import socket
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from services.errors import AlreadyExists, ServiceError
+from services.kinds import EventKind, GameStatus, SeatKind
+from services.ladder import lease, pairing
+from services.ladder.accounts import BotAccount
+from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
+from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
+from services.ladder.seats import seat_token
+from services.ladder.service import LEASE_SECONDS, LadderService
+from services.limits.access import hash_token
+from services.play.host import GameHost, SeatSpec
+from services.stores import GameMoved
+from services.stores.records import Timer
+from services.sweeps import Wake
+from services.turns import steps
+from services.watch import events as ev
+
+log = logging.getLogger(__name__)
+
+LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
+CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries
+
+
+def replica_id() -> str:
+    """This process among the replicas: host, pid and a random part."""
+    return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
+
+
+class Matchmaker:
+    TICK = 0.5  # seconds between ticks (a kick cuts one short)
+
+    def __init__(
+        self,
+        service: LadderService,
+        host: GameHost,
+        replica: str | None = None,
+        on_games: Callable[[], None] | None = None,
+    ) -> None:
+        self.service = service
+        self._on_games = on_games or (lambda: None)  # new games made: tell the runners
+        self.host = host
+        self.replica = replica or replica_id()
+        self.config = service.config
+        self._rng = random.Random()
+        self._wake = Wake()
+        self._task: asyncio.Task | None = None
+        self._closing = False
+        self._held: set[str] = set()  # ladders this replica held at its last tick
+        self._looked: dict[str, float] = {}  # game id -> when it was last looked for
+
+    def start(self) -> None:
+        if not self._closing and (self._task is None or self._task.done()):
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def kick(self) -> None:
+        self._wake.set()
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        for ladder in self._held:  # a clean stop hands the ladder on at once
+            with contextlib.suppress(Exception):
+                name = self.service.lease_name(ladder)
+                await asyncio.to_thread(lease.release, self.service.engine, name, self.replica)
+
+    async def _run(self) -> None:
+        while not self._closing:
+            for spec in self.config.ladders:
+                try:
+                    await self.tick(spec)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the archive or the store is down: next tick
+                    log.warning(
+                        "ladder %s: tick failed: %s: %s", spec.name, type(exc).__name__, exc
+                    )
+            await self._wake.nap(self.TICK)
+
+    # ------------------------------------------------------------------ one tick
+    async def tick(self, spec: LadderSpec) -> bool:
+        """One tick of ``spec``'s ladder; False when another replica holds it."""
+        name = self.service.lease_name(spec.name)
+        engine = self.service.engine
+        held = await asyncio.to_thread(
+            lease.acquire, engine, name, self.replica, LEASE_SECONDS, time.time()
+        )
+        if not held:
+            self._held.discard(spec.name)
+            return False
+        if spec.name not in self._held:
+            log.info("ladder %s: matchmaking here (%s)", spec.name, self.replica)
+            self._held.add(spec.name)
+        ledger = self.service.ledger
+        open_games = await asyncio.to_thread(ledger.open_games, spec.name)
+        accounts = {
+            a.name: a for a in await asyncio.to_thread(self.service.accounts.list, spec.name)
+        }
+        await self._settle(spec, open_games, accounts)
+        # Read again: settling rated games and judged validations.
+        open_games = await asyncio.to_thread(ledger.open_games, spec.name)
+        listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
+        accounts = {a.name: a for a in listed}
+        await self._validate(spec, open_games, accounts)
+        await self._pair(spec, open_games, accounts)
+        return True
+
+    # ------------------------------------------------------------------ 1. settle
+    async def _settle(
+        self, spec: LadderSpec, open_games: list[OpenGame], accounts: dict[str, BotAccount]
+    ) -> None:
+        now = time.time()
+        for game in open_games:
+            planned = game.game
+            if game.status == PENDING:
+                await self._make(spec, planned)
+            elif game.returns is not None:
+                await self._finish(spec, planned, game.returns)
+            else:
+                absent = [
+                    seat
+                    for seat, who in enumerate(planned.seats)
+                    if not who.house and not _present(accounts.get(who.name), now)
+                ]
+                looked = self._looked.get(planned.game_id, 0.0)
+                if absent or now - looked >= LOST_CHECK_SECONDS:
+                    self._looked[planned.game_id] = now
+                    await self._look_after(spec, planned, absent)
+        live = {g.game.game_id for g in open_games}
+        for game_id in [g for g in self._looked if g not in live]:
+            del self._looked[game_id]
+
+    async def _make(self, spec: LadderSpec, planned: PlannedGame) -> None:
+        """Make a written-down game in the store (or find it made) and claim its bots'
+        seats; then it is playing."""
+        seats = [
+            SeatSpec(SeatKind.BOT, s.level, s.name)
+            if s.house
+            else SeatSpec(SeatKind.HUMAN, name=s.name)
+            for s in planned.seats
+        ]
+        timer = Timer(self.config.move_seconds, 0.0, FALLBACK, 0)  # never handed over
+        # AlreadyExists: made before this holder (or an earlier tick) got this far.
+        with contextlib.suppress(AlreadyExists):
+            await self.host.create_game(
+                spec.game,
+                seats,
+                {},
+                seed=planned.deal,
+                deal_key=f"ladder:{planned.set_id}",
+                deal_stream=True,
+                game_id=planned.game_id,
+                timer=timer,
+            )
+        secret = await self.host.store.secret()
+        for seat, who in enumerate(planned.seats):
+            if who.house:
+                continue
+            token_hash = hash_token(seat_token(secret, planned.game_id, seat))
+            claimed = await self._claim(planned.game_id, seat, who.name, token_hash)
+            if claimed is None:
+                return  # gone at once (expired): the lost check sees to it
+            if not claimed:
+                # Someone joined the seat first (it was public for a moment): the game
+                # cannot be the bot's; end it, and it fails.
+                await steps.abandon(self.host.store, planned.game_id, "a ladder seat was taken")
+                await self._set(spec, planned.game_id, FAILED, PENDING)
+                return
+        await self._set(spec, planned.game_id, PLAYING, PENDING)
+
+    async def _claim(self, game_id: str, seat: int, name: str, token_hash: str) -> bool | None:
+        """Give a bot's seat its token hash, with a joined event built on the version it
+        is written at (a house bot may move meanwhile: built again); True once the seat
+        holds it, False when someone else holds it, None when the game is gone."""
+        for _ in range(CLAIM_TRIES):
+            snapshot = await self.host.store.load(game_id)
+            if snapshot is None:
+                return None
+            held = snapshot.tokens.get(seat)
+            if held is not None:
+                return held == token_hash  # an earlier holder of the lease claimed it
+            to_move = steps.load_state(snapshot).current_player()
+            joined = ev.joined_event(seat, name, snapshot.version, to_move)
+            with contextlib.suppress(GameMoved):
+                store = self.host.store
+                if await store.claim_seat(game_id, seat, token_hash, joined, snapshot.version):
+                    return True
+        return False
+
+    async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
+        return await asyncio.to_thread(
+            self.service.ledger.set_status,
+            spec.name,
+            self.replica,
+            game_id,
+            status,
+            before,
+            time.time(),
+        )
+
+    async def _finish(self, spec: LadderSpec, planned: PlannedGame, returns: list[float]) -> None:
+        """A finished game, now in the archive: rated, or a validation game judged."""
+        ledger = self.service.ledger
+        if not returns:  # ended where it stood (abandoned): no result
+            await self._set(spec, planned.game_id, FAILED, PLAYING)
+            return
+        if planned.validation:
+            await self._judge(planned)
+        await asyncio.to_thread(ledger.rate, spec.name, self.replica, planned, returns, time.time())
+
+    async def _judge(self, planned: PlannedGame) -> None:
+        """A validation game: its bot passes if it played every one of its moves itself."""
+        (seat, who) = next((i, s) for i, s in enumerate(planned.seats) if not s.house)
+        archived = await self.service.archive.game(planned.game_id, cache=False)
+        moves = fallback = handed = 0
+        for event in archived.events if archived is not None else []:
+            data = event.data
+            if data["kind"] == EventKind.ACTION and data.get("seat") == seat:
+                moves += 1
+                fallback += bool(data.get("timeout"))
+            elif data["kind"] == EventKind.SEAT_CHANGED and data.get("seat") == seat:
+                handed += 1
+        accounts = self.service.accounts
+        if archived is not None and not fallback and not handed:
+            reason = f"passed its validation game {planned.game_id} ({moves} moves)"
+            status = BotStatus.ACTIVE
+        else:
+            why = "its runner left" if handed else f"{fallback} of {moves} moves by the fallback"
+            reason = f"failed its validation game {planned.game_id}: {why}"
+            status = BotStatus.PAUSED
+        await asyncio.to_thread(
+            accounts.set_status, who.name, status, reason, (BotStatus.VALIDATING,)
+        )
+
+    async def _look_after(self, spec: LadderSpec, planned: PlannedGame, absent: list[int]) -> None:
+        """An unfinished game: lost when neither the store nor the archive has it; the
+        seats of ``absent`` bots go to the fallback level for good."""
+        snapshot = await self.host.store.load(planned.game_id)
+        if snapshot is None:
+            returns = await asyncio.to_thread(self.service.ledger.archived_returns, planned.game_id)
+            if returns is None:
+                log.warning(
+                    "ladder %s: game %s was lost before its end", spec.name, planned.game_id
+                )
+                await self._set(spec, planned.game_id, FAILED, PLAYING)
+            return
+        secret = await self.host.store.secret()
+        for seat in absent:
+            if snapshot.info.seats[seat].is_bot or snapshot.status != GameStatus.IN_PROGRESS:
+                continue
+            token = seat_token(secret, planned.game_id, seat)
+            with contextlib.suppress(ServiceError):  # finished meanwhile, or raced
+                await self.host.seating.hand_over(
+                    planned.game_id, token, FALLBACK, for_good=True, request_id=f"ladder:{seat}"
+                )
+
+    # ------------------------------------------------------------------ 2. validate
+    async def _validate(
+        self, spec: LadderSpec, open_games: list[OpenGame], accounts: dict[str, BotAccount]
+    ) -> None:
+        now = time.time()
+        validating = {
+            s.name for g in open_games if g.game.validation for s in g.game.seats if not s.house
+        }
+        for account in accounts.values():
+            if account.status != BotStatus.VALIDATING or not _present(account, now):
+                continue
+            if account.name in validating:
+                continue
+            seat = self._rng.randrange(spec.players)
+            seats = tuple(
+                LadderSeat(account.name, "")
+                if i == seat
+                else LadderSeat(VALIDATION_OPPONENT, VALIDATION_OPPONENT)
+                for i in range(spec.players)
+            )
+            game_id = secrets.token_hex(16)
+            planned = PlannedGame(game_id, game_id, 0, secrets.randbits(63), True, seats)
+            if await self._write(spec, [planned]):
+                await self._make(spec, planned)
+                self._on_games()
+
+    async def _write(self, spec: LadderSpec, planned: list[PlannedGame]) -> bool:
+        return await asyncio.to_thread(
+            self.service.ledger.add, spec.name, self.replica, planned, time.time()
+        )
+
+    # ------------------------------------------------------------------ 3. pair
+    async def _pair(
+        self, spec: LadderSpec, open_games: list[OpenGame], accounts: dict[str, BotAccount]
+    ) -> None:
+        now = time.time()
+        sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
+        house_sets: set[str] = set()
+        all_sets: set[str] = set()
+        for game in open_games:
+            if game.game.validation:
+                continue
+            all_sets.add(game.game.set_id)
+            if all(s.house for s in game.game.seats):
+                house_sets.add(game.game.set_id)
+            for seat in game.game.seats:
+                sets[seat.name].add(game.game.set_id)
+        free = [
+            a
+            for a in accounts.values()
+            if a.status == BotStatus.ACTIVE
+            and _present(a, now)
+            and len(sets[a.name]) < max(1, a.slots)
+        ]
+        house = list(dict.fromkeys(self.config.house))
+        ratings = await asyncio.to_thread(self.service.ledger.ratings, spec.name)
+
+        def mu(name: str) -> float:
+            row = ratings.get(name)
+            return row.mu if row is not None else 25.0
+
+        opened = len(all_sets)
+        house_open = len(house_sets)
+        self._rng.shuffle(free)
+        free.sort(key=lambda a: len(sets[a.name]))
+        while opened < self.config.tables:
+            if free:
+                focus = free.pop(0)
+                others = [(h, mu(h)) for h in house]
+                others += [(a.name, mu(a.name)) for a in free]
+                opponents = pairing.choose_opponents(
+                    mu(focus.name), others, spec.players - 1, self._rng, self.config.exploration
+                )
+                if len(opponents) < spec.players - 1:
+                    continue  # not enough opponents for this bot now
+                names = [focus.name, *opponents]
+                for name in opponents:  # a bot opponent is taken for this set
+                    free = [a for a in free if a.name != name]
+            elif house_open < self.config.house_tables and len(house) >= spec.players:
+                names = self._rng.sample(house, spec.players)
+                house_open += 1
+            else:
+                return
+            self._rng.shuffle(names)
+            if not await self._play_set(spec, names):
+                return
+            opened += 1
+
+    async def _play_set(self, spec: LadderSpec, names: list[str]) -> bool:
+        house = set(self.config.house)
+        set_id = secrets.token_hex(16)
+        deal = secrets.randbits(63)
+        planned = [
+            PlannedGame(
+                secrets.token_hex(16),
+                set_id,
+                rotation,
+                deal,
+                False,
+                tuple(LadderSeat(n, n if n in house else "") for n in seating),
+            )
+            for rotation, seating in enumerate(pairing.rotations(names))
+        ]
+        if not await self._write(spec, planned):
+            return False  # the lease was lost: another replica matches now
+        for game in planned:
+            await self._make(spec, game)
+        self._on_games()
+        return True
+
+
+def _present(account: BotAccount | None, now: float) -> bool:
+    """A bot whose runner is connected (and that is neither paused nor revoked)."""
+    return (
+        account is not None
+        and account.status in (BotStatus.ACTIVE, BotStatus.VALIDATING)
+        and account.connected(now)
+    )

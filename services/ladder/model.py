@@ -1,0 +1,112 @@
+"""The ladder's vocabulary: a ladder's name (``cite:2``), a bot's name and status, the
+fault kinds, and the settings ``gamehost serve --ladder ...`` gives."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+import bots
+from games import game_names, get_game
+from services.errors import InvalidArgument
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+FALLBACK = "random"  # plays a move a bot did not play (late, garbage, illegal, missing)
+VALIDATION_OPPONENT = "random"  # Kaggle's rule: a new bot first plays this level once
+
+
+class BotStatus(StrEnum):
+    VALIDATING = "validating"  # registered (or back after a pause): its validation game next
+    ACTIVE = "active"  # rated: in the matchmaking
+    PAUSED = "paused"  # faults in a row, or a failed validation: ``reason`` says which
+    REVOKED = "revoked"  # its key no longer works
+
+
+class Fault(StrEnum):
+    """Why a bot's move was played by the fallback level (each is counted)."""
+
+    LATE = "late"  # no answer within ms_left
+    GARBAGE = "garbage"  # a line that is not {"id": N}
+    ILLEGAL = "illegal"  # an id that is not among the legal ones
+    MISSING = "missing"  # the process died or closed its output before answering
+
+
+@dataclass(frozen=True, order=True)
+class LadderSpec:
+    """One ladder: a game and its player count."""
+
+    game: str
+    players: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.game}:{self.players}"
+
+    @classmethod
+    def parse(cls, text: str, field: str = "ladder") -> LadderSpec:
+        """``GAME:PLAYERS`` (``cite:2``); InvalidArgument saying what is wrong."""
+        game, _, players = text.partition(":")
+        if game not in game_names():
+            raise InvalidArgument(
+                f"{text!r}: unknown game {game!r}; known: {', '.join(sorted(game_names()))}",
+                field=field,
+            )
+        info = get_game(game).info
+        if not players.isdigit() or not info.min_players <= int(players) <= info.max_players:
+            raise InvalidArgument(
+                f"{text!r}: {game} takes {info.min_players}-{info.max_players} players; "
+                f"write it {game}:N",
+                field=field,
+            )
+        return cls(game, int(players))
+
+
+def check_bot_name(name: str) -> str:
+    """A bot's name: letters, digits, '.', '_', '-' (at most 40), and never a bot
+    level's name, which the house bots play under."""
+    if not _NAME.fullmatch(name or ""):
+        raise InvalidArgument(
+            "a bot name is 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            field="name",
+        )
+    if name in bots.level_names() or name.startswith("mcts"):
+        raise InvalidArgument(
+            f"{name!r} is a house level's name (house bots are rated under it); choose another",
+            field="name",
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """``gamehost serve --ladder cite:2 --ladder-house random,greedy,mcts-fast ...``."""
+
+    ladders: tuple[LadderSpec, ...] = ()
+    house: tuple[str, ...] = ("random", "greedy", "mcts-fast")
+    move_seconds: float = 5.0  # a bot's time per move (the game's turn timer)
+    max_faults: int = 10  # faults in a row that pause a bot
+    tables: int = 16  # duplicate sets being played at once, per ladder
+    house_tables: int = 1  # of those, sets among house levels alone
+    exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
+    registrations_per_hour: int = 10  # per client (its API key, else its address)
+    answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
+    connects_per_second: float = 0.5  # per bot key (ConnectBot), bursts of 5
+
+    def spec(self, ladder: str) -> LadderSpec | None:
+        return next((s for s in self.ladders if s.name == ladder), None)
+
+    def check(self) -> LadderConfig:
+        """Every house level exists; raises ValueError saying which does not."""
+        from bots.levels import get_level
+
+        for level in self.house:
+            get_level(level)  # ValueError names the known ones
+        if self.move_seconds <= 0 or self.max_faults < 1 or self.tables < 1:
+            raise ValueError(
+                "--ladder-move-seconds must be > 0, --ladder-max-faults and "
+                "--ladder-tables at least 1"
+            )
+        if self.house_tables < 0:
+            raise ValueError("--ladder-house-tables must be 0 or more")
+        return self

@@ -1,0 +1,415 @@
+"""A bot runner's side of the ladder on the server: its connection (ConnectBot), which
+streams the protocol's lines for the bot's games, and its answers (BotReply).
+
+**The connection.** The key names the bot; the runner becomes the bot's runner (a
+newer connection replaces an older one at its next heartbeat) and stays connected
+while it heartbeats (``accounts.heartbeats``: one write per replica for all its
+runners). Every ``POLL`` seconds (at once after the matchmaker here made games) one
+read of the ledger finds the games every connected bot is playing; each new one gets
+a feeder that watches the
+game with the bot's seat token (the same watch a client gets, through the watch hub)
+and puts ``start``, then an ``act`` whenever the bot's seat is to move at a version
+not yet asked, then ``end``. A runner that reconnects (to any replica) is sent
+``start`` again for every game in progress, then the act it owes.
+
+**An answer** is handled on whichever replica it reaches, from the store alone: it
+must be for a version where the bot's own seat is to move (anything else is STALE:
+nothing played, nothing counted). A playable answer is submitted with the seat's
+token like any client's action (request id ``ladder:<version>``, so a retry is
+answered, never played twice); anything else (late, garbage, illegal, missing) is
+played at once by the fallback level, marked as a timeout with its fault, under the
+clock's own request key, and counted against the bot; ``max_faults`` in a row pause
+it. A seat whose answer never comes at all still gets its fallback move from the
+game's turn timer (``services.turns.clock``), like any timed seat."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from google.protobuf import json_format
+
+from services.bots import bot_turns
+from services.errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+)
+from services.kinds import EventKind, GameStatus
+from services.ladder import protocol
+from services.ladder.accounts import BotAccount
+from services.ladder.model import FALLBACK, BotStatus, Fault
+from services.ladder.seats import seat_token
+from services.ladder.service import LadderService
+from services.limits.quotas import TokenBuckets
+from services.play.host import GameHost
+from services.stores import CommitOutcome
+from services.sweeps import Wake
+from services.turns import clock, steps
+from services.views import view_of
+
+log = logging.getLogger(__name__)
+
+START, ACT, END, WELCOME, PAUSED = "start", "act", "end", "welcome", "paused"
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One message of a connection: a protocol line for the bot, or a word for the runner."""
+
+    kind: str
+    line: str = ""
+    game_id: str = ""
+    version: int = 0
+    ms_left: int = 0
+    bot: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What became of one answer."""
+
+    outcome: str  # "played", "fallback" or "stale"
+    fault: str = ""
+    notation: str = ""
+    version: int = 0
+    paused: bool = False
+    message: str = ""
+
+
+@dataclass
+class _Connection:
+    """A runner connected to this replica: its bot's games being played (as the poll
+    last read them) and the directives waiting to be sent (None: look again)."""
+
+    name: str
+    session: str
+    key: str
+    account: BotAccount
+    playing: dict[str, int] = field(default_factory=dict)  # game id -> the bot's seat
+    gone: bool = False  # no longer the bot's runner (another connected; paused; revoked)
+    queue: asyncio.Queue[Directive | None] = field(default_factory=asyncio.Queue)
+
+
+class _AnyId:
+    """Every id: an answer's form is checked before the game is read (its legality by
+    the submission itself)."""
+
+    def __contains__(self, action: object) -> bool:
+        return True
+
+
+class Sessions:
+    POLL = 0.5  # seconds between looks at a connected bot's games
+    HEARTBEAT = 3.0  # seconds between a connection's heartbeats
+    PRESENCE = 15.0  # a runner not heard of for this long is gone
+    KEY_CACHE = 2.0  # seconds an answer's key -> bot lookup is reused
+    FLUSH = 1.0  # seconds between writes of the moves counted here
+    MAX_CONCURRENCY = 64
+
+    def __init__(self, service: LadderService, host: GameHost) -> None:
+        self.service = service
+        self.host = host
+        self.accounts = service.accounts
+        # Per bot (its name, so per key): answers and connections a second, whoever
+        # sends them (the per-client limits of the gRPC edge apply as well).
+        config = service.config
+        self.replies = TokenBuckets(config.answers_per_second, 4 * config.answers_per_second)
+        self.connects = TokenBuckets(config.connects_per_second, 5.0)
+        self._keys: OrderedDict[str, tuple[float, BotAccount]] = OrderedDict()
+        self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
+        self._moves: dict[str, tuple[int, bool]] = {}  # name -> (moves, ends its row)
+        self._flusher: asyncio.Task | None = None
+        self._connections: dict[str, _Connection] = {}  # session -> its connection here
+        self._poller: asyncio.Task | None = None
+        self._wake = Wake()
+
+    # ------------------------------------------------------------------ connection
+    async def connect(self, key: str, concurrency: int) -> AsyncIterator[Directive]:
+        account = await self.service.authenticate(key)
+        if not self.connects.take(account.name):
+            raise ResourceExhausted(
+                f"bot {account.name} connects too often; wait a few seconds before reconnecting"
+            )
+        session = secrets.token_hex(8)
+        slots = min(max(concurrency, 1), self.MAX_CONCURRENCY)
+        joined = await asyncio.to_thread(
+            self.accounts.connect, account.name, session, slots, time.time() + self.PRESENCE
+        )
+        if joined is None:
+            raise PermissionDenied(f"bot {account.name} was revoked: its key no longer works")
+        name = joined.name
+        yield Directive(
+            WELCOME,
+            bot=name,
+            message=f"connected as {name} to ladder {joined.ladder}: {joined.status} ({joined.reason})",
+        )
+        connection = _Connection(name, session, key, joined)
+        self._connections[session] = connection
+        self.kick()
+        feeders: dict[str, asyncio.Task] = {}
+        try:
+            while True:
+                if connection.gone:
+                    yield await self._let_go(name)
+                    return
+                for game_id, seat in connection.playing.items():
+                    if game_id not in feeders:
+                        feed = self._feed(game_id, seat, connection.queue)
+                        feeders[game_id] = asyncio.create_task(feed)
+                for game_id in [g for g in feeders if g not in connection.playing]:
+                    if feeders[game_id].done():
+                        del feeders[game_id]  # rated since: never fed again
+                waiting: list[Directive | None] = []
+                with contextlib.suppress(TimeoutError):
+                    waiting.append(await asyncio.wait_for(connection.queue.get(), self.POLL * 4))
+                while not connection.queue.empty():
+                    waiting.append(connection.queue.get_nowait())
+                for item in waiting:
+                    if item is not None:  # None: the poll read the bot's games again
+                        yield item
+        finally:
+            self._connections.pop(session, None)
+            for task in feeders.values():
+                task.cancel()
+            await asyncio.gather(*feeders.values(), return_exceptions=True)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.accounts.disconnect, name, session)
+
+    def kick(self) -> None:
+        """New ladder games may seat a connected bot: read now, not at the next poll."""
+        if self._connections and (self._poller is None or self._poller.done()):
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+        self._wake.set()
+
+    async def _poll(self) -> None:
+        """One loop per replica for all its connections: every POLL seconds one read of
+        the games their bots are playing, and every HEARTBEAT seconds one write that
+        keeps them connected (and finds those that are no longer their bot's runner)."""
+        beat = 0.0
+        while self._connections:
+            connections = list(self._connections.values())
+            try:
+                if time.monotonic() >= beat:
+                    pairs = [(c.name, c.session) for c in connections]
+                    until = time.time() + self.PRESENCE
+                    alive = await asyncio.to_thread(self.accounts.heartbeats, pairs, until)
+                    for connection in connections:
+                        if (connection.name, connection.session) not in alive:
+                            connection.gone = True
+                    beat = time.monotonic() + self.HEARTBEAT
+                names = {c.name for c in connections if not c.gone}
+                playing = await asyncio.to_thread(self.service.ledger.playing, names)
+                for connection in connections:
+                    found = playing.get(connection.name, [])
+                    connection.playing = {game_id: seat for game_id, seat, _ in found}
+                    held: dict[str, list[int]] = {}
+                    for game_id, seat, _ in found:
+                        held.setdefault(game_id, []).append(seat)
+                    for game_id, seats in held.items():  # its answers need no read of their own
+                        self._remember_seats(game_id, connection.name, seats)
+                    connection.queue.put_nowait(None)  # look again
+            except Exception as exc:  # the archive is down: the connections wait
+                log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
+            await self._wake.nap(self.POLL)
+
+    async def _let_go(self, name: str) -> Directive:
+        """This connection is no longer the bot's runner: paused or revoked (the last
+        directive says so), or replaced by a newer connection (an error)."""
+        account = await asyncio.to_thread(self.accounts.get, name)
+        if account is not None and account.status in (BotStatus.PAUSED, BotStatus.REVOKED):
+            return Directive(PAUSED, bot=name, message=f"{account.status}: {account.reason}")
+        raise FailedPrecondition(
+            f"another runner connected as bot {name}: this connection is let go"
+        )
+
+    async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> None:
+        """One game's lines for the bot: start, each act it owes, end."""
+        try:
+            secret = await self.host.store.secret()
+            token = seat_token(secret, game_id, seat)
+            snapshot = await self.host.load(game_id)
+            info = snapshot.info
+            line = protocol.start_line(game_id, info.game_type, info.players, seat, info.options)
+            await queue.put(Directive(START, line, game_id))
+            asked = -1
+            async for _, data in self.host.watch(game_id, token, 0):
+                if data["kind"] == EventKind.FINISHED:
+                    line = protocol.end_line(game_id, data.get("returns", []))
+                    await queue.put(Directive(END, line, game_id))
+                    return
+                if data.get("legal") and data["version"] > asked:
+                    act = await self._act(game_id, token, seat)
+                    if act is not None:
+                        asked = act.version
+                        await queue.put(act)
+        except asyncio.CancelledError:
+            raise
+        except PermissionDenied:
+            return  # the seat went to the fallback level for good: no longer the bot's
+        except Exception as exc:  # the store is down: the next poll feeds the game again
+            log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
+
+    async def _act(self, game_id: str, token: str, seat: int) -> Directive | None:
+        view = await self.host.get_state(game_id, token)
+        if view.over or view.to_move != seat:
+            return None
+        snapshot = view.snapshot
+        info = snapshot.info
+        # The view in the HTTP API's JSON (GetState's cite/catan/endeavor field).
+        view_message = view_of(info.game_type, view.state, seat)
+        state = json_format.MessageToDict(view_message, always_print_fields_with_no_presence=True)
+        left = clock.seconds_left(info, snapshot.version, time.time())
+        ms_left = max(0, int((left if left is not None else 0.0) * 1000))
+        line = protocol.act_line(game_id, seat, state, view.legal_actions, ms_left)
+        return Directive(ACT, line, game_id, snapshot.version, ms_left)
+
+    # ------------------------------------------------------------------ answers
+    async def reply(self, key: str, game_id: str, version: int, line: str, error: str) -> Answered:
+        account = await self._account(key)
+        name = account.name
+        if not self.replies.take(name):
+            raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
+        seats = await self._seats_of(game_id, name)
+        if not seats:
+            raise PermissionDenied(
+                f"game {game_id} has no seat of bot {name}: a bot acts only in its own seats"
+            )
+        if not error and len(seats) == 1:
+            # The common case first: a playable answer, submitted on one read of the game
+            # (SubmitAction's own). Anything it refuses is judged on a fresh read below.
+            action, _ = protocol.read_answer(line, _AnyId())
+            if action is not None:
+                played = await self._submit(game_id, seats[0], version, action)
+                if played is not None:
+                    self._count_move(name)
+                    return played
+        try:
+            snapshot = await self.host.load(game_id)
+        except NotFound:
+            return Answered("stale", message=f"game {game_id} is over and gone")
+        state = steps.load_state(snapshot)
+        seat = state.current_player()
+        if (
+            snapshot.status == GameStatus.FINISHED
+            or snapshot.version != version
+            or seat not in seats
+            or snapshot.info.seats[seat].is_bot
+        ):
+            return Answered("stale", version=snapshot.version, message="the game has moved on")
+        fault: Fault | None
+        if error:
+            fault = Fault.LATE if error.startswith(Fault.LATE) else Fault.MISSING
+            action = None
+        else:
+            action, fault = protocol.read_answer(line, state.legal_actions())
+        if action is not None:
+            played = await self._submit(game_id, seat, version, action)
+            if played is None:
+                return Answered("stale", message="the game moved on before the answer")
+            self._count_move(name)
+            return played
+        assert fault is not None
+        result, notation = await bot_turns.commit_fallback(
+            self.host.store, snapshot, state, seat, FALLBACK, fault.value
+        )
+        if result.outcome is not CommitOutcome.APPLIED:
+            return Answered("stale", message="the game moved on before the answer")
+        self.host.runner.kick(game_id)  # a house bot may be to move next
+        pending = self._moves.pop(name, None)
+        if pending is not None:  # moves made before this fault end the row before it
+            await asyncio.to_thread(self.accounts.record_moves, {name: pending})
+        in_row, paused = await asyncio.to_thread(
+            self.accounts.record_fault, name, fault, self.service.config.max_faults
+        )
+        message = f"{fault.value}: the fallback level played {notation} ({in_row} in a row)"
+        if paused:
+            message += f"; bot {name} is paused"
+            log.info("ladder: bot %s paused after %d faults in a row", name, in_row)
+        return Answered("fallback", fault.value, notation, result.version, paused, message)
+
+    async def _submit(self, game_id: str, seat: int, version: int, action: int) -> Answered | None:
+        """The bot's move, submitted with its seat's token as any client's action (a
+        retry of the same version is answered, never played twice); None when refused."""
+        token = seat_token(await self.host.store.secret(), game_id, seat)
+        try:
+            done = await self.host.submit_action(
+                game_id,
+                token,
+                expected_version=version,
+                action=action,
+                request_id=f"ladder:{version}",
+            )
+        except (Aborted, FailedPrecondition, InvalidArgument, NotFound):
+            return None
+        return Answered("played", notation=done.notation, version=done.version)
+
+    async def _account(self, key: str) -> BotAccount:
+        """The bot of ``key``: a runner's connected here with it (its heartbeats say it
+        is still the bot's runner, so neither paused nor revoked), else looked up at
+        most every KEY_CACHE seconds."""
+        for connection in self._connections.values():
+            if connection.key == key and not connection.gone:
+                return connection.account
+        cached = self._keys.get(key)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < self.KEY_CACHE:
+            return cached[1]
+        account = await self.service.authenticate(key)
+        self._keys[key] = (now, account)
+        self._keys.move_to_end(key)
+        while len(self._keys) > 10_000:
+            self._keys.popitem(last=False)
+        return account
+
+    async def _seats_of(self, game_id: str, name: str) -> list[int]:
+        """The seats ``name`` holds in ``game_id`` (none: not its game). A game's seats
+        never change: kept once found (a miss is asked again)."""
+        cached = self._seats.get((game_id, name))
+        if cached is None:
+            cached = await asyncio.to_thread(self.service.ledger.seats_of, game_id, name)
+            if cached:
+                self._seats[(game_id, name)] = cached
+                self._trim_seats()
+        return cached
+
+    def _remember_seats(self, game_id: str, name: str, seats: list[int]) -> None:
+        if (game_id, name) not in self._seats:
+            self._seats[(game_id, name)] = seats
+            self._trim_seats()
+
+    def _trim_seats(self) -> None:
+        while len(self._seats) > 100_000:
+            self._seats.popitem(last=False)
+
+    def _count_move(self, name: str) -> None:
+        moves, _ = self._moves.get(name, (0, True))
+        self._moves[name] = (moves + 1, True)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(self.FLUSH)
+        moves, self._moves = self._moves, {}
+        try:
+            await asyncio.to_thread(self.accounts.record_moves, moves)
+        except Exception as exc:  # the archive is down: these counts are lost, play goes on
+            log.warning("ladder: moves not counted: %s: %s", type(exc).__name__, exc)
+
+    async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
+        if self._flusher is not None:
+            with contextlib.suppress(Exception):
+                await self._flusher

@@ -1,0 +1,65 @@
+"""Real servers for the ladder's tests: the gRPC server (and HTTP gateway) on free
+ports, the archive in a SQLite file of the test's own or a PostgreSQL database made
+and dropped for the test (tests/archive/conftest.py), the store in memory or on Redis
+with a prefix of the test's own."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+
+from gamehost import Client
+from services.ladder.model import LadderConfig, LadderSpec
+from services.server import ServerConfig, ServerThread
+from tests.archive.conftest import scratch_postgres
+
+CITE2 = LadderSpec("cite", 2)
+# Quick ladders for tests: house levels that decide in-process, short moves, few faults.
+QUICK = LadderConfig(
+    ladders=(CITE2,),
+    house=("random", "greedy"),
+    move_seconds=3.0,
+    max_faults=4,
+    tables=4,
+)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    yield from scratch_postgres()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def archive_url(request) -> str:
+    return request.getfixturevalue(f"{request.param}_url")
+
+
+def ladder_server(archive_url: str, ladder: LadderConfig = QUICK, **settings) -> ServerThread:
+    """A ServerThread (enter it) serving ``ladder`` on an archive made for it."""
+    config = ServerConfig(
+        port=0,
+        bot_workers=1,
+        archive_url=archive_url,
+        archive_create=True,
+        ladder=ladder,
+        **settings,
+    )
+    return ServerThread(config)
+
+
+@pytest.fixture
+def served(archive_url) -> Iterator[tuple[ServerThread, Client]]:
+    """(server, client): the in-memory store, the archive on each database in turn."""
+    with ladder_server(archive_url, http_port=0) as server, Client(server.target) as client:
+        yield server, client
+
+
+def quick(**changes) -> LadderConfig:
+    return dataclasses.replace(QUICK, **changes)

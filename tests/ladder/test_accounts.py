@@ -1,0 +1,187 @@
+"""Bot accounts (RegisterBot, ListBots, RevokeBot, GetBot) over gRPC, HTTP and the
+command line, on SQLite and PostgreSQL: the key is shown once and only its hash is
+kept; bad input is refused with the right status and changes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import grpc
+import pytest
+import sqlalchemy as sa
+
+from gamehost import Client, GameError
+from gamehost.cli import main
+from gamehost.v1 import gamehost_pb2 as pb
+from services.archive.schema import ladder_bots
+from services.server import ServerConfig, ServerThread
+from tests.ladder.conftest import ladder_server, quick
+from tests.procs import wait_until
+from tests.service.http_client import Http
+
+
+def _rows(server) -> list[dict]:
+    engine = server.running.archive.engine
+    with engine.connect() as connection:
+        return [dict(r._mapping) for r in connection.execute(sa.select(ladder_bots))]
+
+
+def test_a_key_is_shown_once_and_kept_only_as_its_hash(served):
+    server, client = served
+    reply = client.register_bot("alpha", "cite", 2)
+    assert reply.bot == "alpha" and reply.key.startswith("ghb_") and len(reply.key) > 30
+    (row,) = _rows(server)
+    assert row["key_hash"] == hashlib.sha256(reply.key.encode()).hexdigest()
+    assert all(reply.key not in str(value) for value in row.values())
+    (info,) = client.list_bots()
+    assert info.bot == "alpha" and info.status == pb.BOT_VALIDATING
+    page = client.bot_page("alpha")
+    assert page.bot.bot == "alpha" and not page.HasField("standing") and not page.games
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "players", "code"),
+    [
+        ("alpha", "cite", 2, grpc.StatusCode.ALREADY_EXISTS),  # taken below
+        ("greedy", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),  # a house level's name
+        ("mcts:trees=2", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("x" * 41, "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("bad name", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("beta", "cite", 3, grpc.StatusCode.FAILED_PRECONDITION),  # no such ladder served
+        ("beta", "chess", 2, grpc.StatusCode.FAILED_PRECONDITION),
+    ],
+)
+def test_bad_registrations_are_refused_and_change_nothing(served, name, game, players, code):
+    server, client = served
+    client.register_bot("alpha", "cite", 2)
+    before = _rows(server)
+    with pytest.raises(GameError) as refused:
+        client.register_bot(name, game, players)
+    assert refused.value.code == code, refused.value.details
+    assert _rows(server) == before
+
+
+def test_registrations_are_limited_per_client(sqlite_url):
+    server = ladder_server(sqlite_url, quick(registrations_per_hour=2))
+    with server, Client(server.target) as client:
+        client.register_bot("one", "cite", 2)
+        client.register_bot("two", "cite", 2)
+        with pytest.raises(GameError) as refused:
+            client.register_bot("three", "cite", 2)
+        assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert [b.bot for b in client.list_bots()] == ["one", "two"]
+
+
+def test_with_api_keys_only_callers_with_a_key_register(sqlite_url, tmp_path):
+    keys = tmp_path / "keys"
+    keys.write_text("k" * 20 + " operator\n")
+    with ladder_server(sqlite_url, api_keys_file=str(keys)) as server:
+        with Client(server.target) as anonymous:
+            with pytest.raises(GameError) as refused:
+                anonymous.register_bot("one", "cite", 2)
+            assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+            assert anonymous.list_bots() == []  # reading needs no key
+        with Client(server.target, api_key="k" * 20) as operator:
+            operator.register_bot("one", "cite", 2)
+            # The API key that registered a bot may revoke it without the bot's key.
+            assert operator.revoke_bot("one").status == pb.BOT_REVOKED
+        with Client(server.target) as anonymous:
+            with pytest.raises(GameError) as refused:
+                anonymous.revoke_bot("one")
+            assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_revoking_needs_the_bots_key(served):
+    server, client = served
+    alpha = client.register_bot("alpha", "cite", 2).key
+    beta = client.register_bot("beta", "cite", 2).key
+    for key, code in [
+        ("", grpc.StatusCode.UNAUTHENTICATED),
+        (beta, grpc.StatusCode.UNAUTHENTICATED),  # another bot's key
+        ("ghb_made_up", grpc.StatusCode.UNAUTHENTICATED),
+    ]:
+        with pytest.raises(GameError) as refused:
+            client.revoke_bot("alpha", key)
+        assert refused.value.code == code
+    with pytest.raises(GameError) as refused:
+        client.revoke_bot("nobody", alpha)
+    assert refused.value.code == grpc.StatusCode.NOT_FOUND
+    assert {r["name"]: r["status"] for r in _rows(server)} == {
+        "alpha": "validating",
+        "beta": "validating",
+    }
+    assert client.revoke_bot("alpha", alpha).status == pb.BOT_REVOKED
+    assert client.revoke_bot("alpha", alpha).status == pb.BOT_REVOKED  # again: no error
+    assert {r["name"]: r["status"] for r in _rows(server)} == {
+        "alpha": "revoked",
+        "beta": "validating",
+    }
+
+
+def test_a_server_without_a_ladder_says_so(sqlite_url):
+    config = ServerConfig(port=0, bot_workers=1, archive_url=sqlite_url, archive_create=True)
+    with ServerThread(config) as server, Client(server.target) as client:
+        for call in (lambda: client.register_bot("a", "cite", 2), client.list_bots):
+            with pytest.raises(GameError) as refused:
+                call()
+            assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+            assert "--ladder" in refused.value.details
+
+
+def test_the_command_line_prints_the_issues_json_lines(served, capsys):
+    server, client = served
+    target = ["--target", server.target]
+    register = ["bot", "register", *target, "--name", "cli-bot", "--game", "cite"]
+    assert main([*register, "--players", "2"]) == 0
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(last) == {"bot", "key"} and last["bot"] == "cli-bot"
+    assert main(["bot", "list", *target]) == 0
+    listed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    (bot,) = listed["bots"]
+    assert {"bot", "status", "reason", "games"} <= set(bot)
+    assert (bot["bot"], bot["status"], bot["games"]) == ("cli-bot", "validating", 0)
+    assert main(["bot", "revoke", "cli-bot", *target, "--key", "ghb_wrong"]) == 1
+    assert "UNAUTHENTICATED" in capsys.readouterr().err
+    assert main(["bot", "revoke", "cli-bot", *target, "--key", last["key"]]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["status"] == "revoked"
+    # The house levels play among themselves meanwhile: they may be rated already.
+    wait_until(lambda: len(client.ladder("cite", 2).standings) == 2, 120, "house ratings")
+    assert main(["ladder", *target, "--game", "cite", "--players", "2"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "ladder cite:2 (house: random, greedy)"
+    standings = json.loads(out[-1])["standings"]
+    fields = {"bot", "level", "games", "mu", "sigma", "ordinal", "win_share", "ci_low", "ci_high"}
+    assert all(set(row) == fields for row in standings)
+    assert sorted((row["bot"], row["level"]) for row in standings) == [
+        ("greedy", "greedy"),
+        ("random", "random"),
+    ]
+
+
+def test_over_http(served):
+    server, _ = served
+    http = Http(server.running.http_url)
+    try:
+        made = http.post("/v1/bots", {"name": "web-bot", "gameType": "cite", "players": 2})
+        assert made.status == 200, made.body
+        key = made.json()["key"]
+        listed = http.get("/v1/bots")
+        assert [b["bot"] for b in listed.json()["bots"]] == ["web-bot"]
+        assert listed.json()["bots"][0]["status"] == "BOT_VALIDATING"
+        assert http.get("/v1/bots/web-bot").json()["bot"]["bot"] == "web-bot"
+        assert http.get("/v1/bots/nobody").status == 404
+        bad = http.post("/v1/bots", {"name": "greedy", "gameType": "cite", "players": 2})
+        assert bad.status == 400
+        revoked = http.post(
+            "/v1/bots/web-bot:revoke", {}, headers={"Authorization": f"Bearer {key}"}
+        )
+        assert revoked.status == 200, revoked.body
+        assert revoked.json()["status"] == "BOT_REVOKED"
+        ladder = http.get("/v1/ladder?gameType=cite&players=2")
+        assert ladder.status == 200 and ladder.json()["ladders"] == ["cite:2"]
+        rated = {row["bot"] for row in ladder.json().get("standings", [])}
+        assert rated <= {"random", "greedy"}  # web-bot was revoked unrated
+    finally:
+        http.close()

@@ -1,0 +1,263 @@
+"""The ladder played through the API itself (no processes of its own): a bot's
+connection and answers (ConnectBot, BotReply), faults and the pause they lead to,
+validation, rate limits on a key, and the house levels rated by duplicate sets."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+
+import grpc
+import pytest
+import sqlalchemy as sa
+
+from gamehost import Client, GameError
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
+from services.kinds import EventKind
+from tests.ladder.conftest import ladder_server, quick
+from tests.procs import wait_until
+
+D = pb.BotDirective
+R = pb.BotReplyResponse
+
+
+class Connected:
+    """A bot's connection read on a thread of its own; ``next`` takes its directives."""
+
+    def __init__(self, client: Client, key: str) -> None:
+        self.directives: queue.Queue = queue.Queue()
+        self._channel = grpc.insecure_channel(client.target)
+        stub = pb_grpc.GameHostStub(self._channel)
+        self._call = stub.ConnectBot(pb.ConnectBotRequest(key=key, concurrency=1))
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for directive in self._call:
+                self.directives.put(directive)
+        except grpc.RpcError as exc:
+            self.directives.put(GameError(exc.code(), exc.details()))
+        self.directives.put(None)
+
+    def next(self, kind: int | None = None, timeout: float = 60) -> pb.BotDirective:
+        """The next directive (of ``kind``: others before it are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            item = self.directives.get(timeout=max(0.1, deadline - time.monotonic()))
+            if isinstance(item, Exception):
+                raise item
+            assert item is not None, "the connection ended"
+            if kind is None or item.kind == kind:
+                return item
+
+    def close(self) -> None:
+        self._call.cancel()
+        self._thread.join(timeout=10)
+        self._channel.close()
+
+
+def _bot(client: Client, name: str) -> pb.BotInfo:
+    return next(b for b in client.list_bots() if b.bot == name)
+
+
+def test_answers_are_played_judged_and_counted(sqlite_url):
+    server = ladder_server(sqlite_url, quick(max_faults=4))
+    with server, Client(server.target) as client:
+        key = client.register_bot("probe", "cite", 2).key
+        connection = Connected(client, key)
+        welcome = connection.next()
+        assert welcome.kind == D.WELCOME and welcome.bot == "probe"
+        assert "validating" in welcome.message
+        start = json.loads(connection.next(D.START).line)
+        assert (start["type"], start["game_type"], start["players"]) == ("start", "cite", 2)
+        game_id, seat = start["game_id"], start["seat"]
+        act = connection.next(D.ACT)
+        line = json.loads(act.line)
+        assert line["type"] == "act" and line["game_id"] == game_id == act.game_id
+        assert line["seat"] == seat and isinstance(line["state"], dict) and line["state"]
+        assert 0 < line["ms_left"] <= 3000 and line["ms_left"] == act.ms_left
+        legal = {move["id"] for move in line["legal"]}
+        assert legal and all(isinstance(m["notation"], str) for m in line["legal"])
+
+        # Refused outright, nothing played or counted.
+        with pytest.raises(GameError) as refused:
+            client.bot_reply("ghb_not_a_key", game_id, act.version, '{"id": 0}')
+        assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+        house_game = wait_until(
+            lambda: next(
+                (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
+                None,
+            ),
+            60,
+            "a game of house levels",
+        )
+        with pytest.raises(GameError) as refused:  # a bot acts only in its own seats
+            client.bot_reply(key, house_game, 1, '{"id": 0}')
+        assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+        stale = client.bot_reply(key, game_id, act.version + 7, f'{{"id": {min(legal)}}}')
+        assert stale.outcome == R.STALE
+        assert _bot(client, "probe").faults == pb.BotFaults()
+
+        # Illegal, then garbage: the fallback level plays, and each is counted.
+        illegal = client.bot_reply(key, game_id, act.version, '{"id": 99999}')
+        assert (illegal.outcome, illegal.fault) == (R.FALLBACK, "illegal") and illegal.notation
+        assert client.bot_reply(key, game_id, act.version, '{"id": 99999}').outcome == R.STALE
+        act = connection.next(D.ACT)
+        garbage = client.bot_reply(key, game_id, act.version, "e4")
+        assert (garbage.outcome, garbage.fault) == (R.FALLBACK, "garbage")
+        info = _bot(client, "probe")
+        assert (info.faults.illegal, info.faults.garbage, info.faults_in_row) == (1, 1, 2)
+
+        # Good answers to the end: the row of faults ends; the game is played out.
+        moves = 0
+        while True:
+            directive = connection.next()
+            if directive.kind == D.END:
+                break
+            if directive.kind == D.ACT:
+                first = json.loads(directive.line)["legal"][0]["id"]
+                answer = client.bot_reply(
+                    key, game_id, directive.version, json.dumps({"id": first})
+                )
+                assert answer.outcome == R.PLAYED and answer.version > directive.version
+                moves += 1
+        assert json.loads(directive.line)["returns"] in ([1.0, 0.0], [0.0, 1.0])
+        info = wait_until(
+            lambda: (b := _bot(client, "probe")).faults_in_row == 0 and b.moves == moves and b,
+            30,
+            "the moves to be counted",
+        )
+        # Two moves were the fallback's: the validation game is failed, the bot paused.
+        paused = connection.next(D.PAUSED)
+        assert "failed its validation game" in paused.message and "2 of" in paused.message
+        info = _bot(client, "probe")
+        assert info.status == pb.BOT_PAUSED and "failed its validation game" in info.reason
+        archived = server.call(server.running.archive.game(game_id))
+        marked = [
+            e.data["fault"]
+            for e in archived.events
+            if e.data["kind"] == EventKind.ACTION and e.data.get("timeout")
+        ]
+        assert marked == ["illegal", "garbage"]
+        connection.close()
+
+
+def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chance(sqlite_url):
+    server = ladder_server(sqlite_url, quick(max_faults=3))
+    with server, Client(server.target) as client:
+        key = client.register_bot("noisy", "cite", 2).key
+        connection = Connected(client, key)
+        answers = []
+        while not (answers and answers[-1].paused):
+            act = connection.next(D.ACT)
+            answers.append(client.bot_reply(key, act.game_id, act.version, "not json"))
+        assert [(a.outcome, a.fault) for a in answers] == [(R.FALLBACK, "garbage")] * 3
+        assert "paused" in answers[-1].message
+        assert "3 faults in a row" in connection.next(D.PAUSED).message
+        info = _bot(client, "noisy")
+        assert (info.status, info.faults.garbage, info.connected) == (pb.BOT_PAUSED, 3, False)
+        assert info.reason == "3 faults in a row (the last: garbage)"
+        # Its validation game goes on without it (its seat is the fallback's now).
+        game_id = act.game_id
+        wait_until(
+            lambda: client.state(game_id).status == pb.FINISHED, 60, "the paused bot's game to end"
+        )
+        again = Connected(client, key)
+        assert "validates again" in again.next(D.WELCOME).message
+        assert _bot(client, "noisy").status == pb.BOT_VALIDATING
+        assert _bot(client, "noisy").faults_in_row == 0
+        again.close()
+
+
+def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
+    server = ladder_server(sqlite_url, quick(answers_per_second=1.0))
+    with server, Client(server.target) as client:
+        key = client.register_bot("eager", "cite", 2).key
+        connection = Connected(client, key)
+        act = connection.next(D.ACT)
+        codes = []
+        for _ in range(8):  # a burst of 4, then one a second
+            try:
+                client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
+                codes.append("ok")
+            except GameError as exc:
+                codes.append(exc.code.name)
+        assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
+        connection.close()
+        client.revoke_bot("eager", key)
+        with pytest.raises(GameError) as refused:
+            next(iter(client.connect_bot(key)))
+        assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+
+        def refused_answer() -> bool:  # a replica may reuse a key's bot for 2 s
+            try:
+                client.bot_reply(key, act.game_id, act.version, '{"id": 0}')
+            except GameError as exc:
+                return exc.code == grpc.StatusCode.PERMISSION_DENIED
+            return False
+
+        wait_until(refused_answer, 30, "the revoked key's answers to be refused")
+
+
+def test_house_greedy_ends_rated_above_house_random_in_duplicate_sets(sqlite_url):
+    ladder = quick(house=("random", "greedy"), tables=3, house_tables=3)
+    with ladder_server(sqlite_url, ladder) as server, Client(server.target) as client:
+
+        def rated() -> dict[str, pb.LadderStanding]:
+            rows = {r.bot: r for r in client.ladder("cite", 2).standings}
+            return rows if len(rows) == 2 and min(r.games for r in rows.values()) >= 16 else {}
+
+        rows = wait_until(rated, 240, "16 rated games each")
+        greedy, random_ = rows["greedy"], rows["random"]
+        assert (greedy.level, random_.level) == ("greedy", "random")
+        assert greedy.mu > random_.mu and greedy.ordinal > random_.ordinal
+        assert greedy.win_share > 0.5 > random_.win_share
+        assert [r.bot for r in client.ladder("cite", 2).standings][0] == "greedy"
+        # Duplicate sets: each deal under both seatings, the same initial position.
+        engine = server.running.archive.engine
+        with engine.connect() as connection:
+            games = list(
+                connection.execute(sa.select(ladder_games).where(ladder_games.c.status == "rated"))
+            )
+            seats = list(connection.execute(sa.select(ladder_seats)))
+        by_set: dict[str, list] = {}
+        for game in games:
+            by_set.setdefault(game.set_id, []).append(game)
+        complete = [s for s in by_set.values() if len(s) == 2]
+        assert len(complete) >= 6
+        seated = {(s.game_id, s.seat): s.name for s in seats}
+        for first, second in complete:
+            assert first.deal == second.deal and {first.rotation, second.rotation} == {0, 1}
+            assert seated[(first.game_id, 0)] == seated[(second.game_id, 1)]
+            assert seated[(first.game_id, 1)] == seated[(second.game_id, 0)]
+            deals = [_deal(server, g.game_id) for g in (first, second)]
+            assert deals[0] == deals[1] and deals[0]
+        # Every rated game moved each seat's rating once: with the matchmaker stopped,
+        # the seats' rows add up to the standings' games and points.
+        server.call(server.running.matchmaker.close())
+        with engine.connect() as connection:
+            seats = list(connection.execute(sa.select(ladder_seats)))
+            query = sa.select(ladder_ratings.c.name, ladder_ratings.c.points)
+            points = {r.name: r.points for r in connection.execute(query)}
+        rows = {r.bot: r for r in client.ladder("cite", 2).standings}
+        for name, row in rows.items():
+            mine = [s for s in seats if s.name == name and s.mu is not None]
+            assert len(mine) == row.games
+            assert sum(s.returned for s in mine) == pytest.approx(points[name])
+
+
+def _deal(server, game_id: str) -> list[int]:
+    """The chance outcomes before the first player's move: the deal."""
+    archived = server.call(server.running.archive.game(game_id))
+    deal = []
+    for event in archived.events:
+        if event.data["kind"] == EventKind.ACTION:
+            if event.data["seat"] >= 0:
+                break
+            deal.append(event.data["action"])
+    return deal

@@ -1,0 +1,142 @@
+"""``gamehost bot run`` with real bot programs (processes): the example bots in Python
+and Node.js and the gamehost.bot helper register, pass validation and are rated; a bot
+that prints garbage and one that crashes are paused after K faults in a row, with the
+reason on ``bot list``, while their games end and another bot plays on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
+from tests.ladder.conftest import ladder_server, quick
+from tests.procs import ServiceProcess, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+EXAMPLES = ROOT / "examples" / "bots"
+BOTS = Path(__file__).with_name("bots")
+
+
+def _runner(target: str, key: str, cmd: str, log: Path) -> ServiceProcess:
+    args = ["bot", "run", "--target", target, "--key", key, "--cmd", cmd]
+    return ServiceProcess(args, log).start()
+
+
+def _bots(client: Client) -> dict[str, pb.BotInfo]:
+    return {b.bot: b for b in client.list_bots()}
+
+
+def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
+    programs = {
+        "py-random": f"{PYTHON} {EXAMPLES / 'random_bot.py'}",
+        "js-random": f"node {EXAMPLES / 'random_bot.js'}",
+        "helper": f"{PYTHON} {EXAMPLES / 'helper_bot.py'}",
+    }
+    server = ladder_server(sqlite_url, quick(tables=4))
+    runners = []
+    with server, Client(server.target) as client:
+        try:
+            for name, cmd in programs.items():
+                key = client.register_bot(name, "cite", 2).key
+                runners.append(_runner(server.target, key, cmd, tmp_path / f"{name}.log"))
+
+            def rated() -> dict[str, pb.BotInfo]:
+                bots = _bots(client)
+                for runner in runners:
+                    assert runner.alive(), runner.output()
+                ready = all(b.status == pb.BOT_ACTIVE and b.games >= 4 for b in bots.values())
+                return bots if ready else {}
+
+            bots = wait_until(rated, 240, "every example bot active with 4 rated games")
+        finally:
+            for runner in runners:
+                runner.kill_group()
+        for name, info in bots.items():
+            assert info.faults == pb.BotFaults() and info.moves > 0, (name, info)
+            assert info.reason.startswith("passed its validation game")
+            games = client.bot_page(name, limit=500).games
+            oldest = games[-1]
+            assert oldest.validation and list(oldest.opponents) == ["random"]
+            assert all(not g.validation and g.sigma > 0 for g in games[:-1])
+        standings = {r.bot: r for r in client.ladder("cite", 2).standings}
+        assert set(programs) <= set(standings)
+        assert {standings[name].level for name in programs} == {""}
+        assert {standings[level].level for level in ("random", "greedy")} == {"random", "greedy"}
+        # The bot's games download as the archive's NDJSON (gamehost export --bot).
+        export = subprocess.run(
+            [
+                PYTHON,
+                "-m",
+                "gamehost.cli",
+                "export",
+                "--target",
+                server.target,
+                "--bot",
+                "js-random",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
+        assert export.returncode == 0, export.stderr
+        lines = [json.loads(line) for line in export.stdout.splitlines()]
+        assert len(lines) >= bots["js-random"].games + 1  # its validation game too
+        assert all("js-random" in [s["name"] for s in line["seats"]] for line in lines)
+        assert all(line["format"] == 1 and line["entries"] for line in lines)
+
+
+def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):
+    server = ladder_server(sqlite_url, quick(max_faults=4, tables=4))
+    runners: dict[str, ServiceProcess] = {}
+    with server, Client(server.target) as client:
+        try:
+            programs = {
+                "steady": f"{PYTHON} {EXAMPLES / 'random_bot.py'}",
+                "garbage": f"{PYTHON} {BOTS / 'garbage_bot.py'}",
+                "crasher": f"{PYTHON} {BOTS / 'crash_bot.py'}",
+            }
+            for name, cmd in programs.items():
+                key = client.register_bot(name, "cite", 2).key
+                runners[name] = _runner(server.target, key, cmd, tmp_path / f"{name}.log")
+
+            def paused() -> dict[str, pb.BotInfo]:
+                bots = _bots(client)
+                bad = (bots["garbage"], bots["crasher"])
+                return bots if all(b.status == pb.BOT_PAUSED for b in bad) else {}
+
+            bots = wait_until(paused, 180, "the garbage and the crashing bot to be paused")
+            garbage, crasher = bots["garbage"], bots["crasher"]
+            assert garbage.faults.garbage >= 4 and garbage.moves == 0
+            assert "faults in a row (the last: garbage)" in garbage.reason
+            assert crasher.faults.missing >= 4 and crasher.moves == 0
+            assert "faults in a row (the last: missing)" in crasher.reason
+            # Their runners are told and stop (status 1), saying why.
+            for name in ("garbage", "crasher"):
+                wait_until(lambda n=name: not runners[n].alive(), 60, f"{name}'s runner to stop")
+                assert runners[name].process.returncode == 1
+                assert "the ladder let the bot go: paused" in runners[name].output()
+            assert runners["crasher"].output().count("starting it again") >= 4
+            # Their games end all the same (the fallback level plays their seats).
+            for name in ("garbage", "crasher"):
+                for game in client.list_games(player=name):
+                    wait_until(
+                        lambda g=game.game_id: client.state(g).status == pb.FINISHED,
+                        120,
+                        f"{name}'s game {game.game_id} to end",
+                    )
+            # The good bot goes on being rated meanwhile.
+            before = _bots(client)["steady"].games
+            wait_until(
+                lambda: _bots(client)["steady"].games >= before + 4, 180, "steady to play on"
+            )
+            assert runners["steady"].alive()
+            steady = _bots(client)["steady"]
+            assert steady.status == pb.BOT_ACTIVE and steady.faults == pb.BotFaults()
+        finally:
+            for runner in runners.values():
+                runner.kill_group()

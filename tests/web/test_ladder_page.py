@@ -1,0 +1,80 @@
+"""The Ladder page and a bot's page in real headless Chromium: a server with a ladder
+(a real SQLite archive), the example bot connected with `gamehost bot run`; the
+standings list it beside the house levels, its page draws its rating over time and
+lists its games, each opening its replay."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from gamehost import Client
+from services.ladder.model import LadderConfig, LadderSpec
+from services.server import ServerConfig, ServerThread
+from tests.procs import ServiceProcess, wait_until
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
+
+
+@pytest.fixture(scope="module")
+def laddered(tmp_path_factory) -> Iterator[str]:
+    """A server whose ladder has rated the example bot 3 times: its web URL."""
+    folder = tmp_path_factory.mktemp("ladder")
+    ladder = LadderConfig(ladders=(LadderSpec("cite", 2),), house=("random", "greedy"), tables=2)
+    config = ServerConfig(
+        port=0,
+        http_port=0,
+        bot_workers=1,
+        rate_limit=0,
+        archive_url=f"sqlite:///{folder / 'archive.sqlite3'}",
+        archive_create=True,
+        ladder=ladder,
+    )
+    with ServerThread(config) as server, Client(server.target) as client:
+        key = client.register_bot("webbot", "cite", 2).key
+        args = ["bot", "run", "--target", server.target, "--key", key, "--cmd"]
+        runner = ServiceProcess([*args, f"{sys.executable} {EXAMPLE}"], folder / "run.log")
+        runner.start()
+        try:
+            wait_until(
+                lambda: any(b.bot == "webbot" and b.games >= 3 for b in client.list_bots()),
+                180,
+                "3 rated games of the example bot",
+            )
+        finally:
+            runner.kill_group()
+        yield server.running.http_url
+
+
+def test_the_ladder_and_a_bots_page(page: Page, laddered: str) -> None:
+    page.goto(f"{laddered}/#/")
+    page.get_by_role("link", name="Ladder").click()
+    expect(page.locator("#ladder")).to_have_attribute("data-ladder", "cite:2")
+    rows = page.locator("#ladder table.standings tbody tr")
+    expect(rows).to_have_count(3)
+    for name in ("webbot", "greedy", "random"):
+        expect(page.locator(f'#ladder tr[data-bot="{name}"]')).to_be_visible()
+    expect(page.locator('#ladder tr[data-bot="greedy"]')).to_contain_text("greedy")
+    page.locator('#ladder tr[data-bot="webbot"] a').click()
+    expect(page).to_have_url(f"{laddered}/#/bot/webbot")
+    expect(page.locator("#bot")).to_have_attribute("data-status", "active")
+    expect(page.locator("#bot .reason")).to_contain_text("passed its validation game")
+    expect(page.locator("svg.rating-chart path.mu")).to_have_count(1)
+    games = page.locator("table.bot-games tbody tr")
+    expect(games.first).to_be_visible()
+    assert games.count() >= 4  # 3 rated and the validation game
+    expect(page.locator("table.bot-games")).to_contain_text("validation")
+    game_id = games.first.get_attribute("data-game-id")
+    games.first.get_by_role("link", name="Replay").click()
+    expect(page).to_have_url(f"{laddered}/#/replay/{game_id}")
+    expect(page.locator("#replay")).to_be_visible()
+
+
+@pytest.mark.refusals_expected  # GetLadder is refused: FAILED_PRECONDITION, HTTP 400
+def test_a_server_without_a_ladder_says_so(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/#/ladder")
+    expect(page.locator("p.error")).to_contain_text("runs no ladder")
