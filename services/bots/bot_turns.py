@@ -126,6 +126,11 @@ def prepare(
     if due is None:
         return None
     seat, level, timeout = due
+    return _turn(snapshot, state, seat, level, timeout)
+
+
+def _turn(snapshot: Snapshot, state: State, seat: int, level: str, timeout: bool) -> BotTurn:
+    """``seat``'s turn at this version: its seed and its view come from the game's."""
     seed = snapshot.info.seed
     return BotTurn(
         snapshot=snapshot,
@@ -166,16 +171,7 @@ async def commit_fallback(
     so the seat gets one fallback move at that version, whoever plays it first. Only
     for levels decided in this process (no search trees: random, greedy). Returns the
     commit and the move's notation."""
-    seed = snapshot.info.seed
-    turn = BotTurn(
-        snapshot=snapshot,
-        state=state,
-        seat=seat,
-        level=level,
-        seed=bot_seed(seed, snapshot.version, seat),
-        view=bot_view(state, seed, snapshot.version, seat),
-        timeout=True,
-    )
+    turn = _turn(snapshot, state, seat, level, timeout=True)
     action = bots.choose_action(turn.view, seat, level, turn.seed)
     result, step = await _commit(store, snapshot, state, action, True, 0.0, {"fault": why})
     return result, step.events[0]["text"]
