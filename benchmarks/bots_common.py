@@ -17,6 +17,34 @@ from bots.heuristics import knowledge  # noqa: E402
 from games import CHANCE, TERMINAL, State, get_game  # noqa: E402
 
 
+def mcts_fast_iterations(game_type: str, players: int, count: int) -> dict:
+    """One ``mcts-fast`` tree (its iterations, depth and c, the game's playout policy)
+    on each of ``count`` sampled positions: the iterations run and the CPU seconds of
+    this process they took (a busy machine's waits count for none)."""
+    import time
+
+    from bots import LEVELS
+    from bots.mcts import uct_search
+
+    fast = LEVELS["mcts-fast"]
+    k = knowledge(game_type)
+    done = 0
+    start = time.process_time()
+    for i, state in enumerate(positions(game_type, players, count, seed=3)):
+        done += uct_search(
+            state,
+            k.evaluate,
+            k.actions,
+            random.Random(i),
+            iterations=fast.iterations,
+            seconds=None,
+            depth=fast.depth,
+            c=fast.c,
+            playout_epsilon=k.playout_epsilon,
+        ).iterations
+    return {"iterations": done, "seconds": time.process_time() - start}
+
+
 def positions(game_type: str, players: int, count: int, seed: int = 0) -> list[State]:
     """Decision points with a real choice, from random games at random depths.
 

@@ -118,36 +118,13 @@ def search_selfplay(decisions: int) -> dict:
 
 def fast_iterations(count: int) -> dict:
     """``mcts-fast``'s iterations/s: one tree on each of ``count`` sampled positions."""
-    import random
-    import time
-
     sys.path.insert(0, str(ROOT / "benchmarks"))
     sys.path.insert(0, str(ROOT))
-    from bots_common import positions
+    from bots_common import mcts_fast_iterations
 
-    from bots import LEVELS
-    from bots.heuristics import knowledge
-    from bots.mcts import uct_search
     from games import engine_build
 
-    fast = LEVELS["mcts-fast"]
-    k = knowledge("catan")
-    states = positions("catan", 4, count, seed=3)
-    done = 0
-    start = time.process_time()
-    for i, state in enumerate(states):
-        done += uct_search(
-            state,
-            k.evaluate,
-            k.actions,
-            random.Random(i),
-            iterations=fast.iterations,
-            seconds=None,
-            depth=fast.depth,
-            c=fast.c,
-            playout_epsilon=None,
-        ).iterations
-    return {"build": engine_build(), "iterations": done, "seconds": time.process_time() - start}
+    return {"build": engine_build(), **mcts_fast_iterations("catan", 4, count)}
 
 
 def ours(seconds: float) -> dict:

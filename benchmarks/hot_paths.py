@@ -77,30 +77,9 @@ def selfplay(game_type: str, games: int) -> dict:
 
 def search(game_type: str, count: int) -> dict:
     """Seconds for one ``mcts-fast`` tree on each of ``count`` sampled positions."""
-    from bots_common import positions
+    from bots_common import mcts_fast_iterations
 
-    from bots import LEVELS
-    from bots.heuristics import knowledge
-    from bots.mcts import uct_search
-
-    fast = LEVELS["mcts-fast"]
-    k = knowledge(game_type)
-    states = positions(game_type, PLAYERS, count, seed=3)
-    done = 0
-    start = time.process_time()
-    for i, state in enumerate(states):
-        done += uct_search(
-            state,
-            k.evaluate,
-            k.actions,
-            random.Random(i),
-            iterations=fast.iterations,
-            seconds=None,
-            depth=fast.depth,
-            c=fast.c,
-            playout_epsilon=k.playout_epsilon,
-        ).iterations
-    return {"iterations": done, "seconds": time.process_time() - start}
+    return mcts_fast_iterations(game_type, PLAYERS, count)
 
 
 def worker(tree: pathlib.Path, games: int, count: int) -> dict:

@@ -205,7 +205,7 @@ class Archive:
         if query.player:
             on = [seats.c.name == query.player]
             if query.bot_level:  # both: the name leads, the level is a condition on the game
-                where.append(games.c.game_id.in_(_seats_with_level(query.bot_level)))
+                on.append(games.c.game_id.in_(_seats_with_level(query.bot_level)))
         else:
             on = [seats.c.kind == "bot", seats.c.level == query.bot_level]
         if query.page_token:
