@@ -31,6 +31,7 @@ from gamehost.render.text import wrap
 from gamehost.v1 import gamehost_pb2 as pb
 
 THINKING_AFTER = 0.5  # seconds of waiting before the "thinking…" line appears
+_RESTATUS_EVERY = 1.0  # seconds between reads of a waiting bot's status
 _CATCH_UP_LIMIT = 10.0  # at most this long waiting for the events of a state already read
 _COMMANDS = """\
 At the prompt: a move in notation (see above), or
@@ -180,19 +181,39 @@ class _Game:
             self._show_event(event)
 
     def wait_for_others(self, state: pb.GameState) -> None:
-        """Until the next event: show who is thinking, and for how long."""
-        start = time.monotonic()
+        """Until the next event: show who is thinking, and for how long.
+
+        A bot's turn that waits for a search worker is read again every
+        ``_RESTATUS_EVERY`` seconds, so the line turns to "thinking…" once a worker
+        takes it (no event marks that moment)."""
+        start = last_read = time.monotonic()
         seat = seat_to_move(state)
         while True:
             event = self.feed.next(timeout=0.25)
-            waited = time.monotonic() - start
+            now = time.monotonic()
+            waited = now - start
             if event is not None:
                 self._show_event(event, waited)
                 return
             if self.feed.ended:
                 return  # the loop reads the state again
+            if (
+                state.bot_status == pb.BOT_WAITING_FOR_CAPACITY
+                and now - last_read >= _RESTATUS_EVERY
+            ):
+                last_read = now
+                state = self._status_of(state)
             if waited >= THINKING_AFTER:
                 self.screen.status(f"  {self._waiting_for(state, seat)} {waited:.0f} s")
+
+    def _status_of(self, state: pb.GameState) -> pb.GameState:
+        """The state read again for its bot status; the old one while the move it
+        waits for is not yet made (a later one belongs to the events still to come)."""
+        try:
+            fresh = self.client.state(self.me.game_id, self.me.token)
+        except GameError:
+            return state
+        return fresh if fresh.version == state.version else state
 
     def _waiting_for(self, state: pb.GameState, seat: int | None) -> str:
         if seat is None:
@@ -291,7 +312,6 @@ class _Game:
                     return True  # the game moved on: show it again
                 continue
             return True
-
 
     # ---------------------------------------------------------------- away mode
     def _go_away(self, level: str) -> bool:

@@ -56,7 +56,7 @@ def test_cite_shows_a_bot_thinking(play):
             break
         game.saw(game.child.before)
     else:
-        raise AssertionError("no thinking line while the bot searched")
+        raise AssertionError(f"no thinking line while the bot searched:\n{game.log.getvalue()}")
     game.child.expect(r"\[seat 1\] .+\(thought [\d.]+ s\)")
     game.child.expect_exact(PROMPT)
     game.child.sendline("quit")
