@@ -203,7 +203,12 @@ def test_decline_all_offers_on_the_page_sets_the_seat(
     expect(toggle).not_to_be_checked()
     toggle.check()
     expect(page.locator("#decline-offers")).to_be_checked()
-    assert grpc_client.state(created.game_id).seats[0].decline_offers
+    # The box ticks at once; the page's call to the server may still be on its way.
+    wait_until(
+        lambda: grpc_client.state(created.game_id).seats[0].decline_offers,
+        60,
+        "the server to record the seat's decline-all-offers",
+    )
 
 
 def test_a_dropped_feed_shows_a_banner_and_resumes(
