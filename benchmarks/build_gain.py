@@ -16,13 +16,12 @@ out of the comparison.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections import defaultdict
 
 from bots_common import table
 
-Z95 = 1.959964
+from services.tournament.intervals import normal_half_width
 
 
 def load(path: str) -> list[dict]:
@@ -36,14 +35,6 @@ def by_deal(rows: list[dict]) -> dict[int, float]:
     for row in rows:
         deals[row["deal"]].append(row["return"])
     return {deal: sum(v) / len(v) for deal, v in deals.items()}
-
-
-def mean_interval(values: list[float]) -> tuple[float, float, float]:
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    half = Z95 * sd / math.sqrt(n)
-    return mean, mean - half, mean + half
 
 
 def main() -> None:
@@ -77,7 +68,8 @@ def main() -> None:
     print(table(summary, ("build", "games", "A rate", "A iterations/choice", "A ms/choice")))
     ours, theirs = by_deal(compiled), by_deal(pure)
     shared = sorted(set(ours) & set(theirs))
-    mean, low, high = mean_interval([ours[d] - theirs[d] for d in shared])
+    mean, half = normal_half_width([ours[d] - theirs[d] for d in shared])
+    low, high = mean - half, mean + half
     print(
         f"compiled - pure, per deal ({len(shared)} deals): {100 * mean:+.1f} points "
         f"[{100 * low:+.1f}, {100 * high:+.1f}] (95%)"

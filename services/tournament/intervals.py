@@ -32,9 +32,16 @@ def over_deals(means: Sequence[float], z: float = Z95) -> tuple[float, float]:
     n = len(means)
     if n == 0:
         return (0.0, 1.0)
-    mean = sum(means) / n
-    sd = math.sqrt(sum((m - mean) ** 2 for m in means) / (n - 1)) if n > 1 else 0.0
-    if sd == 0.0:  # no spread seen (e.g. every deal won): a deal mean lies in [0, 1],
+    mean, half = normal_half_width(means, z)
+    if half == 0.0:  # no spread seen (e.g. every deal won): a deal mean lies in [0, 1],
         return wilson(sum(means), n, z)  # so Wilson over the deals is a safe bound
-    half = z * sd / math.sqrt(n)
     return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def normal_half_width(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
+    """The mean of ``values`` and its normal interval's half width, unclamped (so it
+    also serves differences, which may be negative); half width 0 for one value."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return mean, z * sd / math.sqrt(n)
