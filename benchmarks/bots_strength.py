@@ -22,7 +22,9 @@ share 1/players, A's and B's mean time per decision with a real choice
 (forced moves are answered without search), A's search iterations per such decision
 (at a time budget, ``mcts:...,seconds=S``, what the build's speed buys), and the build
 that played (``GAMEHOST_PURE_PYTHON=1``: pure; a results file keeps each row's build
-and a rerun resumes only its own build's rows). Suites:
+and a rerun resumes only its own build's rows). --a-build pure|compiled: seat A decides in a
+helper process of that build (benchmarks/other_build.py), B in this one; a row keeps A's
+build as ``a_build``, and a rerun resumes the rows of the same A build. Suites:
   vs-random     greedy, mcts-fast, mcts-strong each against random, every game
   head-to-head  mcts-strong vs mcts-fast and greedy vs random, every game
 """
@@ -38,8 +40,10 @@ import time
 from multiprocessing import get_context
 
 from bots_common import table
+from other_build import OtherBuild, routed
 
 from bots.arena import play_game
+from bots.decide import decide
 from games import engine_build, game_names, get_game
 from services.tournament.intervals import over_deals, wilson
 
@@ -49,13 +53,24 @@ SUITES = {
 }
 
 
+_helpers: dict[str, OtherBuild] = {}  # per process: A's build where it is not this one
+
+
+def _decider(a: str, a_build: str):
+    if a_build == engine_build():
+        return decide
+    if a_build not in _helpers:
+        _helpers[a_build] = OtherBuild(a_build)
+    return routed(_helpers[a_build], a)
+
+
 def _one(job: tuple) -> tuple:
-    game, a, b, players, seed, options, deal = job
+    game, a, b, players, seed, options, deal, a_build = job
     start = time.perf_counter()
     seat = seed % players
     levels = [b] * players
     levels[seat] = a
-    r = play_game(game, levels, seed, options, deal=deal)
+    r = play_game(game, levels, seed, options, deal=deal, decider=_decider(a, a_build))
     others = [s for s in range(players) if s != seat]
     return (
         r.returns[seat],
@@ -115,19 +130,20 @@ def paired_interval(results: dict[int, tuple], first: int, players: int) -> tupl
     return over_deals([sum(v) / len(v) for v in groups.values()])
 
 
-def _load(path: pathlib.Path, key: dict) -> dict[int, tuple]:
-    """Finished games of this match already in ``path``, by seed."""
+def _load(path: pathlib.Path, key: dict, a_build: str) -> dict[int, tuple]:
+    """Finished games of this match already in ``path`` with A in ``a_build``, by seed."""
     done: dict[int, tuple] = {}
     if not path.exists():
         return done
-    build = engine_build()
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
-        # A row names the build that played it (older rows do not): a match at a time
-        # budget plays differently compiled and pure, so a rerun resumes its own build's.
-        if all(row.get(k) == v for k, v in key.items()) and row.get("build", build) == build:
+        # A row names the build that played A (older rows: the build that played it; the
+        # oldest, neither): a match at a time budget plays differently compiled and pure,
+        # so a rerun resumes the rows of its own A build.
+        row_build = row.get("a_build", row.get("build", a_build))
+        if all(row.get(k) == v for k, v in key.items()) and row_build == a_build:
             done[row["seed"]] = tuple(row.get(f) for f in FIELDS)
     return done
 
@@ -143,14 +159,18 @@ def match(
     options: dict | None,
     results_file: pathlib.Path | None = None,
     duplicate: bool = False,
+    a_build: str | None = None,
 ) -> dict:
     if duplicate and games % players:
         raise SystemExit(f"--duplicate needs --games to be a multiple of {players} players")
+    a_build = a_build or engine_build()
+    if a_build != engine_build() and a == b:
+        raise SystemExit("--a-build needs A and B to be different levels")
     key = _match_key(game, a, b, players, options, duplicate)
-    done = _load(results_file, key) if results_file else {}
+    done = _load(results_file, key, a_build) if results_file else {}
     seeds = [seed + g for g in range(games)]
     jobs = [
-        (game, a, b, players, s, options, _deal(s, seed, players, duplicate))
+        (game, a, b, players, s, options, _deal(s, seed, players, duplicate), a_build)
         for s in seeds
         if s not in done
     ]
@@ -169,6 +189,7 @@ def match(
             if out:
                 row = {**key, **dict(zip(FIELDS, r, strict=True)), "commit": commit}
                 row["build"] = engine_build()
+                row["a_build"] = a_build
                 if duplicate:
                     row["deal"] = _deal(r[6], seed, players, duplicate)
                 out.write(json.dumps(row) + "\n")
@@ -197,7 +218,7 @@ def match(
         "a_iterations": None
         if any(r[8] is None for r in results)
         else sum(r[8] for r in results) / max(1, sum(r[1] for r in results)),
-        "build": engine_build(),
+        "build": engine_build() if a_build == engine_build() else f"{engine_build()}, A {a_build}",
         "plies": sum(r[5] for r in results) / games,
         "game_s": sum(r[7] for r in results) / games,  # per game, in its own process
     }
@@ -261,6 +282,9 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], help="game option key=value")
     parser.add_argument("--results", type=pathlib.Path, help="JSON lines file: record and resume")
     parser.add_argument("--duplicate", action="store_true", help="groups of games share a deal")
+    parser.add_argument(
+        "--a-build", choices=("compiled", "pure"), help="A decides in a helper of this build"
+    )
     args = parser.parse_args()
     options = dict(item.split("=", 1) for item in args.option) or None
     games = [args.game] if args.game else game_names()
@@ -280,6 +304,7 @@ def main() -> None:
                 options,
                 args.results,
                 args.duplicate,
+                args.a_build,
             )
             results.append(result)
             print(report([result]).splitlines()[-1], flush=True)

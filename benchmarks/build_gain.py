@@ -4,13 +4,14 @@ move (``mcts:...,seconds=S``), played once by each build, compared deal by deal.
     .venv/bin/python benchmarks/build_gain.py COMPILED.jsonl PURE.jsonl
 
 Both files are ``bots_strength.py --duplicate --results`` files of the same match (same
-A, B, players and seed), one played compiled and one with ``GAMEHOST_PURE_PYTHON=1``
-(run them side by side, so both builds see the same load: the budget is wall-clock).
-B's level is iteration-bound, so it plays alike in both builds; A searches what its
-build manages in S seconds. Prints each build's win rate and A's iterations per choice,
-then the per-deal difference (compiled minus pure) of A's mean result, with a 95%
-normal interval over the deals both files hold: pairing by deal takes the deal's luck
-out of the comparison.
+A, B, players and seed), one with A compiled and one with A pure (``--a-build pure``, or
+the whole match under ``GAMEHOST_PURE_PYTHON=1``; run them side by side, so both builds
+see the same load: the budget is wall-clock). B's level is iteration-bound, so it plays
+alike in both builds; A searches what its build manages in S seconds. Only deals that
+both files hold whole (A in every seat) count. Prints each build's win rate and A's
+iterations per choice on those, then the per-deal difference (compiled minus pure) of
+A's mean result, with a 95% normal interval over the deals: pairing by deal takes the
+deal's luck out of the comparison.
 """
 
 from __future__ import annotations
@@ -29,12 +30,21 @@ def load(path: str) -> list[dict]:
         return [json.loads(line) for line in rows if line.strip()]
 
 
-def by_deal(rows: list[dict]) -> dict[int, float]:
-    """A's mean result on each deal."""
-    deals: dict[int, list[float]] = defaultdict(list)
+def a_build(row: dict) -> str | None:
+    """The build that played A (rows before ``--a-build``: the build that played it)."""
+    return row.get("a_build", row.get("build"))
+
+
+def whole_deals(rows: list[dict]) -> dict[int, list[dict]]:
+    """The rows of each deal played in every seat rotation (one row per seat)."""
+    deals: dict[int, list[dict]] = defaultdict(list)
     for row in rows:
-        deals[row["deal"]].append(row["return"])
-    return {deal: sum(v) / len(v) for deal, v in deals.items()}
+        deals[row["deal"]].append(row)
+    return {deal: v for deal, v in deals.items() if len(v) == v[0]["players"]}
+
+
+def mean_result(rows: list[dict]) -> float:
+    return sum(r["return"] for r in rows) / len(rows)
 
 
 def main() -> None:
@@ -42,15 +52,20 @@ def main() -> None:
         raise SystemExit(__doc__)
     compiled, pure = load(sys.argv[1]), load(sys.argv[2])
     for rows, build in ((compiled, "compiled"), (pure, "pure")):
-        if not rows or any(r.get("build") != build or "deal" not in r for r in rows):
+        if not rows or any(a_build(r) != build or "deal" not in r for r in rows):
             raise SystemExit(f"{build}: expected a duplicate match played by the {build} build")
     key = ("game", "a", "b", "players", "options")
     if {tuple(str(r[k]) for k in key) for r in compiled + pure} != {
         tuple(str(compiled[0][k]) for k in key)
     }:
         raise SystemExit("the two files hold different matches")
+    ours, theirs = whole_deals(compiled), whole_deals(pure)
+    shared = sorted(set(ours) & set(theirs))
+    if not shared:
+        raise SystemExit("the two files share no whole deal")
     summary = []
-    for rows, build in ((compiled, "compiled"), (pure, "pure")):
+    for deals, build in ((ours, "compiled"), (theirs, "pure")):
+        rows = [row for deal in shared for row in deals[deal]]
         wins = sum(r["return"] for r in rows)
         iterations = sum(r["a_iterations"] for r in rows) / sum(r["a_choices"] for r in rows)
         think = 1000 * sum(r["a_think"] for r in rows) / sum(r["a_choices"] for r in rows)
@@ -66,9 +81,8 @@ def main() -> None:
     first = compiled[0]
     print(f"{first['game']} {first['players']}p: {first['a']} vs {first['b']}")
     print(table(summary, ("build", "games", "A rate", "A iterations/choice", "A ms/choice")))
-    ours, theirs = by_deal(compiled), by_deal(pure)
-    shared = sorted(set(ours) & set(theirs))
-    mean, half = normal_half_width([ours[d] - theirs[d] for d in shared])
+    gains = [mean_result(ours[d]) - mean_result(theirs[d]) for d in shared]
+    mean, half = normal_half_width(gains)
     low, high = mean - half, mean + half
     print(
         f"compiled - pure, per deal ({len(shared)} deals): {100 * mean:+.1f} points "

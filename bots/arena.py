@@ -40,12 +40,15 @@ def play_game(
     max_plies: int = 1_000_000,
     on_choice: Callable[[int, State], None] | None = None,
     deal: int | None = None,
+    decider: Callable[[State, int, str, int], tuple[int, int]] = decide,
 ) -> GameResult:
     """One game with ``levels[seat]`` at each seat; returns the outcome and thinking time.
 
     ``on_choice(seat, view)``, when given, sees every decision with a real choice
     (the view the bot decided on; benchmarks sample positions from it). ``deal``,
     when given, seeds the game and its chance outcomes apart from the bots' seeds.
+    ``decider`` makes each bot decision (``decide``'s signature); a benchmark passes
+    one that sends some seats' decisions to another process.
     """
     players = len(levels)
     state = get_game(game_type).new_game(players, seed if deal is None else deal, options)
@@ -70,7 +73,7 @@ def play_game(
         else:
             view = state.determinize(player, random.Random(f"{seed}:view:{plies}:{player}"))
             start = time.perf_counter()
-            action, iterations = decide(view, player, levels[player], rng.getrandbits(63))
+            action, iterations = decider(view, player, levels[player], rng.getrandbits(63))
             spent = time.perf_counter() - start
             think[player] += spent
             decisions[player] += 1
