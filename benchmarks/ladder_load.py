@@ -17,7 +17,11 @@ for the same reason. It prints:
   to the start of its next one (seen by its runner; the set's result is rated first);
 - move round trip through `bot run` p50/p99: from an act's arrival at the runner to
   the server's answer that the move was played, less the program's own time and the
-  time the act waited behind the same copy's other acts;
+  time the act waited behind the same copy's other acts; split into the BotReply call
+  (sent to answered: the wire, the server's queue and the move's commit) and the
+  runner's own handling (the rest: its threads handing the act on);
+- the server's and the worker's CPU in the window, in % of one core (the server's
+  event loop runs on one core: near 100% it is saturated and every call queues);
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -94,6 +98,20 @@ def wait_for(condition, seconds: float, what: str):
             return value
         time.sleep(0.2)
     raise SystemExit(f"ladder_load: timed out waiting for {what}")
+
+
+def cpu_seconds(group: int) -> float:
+    """The CPU time so far of the processes in one process group (a process started
+    here and its children, e.g. a Celery worker's pool), threads included (Linux)."""
+    ticks = 0
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def waits_of(stats: pathlib.Path) -> list[float]:
@@ -183,8 +201,15 @@ def main() -> None:
         started, at_start = time.monotonic(), rated()
         window_start = time.time()
         print(f"{active} of {args.bots} bots active; measuring {args.seconds:g} s", flush=True)
+        cpu_at_start = {
+            name: cpu_seconds(p.pid) for name, p in (("server", server), ("worker", worker))
+        }
         time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
+        cpu = {
+            name: round(100 * (cpu_seconds(p.pid) - cpu_at_start[name]) / elapsed)
+            for name, p in (("server", server), ("worker", worker))
+        }
         window_end = time.time()
         bots = client.list_bots()
         with engine.connect() as connection:
@@ -200,6 +225,8 @@ def main() -> None:
 
         waits: list[float] = []
         overhead: list[float] = []
+        replies: list[float] = []
+        handling: list[float] = []
         bot_ms: list[float] = []
         undelivered = 0
         shown: list[str] = []  # the error lines themselves, a few
@@ -210,7 +237,10 @@ def main() -> None:
                 for line in stats.read_text().splitlines():
                     record = json.loads(line)
                     if record["event"] == "move" and window_start <= record["t"] <= window_end:
-                        overhead.append(record["rtt_ms"] - record["bot_ms"] - record["queued_ms"])
+                        beyond = record["rtt_ms"] - record["bot_ms"] - record["queued_ms"]
+                        overhead.append(beyond)
+                        replies.append(record["reply_ms"])
+                        handling.append(beyond - record["reply_ms"])
                         bot_ms.append(record["bot_ms"])
             lines = (work / f"{name}.log").read_text(errors="replace").splitlines()
             missed = [line for line in lines if "not taken" in line]
@@ -241,7 +271,12 @@ def main() -> None:
             "moves": len(overhead),
             "move_round_trip_p50_ms": round(percentile(overhead, 0.5), 2),
             "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
+            "bot_reply_call_p50_ms": round(percentile(replies, 0.5), 2),
+            "bot_reply_call_p99_ms": round(percentile(replies, 0.99), 2),
+            "runner_handling_p50_ms": round(percentile(handling, 0.5), 2),
+            "runner_handling_p99_ms": round(percentile(handling, 0.99), 2),
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
+            "cpu_percent_of_a_core": cpu,
             "errors": faults + paused + stopped + failed + undelivered + logged,
             "errors_by_kind": {
                 "faults": by_fault,

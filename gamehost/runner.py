@@ -90,6 +90,7 @@ class Copy:
     process: subprocess.Popen | None = None
     lines: queue.Queue = field(default_factory=queue.Queue)
     warned: bool = False
+    free_at: float = 0.0  # time.monotonic() when it finished its last line or act
 
     def launch(self) -> None:
         self.lines = queue.Queue()
@@ -149,8 +150,10 @@ class Copy:
                     self.stats.write(event="end", game_id=item.game_id)
                 else:
                     self.stats.write(event="start", game_id=item.game_id)
+                self.free_at = time.monotonic()
                 continue
             self._act(item)
+            self.free_at = time.monotonic()
 
     def _drop_unasked(self) -> None:
         while True:
@@ -202,6 +205,7 @@ class Copy:
         self._send(act, line=line[: MAX_LINE + 1], bot_ms=bot_ms)
 
     def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
+        sent = time.monotonic()
         try:
             answer = self.reply(act.game_id, act.version, line=line, error=error)
         except GameError as exc:
@@ -216,7 +220,9 @@ class Copy:
             fault=answer.fault,
             rtt_ms=(done - act.received) * 1000,  # the act's arrival to the answer played
             bot_ms=bot_ms,  # the program's own time
-            queued_ms=(max(act.written, act.received) - act.received) * 1000,  # its other acts
+            # the time it waited while this copy was busy with its other lines and acts
+            queued_ms=max(0.0, min(act.written, self.free_at) - act.received) * 1000,
+            reply_ms=(done - sent) * 1000,  # the BotReply call: the server's answer
         )
         if answer.outcome == pb.BotReplyResponse.FALLBACK:
             print(f"gamehost bot run: {act.game_id}: {answer.message}", file=sys.stderr)
