@@ -12,9 +12,11 @@ game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed an
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
 The program's stderr is the runner's.
 
-A broken connection is made again (the server sends ``start`` again for the games in
-progress, which the runner does not pass on twice); a paused or revoked bot, or a
-newer runner for the same bot, ends the run (exit status 1)."""
+A broken connection is made again, as is one the server refused while busy or
+limiting this bot's connects (``RETRIED``), waiting longer each time up to 10 s (the
+server sends ``start`` again for the games in progress, which the runner does not pass
+on twice); a paused or revoked bot, a bad key, or a newer runner for the same bot ends
+the run (exit status 1)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,13 @@ MIN_WAIT_SECONDS = 0.1  # the least time given to answer, however late the act c
 HANG_SECONDS = 10.0  # a copy silent this long past a deadline is started again
 MAX_LINE = 1024  # what the server reads of an answer
 RECONNECT_SECONDS = (0.5, 10.0)  # first and longest wait before connecting again
+# Worth connecting again: the server away, stopping, busy or limiting this bot's connects.
+RETRIED = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+)
 
 
 @dataclass
@@ -99,6 +108,7 @@ class Copy:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            errors="replace",  # bytes that are not UTF-8 make a garbage answer, not a hang
             bufsize=1,
         )
         threading.Thread(target=self._read, args=(self.process, self.lines), daemon=True).start()
@@ -106,9 +116,13 @@ class Copy:
     @staticmethod
     def _read(process: subprocess.Popen, lines: queue.Queue) -> None:
         assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line.rstrip("\r\n"))
-        lines.put(None)  # end of output: the process died or closed it
+        try:
+            for line in process.stdout:
+                lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass  # its stdout broke: as if it ended
+        finally:
+            lines.put(None)  # end of output: the process died or closed it
 
     def _write(self, line: str) -> bool:
         process = self.process
@@ -242,6 +256,7 @@ class Runner:
 
         self.copies = [Copy(i, argv, reply, self.stats) for i in range(args.concurrency)]
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it
+        self.welcomed = False  # the last connection got as far as the server's welcome
 
     def run(self) -> int:
         for copy in self.copies:
@@ -254,12 +269,15 @@ class Runner:
         wait = RECONNECT_SECONDS[0]
         try:
             while True:
+                self.welcomed = False
                 try:
                     status = self._connection()
                 except GameError as exc:
-                    if exc.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                    if exc.code not in RETRIED:
                         print(f"gamehost: {exc}", file=sys.stderr)
                         return 1
+                    if self.welcomed:  # it was connected: a new break, not the same one
+                        wait = RECONNECT_SECONDS[0]
                     print(
                         f"gamehost bot run: connection lost ({exc}); again in {wait:g} s",
                         file=sys.stderr,
@@ -283,6 +301,7 @@ class Runner:
         for directive in self.client.connect_bot(self.key, len(self.copies)):
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:
+                self.welcomed = True
                 print(f"gamehost bot run: {directive.message}", flush=True)
             elif kind == pb.BotDirective.PAUSED:
                 print(

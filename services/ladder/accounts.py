@@ -190,14 +190,6 @@ class Accounts:
                     alive.add((name, session))
         return alive
 
-    def disconnect(self, name: str, session: str) -> None:
-        with self.engine.begin() as connection:
-            connection.execute(
-                sa.update(ladder_bots)
-                .where(ladder_bots.c.name == name, ladder_bots.c.session == session)
-                .values(session="", connected_until=0.0)
-            )
-
     def connected(self, ladder: str, now: float | None = None) -> list[BotAccount]:
         """Bots of ``ladder`` with a runner connected now, validating or active."""
         now = time.time() if now is None else now

@@ -43,6 +43,7 @@ from services.errors import (
     NotFound,
     PermissionDenied,
     ResourceExhausted,
+    Unauthenticated,
 )
 from services.kinds import EventKind, GameStatus
 from services.ladder import protocol
@@ -85,6 +86,7 @@ class Answered:
     version: int = 0
     paused: bool = False
     message: str = ""
+    duplicate: bool = False  # a retry of an answer already played: not counted again
 
 
 @dataclass
@@ -107,6 +109,11 @@ class _AnyId:
 
     def __contains__(self, action: object) -> bool:
         return True
+
+
+def _fed_to_the_end(feeder: asyncio.Task) -> bool:
+    """A finished feeder that sent the game's end (or lost the seat for good)."""
+    return not feeder.cancelled() and feeder.exception() is None and bool(feeder.result())
 
 
 class Sessions:
@@ -163,13 +170,15 @@ class Sessions:
                 if connection.gone:
                     yield await self._let_go(name)
                     return
+                for game_id in [g for g, task in feeders.items() if task.done()]:
+                    if game_id not in connection.playing or not _fed_to_the_end(feeders[game_id]):
+                        # Rated since (never fed again), or its feed broke off (the
+                        # store was down): fed again below, from a fresh watch.
+                        del feeders[game_id]
                 for game_id, seat in connection.playing.items():
                     if game_id not in feeders:
                         feed = self._feed(game_id, seat, connection.queue)
                         feeders[game_id] = asyncio.create_task(feed)
-                for game_id in [g for g in feeders if g not in connection.playing]:
-                    if feeders[game_id].done():
-                        del feeders[game_id]  # rated since: never fed again
                 waiting: list[Directive | None] = []
                 with contextlib.suppress(TimeoutError):
                     waiting.append(await asyncio.wait_for(connection.queue.get(), self.POLL * 4))
@@ -179,12 +188,12 @@ class Sessions:
                     if item is not None:  # None: the poll read the bot's games again
                         yield item
         finally:
+            # The bot stays present until its last heartbeat runs out (PRESENCE): a
+            # runner that connects again by then finds its games going on.
             self._connections.pop(session, None)
             for task in feeders.values():
                 task.cancel()
             await asyncio.gather(*feeders.values(), return_exceptions=True)
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.accounts.disconnect, name, session)
 
     def kick(self) -> None:
         """New ladder games may seat a connected bot: read now, not at the next poll."""
@@ -233,8 +242,9 @@ class Sessions:
             f"another runner connected as bot {name}: this connection is let go"
         )
 
-    async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> None:
-        """One game's lines for the bot: start, each act it owes, end."""
+    async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> bool:
+        """One game's lines for the bot: start, each act it owes, end. False when the
+        feed broke off before the game's end (to be fed again)."""
         try:
             secret = await self.host.store.secret()
             token = seat_token(secret, game_id, seat)
@@ -247,7 +257,7 @@ class Sessions:
                 if data["kind"] == EventKind.FINISHED:
                     line = protocol.end_line(game_id, data.get("returns", []))
                     await queue.put(Directive(END, line, game_id))
-                    return
+                    return True
                 if data.get("legal") and data["version"] > asked:
                     act = await self._act(game_id, token, seat)
                     if act is not None:
@@ -255,10 +265,11 @@ class Sessions:
                         await queue.put(act)
         except asyncio.CancelledError:
             raise
-        except PermissionDenied:
-            return  # the seat went to the fallback level for good: no longer the bot's
+        except (PermissionDenied, Unauthenticated):
+            return True  # the seat went to the fallback level for good: no longer the bot's
         except Exception as exc:  # the store is down: the next poll feeds the game again
             log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
+        return False
 
     async def _act(self, game_id: str, token: str, seat: int) -> Directive | None:
         view = await self.host.get_state(game_id, token)
@@ -292,7 +303,8 @@ class Sessions:
             if action is not None:
                 played = await self._submit(game_id, seats[0], version, action)
                 if played is not None:
-                    self._count_move(name)
+                    if not played.duplicate:
+                        self._count_move(name)
                     return played
         try:
             snapshot = await self.host.load(game_id)
@@ -317,7 +329,8 @@ class Sessions:
             played = await self._submit(game_id, seat, version, action)
             if played is None:
                 return Answered("stale", message="the game moved on before the answer")
-            self._count_move(name)
+            if not played.duplicate:
+                self._count_move(name)
             return played
         assert fault is not None
         result, notation = await bot_turns.commit_fallback(
@@ -352,7 +365,11 @@ class Sessions:
             )
         except (Aborted, FailedPrecondition, InvalidArgument, NotFound):
             return None
-        return Answered("played", notation=done.notation, version=done.version)
+        except (PermissionDenied, Unauthenticated):
+            return None  # the seat was handed to the fallback level for good: stale
+        return Answered(
+            "played", notation=done.notation, version=done.version, duplicate=done.duplicate
+        )
 
     async def _account(self, key: str) -> BotAccount:
         """The bot of ``key``: a runner's connected here with it (its heartbeats say it

@@ -113,7 +113,9 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         info = _bot(client, "probe")
         assert (info.faults.illegal, info.faults.garbage, info.faults_in_row) == (1, 1, 2)
 
-        # Good answers to the end: the row of faults ends; the game is played out.
+        # Good answers to the end: the row of faults ends; the game is played out. Each
+        # is sent twice, as a runner retries: the retry is answered, never played or
+        # counted again.
         moves = 0
         while True:
             directive = connection.next()
@@ -125,6 +127,8 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
                     key, game_id, directive.version, json.dumps({"id": first})
                 )
                 assert answer.outcome == R.PLAYED and answer.version > directive.version
+                again = client.bot_reply(key, game_id, directive.version, json.dumps({"id": first}))
+                assert (again.outcome, again.version) == (R.PLAYED, answer.version)
                 moves += 1
         assert json.loads(directive.line)["returns"] in ([1.0, 0.0], [0.0, 1.0])
         info = wait_until(
@@ -137,6 +141,7 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         assert "failed its validation game" in paused.message and "2 of" in paused.message
         info = _bot(client, "probe")
         assert info.status == pb.BOT_PAUSED and "failed its validation game" in info.reason
+        assert info.moves == moves
         archived = server.call(server.running.archive.game(game_id))
         marked = [
             e.data["fault"]
@@ -145,6 +150,33 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         ]
         assert marked == ["illegal", "garbage"]
         connection.close()
+
+
+def test_a_runner_that_connects_again_finds_its_game_going_on(sqlite_url):
+    server = ladder_server(sqlite_url, quick())
+    with server, Client(server.target) as client:
+        key = client.register_bot("flaky", "cite", 2).key
+        first = Connected(client, key)
+        start = json.loads(first.next(D.START).line)
+        game_id = start["game_id"]
+        act = first.next(D.ACT)
+        first.close()  # the connection breaks before the answer, for a while:
+        wait_until(  # the turn timer plays that move meanwhile
+            lambda: client.state(game_id).version > act.version, 60, "the game to move on"
+        )
+        again = Connected(client, key)
+        assert json.loads(again.next(D.START).line) == start
+        # Its seat is still its own: it is asked again, and its answers are played.
+        while True:
+            directive = again.next()
+            if directive.kind == D.END:
+                break
+            if directive.kind == D.ACT:
+                assert directive.game_id == game_id
+                move = json.loads(directive.line)["legal"][0]["id"]
+                answer = client.bot_reply(key, game_id, directive.version, json.dumps({"id": move}))
+                assert answer.outcome == R.PLAYED, answer.message
+        again.close()
 
 
 def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chance(sqlite_url):

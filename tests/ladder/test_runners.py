@@ -1,7 +1,8 @@
 """``gamehost bot run`` with real bot programs (processes): the example bots in Python
 and Node.js and the gamehost.bot helper register, pass validation and are rated; a bot
-that prints garbage and one that crashes are paused after K faults in a row, with the
-reason on ``bot list``, while their games end and another bot plays on."""
+that prints garbage, one that writes bytes that are not text and one that crashes are
+paused after K faults in a row, with the reason on ``bot list``, while their games end
+and another bot plays on."""
 
 from __future__ import annotations
 
@@ -98,6 +99,7 @@ def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):
             programs = {
                 "steady": f"{PYTHON} {EXAMPLES / 'random_bot.py'}",
                 "garbage": f"{PYTHON} {BOTS / 'garbage_bot.py'}",
+                "binary": f"{PYTHON} {BOTS / 'binary_bot.py'}",
                 "crasher": f"{PYTHON} {BOTS / 'crash_bot.py'}",
             }
             for name, cmd in programs.items():
@@ -106,23 +108,25 @@ def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):
 
             def paused() -> dict[str, pb.BotInfo]:
                 bots = _bots(client)
-                bad = (bots["garbage"], bots["crasher"])
+                bad = (bots["garbage"], bots["binary"], bots["crasher"])
                 return bots if all(b.status == pb.BOT_PAUSED for b in bad) else {}
 
-            bots = wait_until(paused, 180, "the garbage and the crashing bot to be paused")
+            bots = wait_until(paused, 180, "the garbage, binary and crashing bots to be paused")
             garbage, crasher = bots["garbage"], bots["crasher"]
-            assert garbage.faults.garbage >= 4 and garbage.moves == 0
-            assert "faults in a row (the last: garbage)" in garbage.reason
+            for bad in (garbage, bots["binary"]):  # not text is garbage too, at once
+                assert bad.faults.garbage >= 4 and bad.moves == 0, bad
+                assert bad.faults.late == 0 and bad.faults.missing == 0, bad
+                assert "faults in a row (the last: garbage)" in bad.reason
             assert crasher.faults.missing >= 4 and crasher.moves == 0
             assert "faults in a row (the last: missing)" in crasher.reason
             # Their runners are told and stop (status 1), saying why.
-            for name in ("garbage", "crasher"):
+            for name in ("garbage", "binary", "crasher"):
                 wait_until(lambda n=name: not runners[n].alive(), 60, f"{name}'s runner to stop")
                 assert runners[name].process.returncode == 1
                 assert "the ladder let the bot go: paused" in runners[name].output()
             assert runners["crasher"].output().count("starting it again") >= 4
             # Their games end all the same (the fallback level plays their seats).
-            for name in ("garbage", "crasher"):
+            for name in ("garbage", "binary", "crasher"):
                 for game in client.list_games(player=name):
                     wait_until(
                         lambda g=game.game_id: client.state(g).status == pb.FINISHED,
