@@ -316,6 +316,9 @@ def test_discard_picker_and_bank_trade_take_one_submit_each(
     need = state.catan.discard_left
     cards = state.catan.players[0].resource_count
     page.goto(f"{base_url}/#/game/{game_id}?token={tokens[0]}")
+    # The others' moves below are shown at once: at a pace, the dozens of them the
+    # deal may take before seat 0 can trade outlast any wait for the trade builder.
+    page.select_option("#bot-speed", "instant")
     counter = page.locator("#discard-count")
     expect(counter).to_have_text(f"0 of {need} chosen")
     # No button per card on show: the picker stands in for them (they stay, folded).
