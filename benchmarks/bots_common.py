@@ -97,3 +97,10 @@ def table(rows: list[tuple], header: tuple) -> str:
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def a_build_of(row: dict, default: str | None = None) -> str | None:
+    """The build that played seat A in a ``bots_strength.py --results`` row: its
+    ``a_build`` (``--a-build``), else the build that played the row, else ``default``
+    (rows from before either field)."""
+    return row.get("a_build", row.get("build", default))

@@ -39,7 +39,7 @@ import subprocess
 import time
 from multiprocessing import get_context
 
-from bots_common import table
+from bots_common import a_build_of, table
 from other_build import OtherBuild, routed
 
 from bots.arena import play_game
@@ -142,7 +142,7 @@ def _load(path: pathlib.Path, key: dict, a_build: str) -> dict[int, tuple]:
         # A row names the build that played A (older rows: the build that played it; the
         # oldest, neither): a match at a time budget plays differently compiled and pure,
         # so a rerun resumes the rows of its own A build.
-        row_build = row.get("a_build", row.get("build", a_build))
+        row_build = a_build_of(row, a_build)
         if all(row.get(k) == v for k, v in key.items()) and row_build == a_build:
             done[row["seed"]] = tuple(row.get(f) for f in FIELDS)
     return done

@@ -20,7 +20,7 @@ import json
 import sys
 from collections import defaultdict
 
-from bots_common import table
+from bots_common import a_build_of, table
 
 from services.tournament.intervals import normal_half_width
 
@@ -28,11 +28,6 @@ from services.tournament.intervals import normal_half_width
 def load(path: str) -> list[dict]:
     with open(path, encoding="utf-8") as rows:
         return [json.loads(line) for line in rows if line.strip()]
-
-
-def a_build(row: dict) -> str | None:
-    """The build that played A (rows before ``--a-build``: the build that played it)."""
-    return row.get("a_build", row.get("build"))
 
 
 def whole_deals(rows: list[dict]) -> dict[int, list[dict]]:
@@ -52,7 +47,7 @@ def main() -> None:
         raise SystemExit(__doc__)
     compiled, pure = load(sys.argv[1]), load(sys.argv[2])
     for rows, build in ((compiled, "compiled"), (pure, "pure")):
-        if not rows or any(a_build(r) != build or "deal" not in r for r in rows):
+        if not rows or any(a_build_of(r) != build or "deal" not in r for r in rows):
             raise SystemExit(f"{build}: expected a duplicate match played by the {build} build")
     key = ("game", "a", "b", "players", "options")
     if {tuple(str(r[k]) for k in key) for r in compiled + pure} != {

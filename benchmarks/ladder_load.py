@@ -50,6 +50,7 @@ import psycopg  # noqa: E402
 import redis  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
+from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
@@ -98,20 +99,6 @@ def wait_for(condition, seconds: float, what: str):
             return value
         time.sleep(0.2)
     raise SystemExit(f"ladder_load: timed out waiting for {what}")
-
-
-def cpu_seconds(group: int) -> float:
-    """The CPU time so far of the processes in one process group (a process started
-    here and its children, e.g. a Celery worker's pool), threads included (Linux)."""
-    ticks = 0
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # ended meanwhile
-            continue
-        if int(fields[2]) == group:
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def waits_of(stats: pathlib.Path) -> list[float]:
