@@ -356,6 +356,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def RevokeBot(self, request, context):
         caller = quotas.caller_of(context)
         account = await self._ladder().revoke(request.name, request.key, caller)
+        self._sessions().let_go(account.name)
         return ladder_wire.bot_info(account)
 
     @unary

@@ -111,7 +111,14 @@ def _parameters(route: Route, schemas: _Schemas) -> list[dict[str, Any]]:
     return parameters
 
 
-def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
+def _operation_id(route: Route, routes: tuple[Route, ...]) -> str:
+    """The RPC's name; a second route of the same RPC (GET /v1/bots:connect beside its
+    POST) adds its verb, since OpenAPI wants every operationId once."""
+    first = next(r for r in routes if r.rpc == route.rpc)
+    return route.rpc if first == route else f"{route.rpc}{route.verb.capitalize()}"
+
+
+def _operation(route: Route, schemas: _Schemas, operation_id: str) -> dict[str, Any]:
     method = route.method
     output = schemas.message(method.output_type)
     if route.ndjson:
@@ -129,12 +136,21 @@ def _operation(route: Route, schemas: _Schemas) -> dict[str, Any]:
             "content": {"text/event-stream": {"schema": output}},
         }
     else:
-        ok = {"description": method.output_type.name, "content": {"application/json": {"schema": output}}}
+        ok = {
+            "description": method.output_type.name,
+            "content": {"application/json": {"schema": output}},
+        }
     operation: dict[str, Any] = {
-        "operationId": method.name,
+        "operationId": operation_id,
         "summary": f"{SERVICE.full_name}.{method.name} (docs/api.md)",
         "parameters": _parameters(route, schemas),
-        "responses": {"200": ok, "default": {"description": "an error", "content": {"application/json": {"schema": _ERROR}}}},
+        "responses": {
+            "200": ok,
+            "default": {
+                "description": "an error",
+                "content": {"application/json": {"schema": _ERROR}},
+            },
+        },
     }
     tokens = [n for n in TOKEN_FIELDS if n in method.input_type.fields_by_name]
     if tokens:  # optional: no token reads as a spectator
@@ -154,13 +170,17 @@ def openapi_document(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
     schemas = _Schemas()
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
-        paths.setdefault(route.template, {})[route.verb.lower()] = _operation(route, schemas)
+        paths.setdefault(route.template, {})[route.verb.lower()] = _operation(
+            route, schemas, _operation_id(route, routes)
+        )
     schemas.schemas["Error"] = {
         "type": "object",
         "description": "every error answer: the gRPC status code's name, a message in the "
         "API's words (JSON field names), and the request field it is about when it is "
         "about one (e.g. gameType, seats[1].botLevel). HTTP statuses (google.api's mapping): "
-        + ", ".join(f"{code.name} {status}" for code, status in HTTP_STATUS.items() if status != 200)
+        + ", ".join(
+            f"{code.name} {status}" for code, status in HTTP_STATUS.items() if status != 200
+        )
         + "; a known path with another method: 405 (UNIMPLEMENTED)",
         "properties": {
             "error": {

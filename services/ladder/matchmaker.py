@@ -54,7 +54,8 @@ from services.watch import events as ev
 log = logging.getLogger(__name__)
 
 LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
-CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries
+CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries per tick
+_CLAIMED, _TAKEN, _GONE, _BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
 
 
 def replica_id() -> str:
@@ -71,9 +72,11 @@ class Matchmaker:
         host: GameHost,
         replica: str | None = None,
         on_games: Callable[[], None] | None = None,
+        on_paused: Callable[[str], None] | None = None,
     ) -> None:
         self.service = service
         self._on_games = on_games or (lambda: None)  # new games made: tell the runners
+        self._on_paused = on_paused or (lambda name: None)  # a bot paused: let it go
         self.host = host
         self.replica = replica or replica_id()
         self.config = service.config
@@ -195,34 +198,50 @@ class Matchmaker:
                 continue
             token_hash = hash_token(seat_token(secret, planned.game_id, seat))
             claimed = await self._claim(planned.game_id, seat, who.name, token_hash)
-            if claimed is None:
-                return  # gone at once (expired): the lost check sees to it
-            if not claimed:
+            if claimed == _BUSY:
+                return  # the game kept moving: claimed at a later tick (still pending)
+            if claimed == _GONE:
+                await self._settle_gone(spec, planned)
+                return
+            if claimed == _TAKEN:
                 # Someone joined the seat first (it was public for a moment): the game
-                # cannot be the bot's; end it, and it fails.
-                await steps.abandon(self.host.store, planned.game_id, "a ladder seat was taken")
-                await self._set(spec, planned.game_id, FAILED, PENDING)
+                # cannot be the bot's. It fails (fenced: only the lease's holder says
+                # so), then it is ended.
+                if await self._set(spec, planned.game_id, FAILED, PENDING):
+                    await steps.abandon(self.host.store, planned.game_id, "a ladder seat was taken")
                 return
         await self._set(spec, planned.game_id, PLAYING, PENDING)
 
-    async def _claim(self, game_id: str, seat: int, name: str, token_hash: str) -> bool | None:
+    async def _settle_gone(self, spec: LadderSpec, planned: PlannedGame) -> None:
+        """A pending game the store no longer has (it ran out, or was played and
+        archived before it was marked playing): rated from the archive if it is there
+        (playing now: rated at the next tick), else failed."""
+        returns = await asyncio.to_thread(self.service.ledger.archived_returns, planned.game_id)
+        if returns is not None:
+            await self._set(spec, planned.game_id, PLAYING, PENDING)
+            return
+        log.warning("ladder %s: game %s was lost before it was played", spec.name, planned.game_id)
+        await self._set(spec, planned.game_id, FAILED, PENDING)
+
+    async def _claim(self, game_id: str, seat: int, name: str, token_hash: str) -> str:
         """Give a bot's seat its token hash, with a joined event built on the version it
-        is written at (a house bot may move meanwhile: built again); True once the seat
-        holds it, False when someone else holds it, None when the game is gone."""
+        is written at (a house bot may move meanwhile: built again). CLAIMED once the
+        seat holds it, TAKEN when someone else holds it, GONE when the store has no
+        such game, BUSY when the game moved under every try."""
         for _ in range(CLAIM_TRIES):
             snapshot = await self.host.store.load(game_id)
             if snapshot is None:
-                return None
+                return _GONE
             held = snapshot.tokens.get(seat)
-            if held is not None:
-                return held == token_hash  # an earlier holder of the lease claimed it
+            if held is not None:  # an earlier holder of the lease claimed it, or not
+                return _CLAIMED if held == token_hash else _TAKEN
             to_move = steps.load_state(snapshot).current_player()
             joined = ev.joined_event(seat, name, snapshot.version, to_move)
             with contextlib.suppress(GameMoved):
                 store = self.host.store
                 if await store.claim_seat(game_id, seat, token_hash, joined, snapshot.version):
-                    return True
-        return False
+                    return _CLAIMED
+        return _BUSY
 
     async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
         return await asyncio.to_thread(
@@ -265,9 +284,11 @@ class Matchmaker:
             why = "its runner left" if handed else f"{fallback} of {moves} moves by the fallback"
             reason = f"failed its validation game {planned.game_id}: {why}"
             status = BotStatus.PAUSED
-        await asyncio.to_thread(
+        moved = await asyncio.to_thread(
             accounts.set_status, who.name, status, reason, (BotStatus.VALIDATING,)
         )
+        if moved and status == BotStatus.PAUSED:
+            self._on_paused(who.name)
 
     async def _look_after(self, spec: LadderSpec, planned: PlannedGame, absent: list[int]) -> None:
         """An unfinished game: lost when neither the store nor the archive has it; the

@@ -45,7 +45,7 @@ from services.errors import (
     ResourceExhausted,
     Unauthenticated,
 )
-from services.kinds import EventKind, GameStatus
+from services.kinds import EventKind, GameStatus, SeatControl
 from services.ladder import protocol
 from services.ladder.accounts import BotAccount
 from services.ladder.model import FALLBACK, BotStatus, Fault
@@ -195,6 +195,17 @@ class Sessions:
                 task.cancel()
             await asyncio.gather(*feeders.values(), return_exceptions=True)
 
+    def let_go(self, name: str) -> None:
+        """``name`` was paused or revoked here: its runners here are let go and its key
+        is looked up again at once, so no answer of it is played from now on. (Another
+        replica learns it at its next heartbeat, within HEARTBEAT seconds.)"""
+        for connection in self._connections.values():
+            if connection.name == name:
+                connection.gone = True
+                connection.queue.put_nowait(None)
+        for key in [k for k, (_, account) in self._keys.items() if account.name == name]:
+            del self._keys[key]
+
     def kick(self) -> None:
         """New ladder games may seat a connected bot: read now, not at the next poll."""
         if self._connections and (self._poller is None or self._poller.done()):
@@ -244,14 +255,20 @@ class Sessions:
 
     async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> bool:
         """One game's lines for the bot: start, each act it owes, end. False when the
-        feed broke off before the game's end (to be fed again)."""
+        feed broke off before the game's end (to be fed again). A seat handed to the
+        fallback level for good is no longer the bot's: no start when it was handed
+        over already, else an end with no returns (the game goes on without the bot)."""
+        started = False
         try:
             secret = await self.host.store.secret()
             token = seat_token(secret, game_id, seat)
             snapshot = await self.host.load(game_id)
             info = snapshot.info
+            if info.seats[seat].control == SeatControl.HANDED_OVER:
+                return True
             line = protocol.start_line(game_id, info.game_type, info.players, seat, info.options)
             await queue.put(Directive(START, line, game_id))
+            started = True
             asked = -1
             async for _, data in self.host.watch(game_id, token, 0):
                 if data["kind"] == EventKind.FINISHED:
@@ -266,7 +283,9 @@ class Sessions:
         except asyncio.CancelledError:
             raise
         except (PermissionDenied, Unauthenticated):
-            return True  # the seat went to the fallback level for good: no longer the bot's
+            if started:  # the runner lets the game go
+                await queue.put(Directive(END, protocol.end_line(game_id, []), game_id))
+            return True
         except Exception as exc:  # the store is down: the next poll feeds the game again
             log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
         return False
@@ -347,6 +366,7 @@ class Sessions:
         )
         message = f"{fault.value}: the fallback level played {notation} ({in_row} in a row)"
         if paused:
+            self.let_go(name)
             message += f"; bot {name} is paused"
             log.info("ladder: bot %s paused after %d faults in a row", name, in_row)
         return Answered("fallback", fault.value, notation, result.version, paused, message)

@@ -185,3 +185,34 @@ def test_over_http(served):
         assert rated <= {"random", "greedy"}  # web-bot was revoked unrated
     finally:
         http.close()
+
+
+def test_a_runner_over_http_connects_with_get_as_an_eventsource_does(served):
+    server, _ = served
+    http = Http(server.running.http_url)
+    try:
+        made = http.post("/v1/bots", {"name": "browser-bot", "gameType": "cite", "players": 2})
+        key = made.json()["key"]
+        stream = http.stream(f"/v1/bots:connect?key={key}&concurrency=1")
+        assert stream.status == 200 and stream.headers["Content-Type"].startswith(
+            "text/event-stream"
+        )
+        welcome, start, act = (e.json() for e in stream.events("bot-directive", 3))
+        assert (welcome["kind"], welcome["bot"]) == ("WELCOME", "browser-bot")
+        assert (start["kind"], act["kind"]) == ("START", "ACT")
+        legal = json.loads(act["line"])["legal"]
+        answer = http.post(
+            "/v1/bots:reply",
+            {
+                "gameId": act["gameId"],
+                "version": act["version"],
+                "line": json.dumps({"id": legal[0]["id"]}),
+            },
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        assert answer.status == 200 and answer.json()["outcome"] == "PLAYED", answer.body
+        stream.close()
+        wrong = http.stream("/v1/bots:connect?key=ghb_not_a_key")
+        assert wrong.status == 401
+    finally:
+        http.close()

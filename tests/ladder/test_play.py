@@ -4,6 +4,7 @@ validation, rate limits on a key, and the house levels rated by duplicate sets."
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
@@ -18,6 +19,8 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.kinds import EventKind
+from services.ladder.model import FALLBACK
+from services.ladder.seats import seat_token
 from tests.ladder.conftest import ladder_server, quick
 from tests.procs import wait_until
 
@@ -179,6 +182,34 @@ def test_a_runner_that_connects_again_finds_its_game_going_on(sqlite_url):
         again.close()
 
 
+def test_a_seat_handed_over_for_good_ends_for_the_bot_and_is_not_started_again(sqlite_url):
+    server = ladder_server(sqlite_url, quick())
+    with server, Client(server.target) as client:
+        key = client.register_bot("leaver", "cite", 2).key
+        connection = Connected(client, key)
+        start = json.loads(connection.next(D.START).line)
+        game_id, seat = start["game_id"], start["seat"]
+        host, sessions = server.running.host, server.running.sessions
+
+        async def hand_over() -> None:  # as the matchmaker does for a bot gone too long
+            token = seat_token(await host.store.secret(), game_id, seat)
+            await host.seating.hand_over(game_id, token, FALLBACK, for_good=True)
+
+        server.call(hand_over())
+        # The game goes on without the bot: its runner is told it is over for it.
+        while (end := connection.next()).kind != D.END:
+            assert end.kind in (D.ACT, D.START)
+        assert json.loads(end.line) == {"type": "end", "game_id": game_id, "returns": []}
+        connection.close()
+
+        async def feed_again() -> tuple[bool, list]:  # as for a runner that reconnects
+            lines: asyncio.Queue = asyncio.Queue()
+            fed = await sessions._feed(game_id, seat, lines)
+            return fed, [lines.get_nowait() for _ in range(lines.qsize())]
+
+        assert server.call(feed_again()) == (True, [])  # not even a start
+
+
 def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chance(sqlite_url):
     server = ladder_server(sqlite_url, quick(max_faults=3))
     with server, Client(server.target) as client:
@@ -220,20 +251,17 @@ def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
             except GameError as exc:
                 codes.append(exc.code.name)
         assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
-        connection.close()
+        # Revoked while its runner is connected: refused from the next answer on, and
+        # the runner is let go.
         client.revoke_bot("eager", key)
+        with pytest.raises(GameError) as refused:
+            client.bot_reply(key, act.game_id, act.version, '{"id": 0}')
+        assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert "revoked" in connection.next(D.PAUSED).message
+        connection.close()
         with pytest.raises(GameError) as refused:
             next(iter(client.connect_bot(key)))
         assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
-
-        def refused_answer() -> bool:  # a replica may reuse a key's bot for 2 s
-            try:
-                client.bot_reply(key, act.game_id, act.version, '{"id": 0}')
-            except GameError as exc:
-                return exc.code == grpc.StatusCode.PERMISSION_DENIED
-            return False
-
-        wait_until(refused_answer, 30, "the revoked key's answers to be refused")
 
 
 def test_house_greedy_ends_rated_above_house_random_in_duplicate_sets(sqlite_url):
