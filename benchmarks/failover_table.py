@@ -43,7 +43,7 @@ def main() -> int:
     runs = []  # (scenario, min-replicas, celery)
     for scenario in args.scenario or [*failover.FAULTS, CELERY, *failover.CLUSTER_FAULTS]:
         if scenario in failover.CLUSTER_FAULTS:
-            runs.append((scenario, 0, False))  # min-replicas: not on a Cluster yet
+            runs.append((scenario, 0, False))  # its cluster has no replicas to wait for
         elif scenario == CELERY:
             runs.append(("primary killed (kill -9)", 1, True))
         else:

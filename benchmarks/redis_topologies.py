@@ -1,6 +1,7 @@
 """SubmitAction on each Redis topology: one server, a Sentinel set with
 ``--redis-min-replicas 1`` (every move waits for a replica's WAIT), and Redis Clusters
-of 1 and 3 primaries.
+of 1 and 3 primaries, and of 3 primaries each with a replica and
+``--redis-min-replicas 1``.
 
     .venv/bin/python benchmarks/redis_topologies.py [--seconds S] [--clients N]
                                                     [--processes P] [--only NAME ...]
@@ -39,7 +40,13 @@ from loadtest.topology import ClusterSet, RedisProc, SentinelSet  # noqa: E402
 from services.stores import redis_connect as rc  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
 
-TOPOLOGIES = ("single", "sentinel-min-replicas-1", "cluster-1", "cluster-3")
+TOPOLOGIES = (
+    "single",
+    "sentinel-min-replicas-1",
+    "cluster-1",
+    "cluster-3",
+    "cluster-3-min-replicas-1",  # each primary with a replica, every move WAITs for it
+)
 
 
 @contextlib.contextmanager
@@ -58,8 +65,11 @@ def topology(name: str, directory: pathlib.Path) -> Iterator[list[str]]:
                 "--redis-min-replicas", "1",
             ]  # fmt: skip
     else:
-        with ClusterSet(directory, primaries=int(name.rpartition("-")[2])) as cluster:
-            yield ["--redis-cluster", cluster.url()]
+        durable = name.endswith("-min-replicas-1")
+        primaries = int(name.removesuffix("-min-replicas-1").rpartition("-")[2])
+        with ClusterSet(directory, primaries=primaries, replicas=int(durable)) as cluster:
+            flags = ["--redis-cluster", cluster.url()]
+            yield flags + (["--redis-min-replicas", "1"] if durable else [])
 
 
 def store_url(flags: list[str]) -> str:
@@ -67,7 +77,7 @@ def store_url(flags: list[str]) -> str:
     given = dict(zip(flags[::2], flags[1::2], strict=True))
     if "--redis" in given:
         return given["--redis"]
-    if "--redis-cluster" in given:
+    if "--redis-cluster" in given:  # (the secret is read; no need to wait for replicas)
         return rc.cluster_url(given["--redis-cluster"])
     return rc.sentinel_url(given["--redis-sentinel"], given["--redis-service"])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import math
 import os
 import signal
@@ -23,6 +24,8 @@ from loadtest import (
 
 ROOT = parts.ROOT
 BOT_PHASES = ("queue", "search", "commit")
+# SubmitAction on a single Redis next to the HA and Cluster ones (issue: past one Redis).
+TOPOLOGIES = ("single", "sentinel-min-replicas-1", "cluster-3", "cluster-3-min-replicas-1")
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -45,6 +48,11 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
                    help="the bot-heavy scenario alone, before the mixed load")  # fmt: skip
     p.add_argument("--worker-concurrency", type=int, default=2)
     p.add_argument(
+        "--topologies", default=",".join(TOPOLOGIES),
+        help="Redis topologies measured last, each started on its own "
+        "(benchmarks/redis_topologies.py), or 'none'",
+    )  # fmt: skip
+    p.add_argument(
         "--quick", action="store_true",
         help="a few seconds with tiny parameters (the test suite's check that the harness works)",
     )  # fmt: skip
@@ -54,6 +62,7 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         args.players, args.spectators, args.bot_heavy, args.tournaments = 2, 2, 1, 1
         args.think, args.mixed_seconds, args.worker_concurrency = "0.05,0.2", 4.0, 1
         args.bot_seconds = 4.0
+        args.topologies = "none"
     return args
 
 
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         results["bots_alone"] = run_bots_alone(args, p, both)
         print("loadtest: mixed scenarios", flush=True)
         results["mixed"] = run_mixed(args, p, both, think)
+    results["topologies"] = run_topologies(args)
     results["curves"] = curves
     results["figures"] = figures(curves, results["mixed"], results["bots_alone"], args.p99_bound_ms)
     results["load_average"] = {"before": load_before, "after": os.getloadavg()}
@@ -120,6 +130,50 @@ def main(argv: list[str] | None = None) -> int:
     for line in headline(results["figures"]):
         print("  " + line)
     return 0
+
+
+def run_topologies(args: argparse.Namespace) -> dict:
+    """benchmarks/redis_topologies.py for each topology (in a process of its own: its
+    clients are asyncio, this one's are gevent), after the other parts are stopped."""
+    found: dict = {}
+    names = [] if args.topologies == "none" else args.topologies.split(",")
+    script = os.path.join(ROOT, "benchmarks", "redis_topologies.py")
+    for name in names:
+        print(f"loadtest: Redis topology {name}", flush=True)
+        done = subprocess.run(
+            [sys.executable, script, "--only", name, "--seconds", f"{args.step_seconds:g}"],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        if done.returncode != 0:
+            found[name] = {"error": done.stderr.strip()[-500:]}
+            continue
+        found[name] = json.loads(done.stdout.strip().splitlines()[-1])[name]
+    return found
+
+
+def topology_lines(topologies: dict) -> list[str]:
+    if not topologies:
+        return []
+    lines = [
+        "## Redis topologies",
+        "",
+        "`benchmarks/redis_topologies.py`, run for each topology after the rest: the "
+        "topology started on free ports, one `gamehost serve --processes 2` on it, one "
+        "sequential client's SubmitAction latency and 16 concurrent clients' throughput, "
+        "each measured as long as a step. The clients, the servers and every Redis share "
+        "the machine's CPUs: the figures compare topologies ([reliability.md](../reliability.md#load)).",
+        "",
+        "| topology | p50 ms | p99 ms | SubmitAction/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, t in topologies.items():
+        if "error" in t:
+            lines.append(f"| {name} | failed: {t['error'].splitlines()[-1] if t['error'] else '?'} | | |")
+        else:
+            lines.append(
+                f"| {name} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} | {t['submit_per_s']:,.0f} |"
+            )
+    return [*lines, ""]
 
 
 def bot_phases(before: str, after: str) -> dict:
@@ -327,6 +381,7 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         "unfinished).",
 
         "",
+        *topology_lines(results.get("topologies", {})),
         "## Parameters",
         "",
         "```",

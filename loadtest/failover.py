@@ -328,8 +328,9 @@ class Watcher(threading.Thread):
                         if self.stop_event.is_set() or game_id != self.bots.game_id:
                             break
             except GameError as exc:
-                # A failover that dropped events ends a resumed stream: start again.
-                if exc.code == grpc.StatusCode.INVALID_ARGUMENT:
+                # A failover that dropped events ends a stream past them (ABORTED) or a
+                # resumed one (INVALID_ARGUMENT): start again.
+                if exc.code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.ABORTED):
                     after = 0
                 time.sleep(0.05)  # the watcher's retry pace
 

@@ -236,37 +236,46 @@ class SentinelSet:
 
 
 class ClusterSet:
-    """A Redis Cluster of ``primaries`` primaries (no replicas), made with
-    ``redis-cli --cluster create``; ``spare`` more empty primaries are started and
-    joined (slots may be moved to them mid-run)."""
+    """A Redis Cluster of ``primaries`` primaries, each with ``replicas`` replicas,
+    made with ``redis-cli --cluster create``; ``spare`` more empty primaries are
+    started and joined (slots may be moved to them mid-run). ``nodes``: the
+    primaries, then their replicas, then the spares."""
 
-    def __init__(self, directory: Path, primaries: int = 3, spare: int = 0) -> None:
+    def __init__(
+        self, directory: Path, primaries: int = 3, spare: int = 0, replicas: int = 0
+    ) -> None:
         self.directory = Path(directory)
         self.nodes: list[RedisProc] = []
         self._primaries = primaries
         self._spare = spare
+        self._replicas = replicas
 
     def start(self) -> ClusterSet:
         cli = shutil.which("redis-cli")
         if cli is None:
             raise FileNotFoundError("redis-cli is not on PATH")
         try:
-            for i in range(self._primaries + self._spare):
+            made = self._primaries * (1 + self._replicas)
+            for i in range(made + self._spare):
                 args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
                 # The bus on a free port of its own (by default port + 10000).
                 args += ["--cluster-node-timeout", "2000", "--cluster-port", str(free_port())]
                 self.nodes.append(RedisProc(self.directory / f"node-{i}", args).start())
             first = self.nodes[: self._primaries]
             if len(first) >= 3:
+                # redis-cli makes the first nodes given the primaries, the rest replicas.
                 subprocess.run(
-                    [cli, "--cluster", "create", *(n.address for n in first), "--cluster-yes"],
+                    [cli, "--cluster", "create", *(n.address for n in self.nodes[:made])]
+                    + ["--cluster-replicas", str(self._replicas), "--cluster-yes"],
                     check=True,
                     capture_output=True,
                     timeout=60,
                 )
             else:  # redis-cli makes 3 primaries at least: fewer are given their slots here
+                if self._replicas:
+                    raise ValueError("replicas need 3 primaries at least (redis-cli)")
                 self._assign_slots(first)
-            for node in self.nodes[self._primaries :]:
+            for node in self.nodes[made:]:
                 subprocess.run(
                     [cli, "--cluster", "add-node", node.address, first[0].address],
                     check=True,
@@ -274,6 +283,8 @@ class ClusterSet:
                     timeout=60,
                 )
             poll(self._ready, 60, "the cluster to cover every slot on every node")
+            for primary in first:
+                SentinelSet.wait_replicas(primary, self._replicas)
         except BaseException:
             self.stop()
             raise

@@ -110,7 +110,7 @@ def _store_url(args: argparse.Namespace) -> str | None:
         if target.durability.min_replicas:
             raise rc.BadRedisUrl("give min_replicas in the URL or --redis-min-replicas, not both")
         url = rc.with_durability(url, rc.Durability(min_replicas, args.redis_wait_timeout))
-        rc.parse(url)  # what the flags make together must hold too (not on a Cluster yet)
+        rc.parse(url)  # what the flags make together must hold too
     return url
 
 

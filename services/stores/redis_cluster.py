@@ -35,6 +35,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from redis.asyncio.cluster import PipelineCommand
+from redis.exceptions import AskError, MovedError, NoScriptError
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 from services.stores.base import EventReader, LogId, StoredEvent
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
@@ -92,6 +96,7 @@ redis.call('EXPIRE', KEYS[1], 7776000)
 return 1
 """
 
+REDIRECTS = 5  # MOVED or ASK answers followed by ``then_wait`` before it gives up
 ARCHIVING_SEEN_SECONDS = 5.0  # how long the "deployment archives" flag is believed
 LEASES_KEPT = 10_000  # remembered leases (``release``); past it they are forgotten
 
@@ -109,8 +114,57 @@ class ClusterSide:
         self._leases: dict[tuple[str, str], str] = {}  # (schedule, id) -> lease score
         self._archiving: tuple[bool, float] | None = None  # (flag, monotonic time read)
 
-    async def schedule(self, key: str, member: str, due_in: float) -> None:
-        await self._schedule(keys=[key], args=[member, str(int(due_in * 1000))])
+    async def schedule(
+        self, key: str, member: str, due_in: float, wait: tuple[int, int] | None = None
+    ) -> int | None:
+        """Schedule ``member``; with ``wait`` (replicas, ms), followed by WAIT on the
+        schedule's node, whose count of confirming replicas is returned."""
+        args = [member, str(int(due_in * 1000))]
+        if wait is None:
+            await self._schedule(keys=[key], args=args)
+            return None
+        command = ("EVALSHA", self._schedule.sha, 1, key, *args)
+        reply, replicas = await self.then_wait(command, key, *wait)
+        if isinstance(reply, NoScriptError):  # a fresh or failed-over primary
+            await self._redis.script_load(_SCHEDULE)
+            reply, replicas = await self.then_wait(command, key, *wait)
+        if isinstance(reply, Exception):
+            raise reply
+        return replicas
+
+    async def then_wait(
+        self, command: tuple[Any, ...], key: str, replicas: int, wait_ms: int
+    ) -> tuple[Any, int]:
+        """``command`` (on ``key``'s slot) then ``WAIT replicas wait_ms`` on one
+        connection of the node serving that slot, so WAIT counts the replicas holding
+        the command's write. A slot that moved (MOVED) or is migrating (ASK, then
+        ``ASKING`` first on the node it points to) is followed. The command's error
+        comes back as its reply."""
+        nodes = self._redis.nodes_manager
+        node = self._redis.get_node_from_key(key)
+        asking = False
+        for _ in range(REDIRECTS):
+            sent = [("ASKING",)] if asking else []
+            sent += [command, ("WAIT", replicas, wait_ms)]
+            commands = [PipelineCommand(i, *args) for i, args in enumerate(sent)]
+            await node.execute_pipeline(commands)
+            reply, waited = commands[-2].result, commands[-1].result
+            if isinstance(reply, MovedError):
+                await nodes.move_slot(reply)
+                node, asking = self._redis.get_node_from_key(key), False
+                continue
+            if isinstance(reply, AskError):
+                target = nodes.get_node(host=reply.host, port=reply.port)
+                if target is None:  # a node not known yet: learn the cluster again
+                    await nodes.initialize()
+                    node, asking = self._redis.get_node_from_key(key), False
+                else:
+                    node, asking = target, True
+                continue
+            if isinstance(waited, Exception):
+                raise waited
+            return reply, int(waited)
+        raise RedisConnectionError(f"the slot of {key} kept moving ({REDIRECTS} redirections)")
 
     async def claim(self, key: str, limit: int, lease: float) -> list[str]:
         reply = await self._claim(keys=[key], args=[limit, str(int(lease * 1000))])

@@ -107,9 +107,6 @@ def parse(url: str) -> RedisTarget:
         db = _db(path[1], url) if len(path) == 2 else 0
     elif path:
         raise BadRedisUrl(f"{url}: a cluster has only database 0; give no path")
-    if kind == "cluster" and durability.min_replicas:
-        # WAIT must follow the script on its node's connection: not done yet.
-        raise BadRedisUrl(f"{url}: min_replicas is not supported on a Redis Cluster yet")
     return RedisTarget(
         kind,
         url,

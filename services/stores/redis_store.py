@@ -471,6 +471,10 @@ class RedisStore(GameStore):
         # On a Cluster the keys across games are written beside a game's script.
         self._on_cluster = ClusterSide(client) if isinstance(client, RedisCluster) else None
 
+    # On a Cluster the outbox entry of a finished game is written just after its
+    # commit: a finished game still off the outbox this long after is put on it by
+    # the expiry sweep (a process killed between the two writes).
+    OUTBOX_GRACE = 10.0
     # Blocking reads (WatchGame) wait at most this long, well inside the socket timeout.
     MAX_BLOCK_SECONDS = 10.0
     MAX_CONNECTIONS = 100  # pooled connections per process
@@ -502,20 +506,24 @@ class RedisStore(GameStore):
         (None: no confirmation asked for)."""
         if not self._durability.min_replicas:
             return await script(keys=keys, args=args), None
-        reply, replicas = await self._then_wait(("EVALSHA", script.sha, len(keys), *keys, *args))
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        reply, replicas = await self._then_wait(command, keys[0])
         if isinstance(reply, NoScriptError):  # a fresh or failed-over primary
             await self._redis.script_load(script.script)
-            reply, replicas = await self._then_wait(
-                ("EVALSHA", script.sha, len(keys), *keys, *args)
-            )
+            reply, replicas = await self._then_wait(command, keys[0])
         if isinstance(reply, Exception):
             raise reply
         return reply, replicas
 
-    async def _then_wait(self, command: tuple[Any, ...]) -> tuple[Any, int]:
+    async def _then_wait(self, command: tuple[Any, ...], key: str) -> tuple[Any, int]:
         """``command`` and ``WAIT`` in one pipeline, so on one connection: WAIT counts
         the replicas holding every write this connection made, the command's included.
-        The command's error comes back as its reply."""
+        The command's error comes back as its reply. On a Cluster, on the connection
+        to the node serving ``key``'s slot."""
+        if self._on_cluster is not None:
+            return await self._on_cluster.then_wait(
+                command, key, self._durability.min_replicas, self._wait_ms
+            )
         pipe = self._redis.pipeline(transaction=False)
         pipe.execute_command(*command)
         pipe.execute_command("WAIT", self._durability.min_replicas, self._wait_ms)
@@ -523,6 +531,16 @@ class RedisStore(GameStore):
         if isinstance(replicas, Exception):
             raise replicas
         return reply, int(replicas)
+
+    async def _schedule_beside(self, game_id: str, due_in: float) -> None:
+        """On a Cluster: a bot turn put on the schedule's slot before the commit that
+        makes it due; with ``min_replicas``, confirmed by the replicas of that slot's
+        node as well (else the commit is not made)."""
+        assert self._on_cluster is not None
+        wanted = self._durability.min_replicas
+        wait = (wanted, self._wait_ms) if wanted else None
+        replicas = await self._on_cluster.schedule(self._bot_turns_key, game_id, due_in, wait)
+        self._confirmed(replicas, "the bot turn's schedule")
 
     def _confirmed(self, replicas: int | None, what: str) -> None:
         """Raise NotReplicated when fewer replicas than asked hold the write."""
@@ -610,8 +628,8 @@ class RedisStore(GameStore):
         return f"{self._prefix}:archiving"
 
     async def create(self, game: NewGame) -> list[int]:
-        if self._on_cluster is not None and game.bot_due_in is not None:
-            await self._on_cluster.schedule(self._bot_turns_key, game.game_id, 0)  # before
+        if self._on_cluster is not None and game.bot_due_in is not None:  # before
+            await self._schedule_beside(game.game_id, 0)
         ids, replicas = await self._durable(
             self._create,
             [
@@ -638,7 +656,7 @@ class RedisStore(GameStore):
         if replicas is None:
             await self._redis.execute_command(*index)
         else:
-            _, indexed = await self._then_wait(index)
+            _, indexed = await self._then_wait(index, f"{self._prefix}:games")
             self._confirmed(min(replicas, indexed), "the new game")
         return [int(i) for i in ids]
 
@@ -680,7 +698,7 @@ class RedisStore(GameStore):
         newest = await self.layout() >= 2
         if self._on_cluster is not None and commit.bot_due_in is not None:
             # Before the commit: a turn the commit makes due is never missing.
-            await self._on_cluster.schedule(self._bot_turns_key, game_id, commit.bot_due_in)
+            await self._schedule_beside(game_id, commit.bot_due_in)
         reply, replicas = await self._durable(
             self._commit,
             [
@@ -891,6 +909,12 @@ class RedisStore(GameStore):
         index = f"{self._prefix}:games"
         now_ms = time.time() * 1000
         gone: list[str] = []
+        missed: list[str] = []  # finished, never put on the outbox (a Cluster's gap)
+        mend = (
+            self._on_cluster is not None
+            and await self.layout() >= 2  # (the previous layout keeps archived games)
+            and await self._on_cluster.archiving(self._archiving_key)
+        )
         cursor = 0
         while True:
             cursor, page = await self._redis.zscan(index, cursor, count=500)
@@ -909,6 +933,10 @@ class RedisStore(GameStore):
                     gone.append(game_id)  # already gone: drop it from the index
                     continue
                 last_ms = int(float(touched or 0))
+                finished = status == GameStatus.FINISHED.encode()
+                if mend and finished and now_ms - last_ms > self.OUTBOX_GRACE * 1000:
+                    missed.append(game_id)
+                    continue
                 limit = (
                     finished_retention if status == GameStatus.FINISHED.encode() else idle_expiry
                 )
@@ -916,6 +944,10 @@ class RedisStore(GameStore):
                     gone.append(game_id)
             if cursor == 0:
                 break
+        for game_id in missed:
+            log.warning("archive: finished game %s was not on the outbox; put on it now", game_id)
+            entry = archive_entry(ARCHIVE_GAME, game_id)
+            await self._redis.zadd(self._archive_key, {entry: 0}, nx=True)
         for game_id in gone:
             await self._redis.delete(*(self._key(game_id, p) for p in _GAME_PARTS))
             await self._redis.zrem(index, game_id)

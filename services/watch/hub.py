@@ -21,7 +21,7 @@ import random
 from collections.abc import AsyncIterator
 
 from services import metrics
-from services.errors import NotFound
+from services.errors import Aborted, NotFound
 from services.stores import EventReader, GameStore, LogId, StoredEvent, TournamentLog
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,21 @@ class Subscription:
         # asyncio.wait_for (a task and a timeout per event, which showed in profiles).
         self._waiter: asyncio.Future[bool] | None = None
         self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid()
+        self._rewound_to: int | None = None  # the log lost events this stream handed out
+
+    def rewound(self, newest: int) -> None:
+        """The log's newest event is ``newest`` again, older than events it held: a
+        Redis failover lost them (``--redis-min-replicas 0``). Events not yet handed
+        out are dropped and read again; a stream that handed out a lost event ends."""
+        if self._handed > newest:
+            self._rewound_to = newest
+        else:
+            self._pending.clear()
+            self._last = self._handed
+            self._catch_up = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
 
     def deliver(self, events: list[StoredEvent]) -> None:
         """Called by the hub's reader with a log's next events."""
@@ -79,6 +94,11 @@ class Subscription:
             waiter.set_result(True)
 
     @property
+    def last(self) -> int:
+        """The newest event id this stream handed out or holds."""
+        return self._last
+
+    @property
     def has_pending(self) -> bool:
         """Whether events after the last one handed out are already at hand."""
         return bool(self._pending)
@@ -88,6 +108,12 @@ class Subscription:
 
     async def __anext__(self) -> StoredEvent:
         while True:
+            if self._rewound_to is not None:
+                raise Aborted(
+                    f"{_named(self.source)} lost its events after {self._rewound_to} in a "
+                    f"store failover, and this stream had sent up to {self._handed}: read "
+                    f"the state again and watch with after_event_id {self._rewound_to}"
+                )
             if self._pending:
                 event = self._pending.popleft()
                 self._handed = event.event_id
@@ -107,8 +133,12 @@ class Subscription:
                 continue
             # Nothing pending and no await since the checks above: no delivery is missed.
             delivered = await self._delivered_within(EXISTS_CHECK_SECONDS)
-            if not delivered and not await self._hub.store.log_exists(self.source):
-                raise NotFound(f"{_named(self.source)} has expired")
+            if not delivered:
+                newest = await newest_event(self._hub.store, self.source)
+                if newest is None:
+                    raise NotFound(f"{_named(self.source)} has expired")
+                if newest < self._last:
+                    await self._hub.rewind(self.source, newest)
 
     async def _delivered_within(self, seconds: float) -> bool:
         """Wait for the next ``deliver``; False when ``seconds`` passed without one."""
@@ -124,6 +154,15 @@ class Subscription:
 def _expire(waiter: asyncio.Future[bool]) -> None:
     if not waiter.done():
         waiter.set_result(False)
+
+
+async def newest_event(store: GameStore, source: LogId) -> int | None:
+    """The newest event id of a stored log; None when its game or tournament is gone."""
+    if isinstance(source, TournamentLog):
+        tournament = await store.load_tournament(source.name)
+        return None if tournament is None else tournament.last_event_id
+    snapshot = await store.load(source)
+    return None if snapshot is None else snapshot.last_event_id
 
 
 def _named(source: LogId) -> str:
@@ -207,8 +246,10 @@ class WatchHub:
         failures = 0
         try:
             while self._feeds:
-                positions = {source: feed.position for source, feed in self._feeds.items()}
                 try:
+                    if failures:  # back from a store fault, maybe a failover: rewound?
+                        await self._find_rewinds()
+                    positions = {source: feed.position for source, feed in self._feeds.items()}
                     found = await reader.read(positions, self._block_seconds)
                 except Exception as exc:
                     # A store fault must not end the feeds: back off, then resume each
@@ -230,6 +271,31 @@ class WatchHub:
             self._reader = None
             self._task = None
             await reader.close()
+
+    async def _find_rewinds(self) -> None:
+        """After a store fault: a log whose newest event is older than the reader's
+        position lost events (a failover); the reader goes back, and its streams are
+        told (``Subscription.rewound``). Otherwise the reader would wait for ids past
+        the lost ones, and its streams would stall until the game got that far."""
+        for source in list(self._feeds):
+            newest = await newest_event(self.store, source)
+            if newest is not None:
+                await self.rewind(source, newest, wake=False)
+
+    async def rewind(self, source: LogId, newest: int, wake: bool = True) -> None:
+        """``source``'s newest event is ``newest``: if the reader or a stream is past
+        it, events were lost; the reader reads from ``newest`` and the streams are told."""
+        feed = self._feeds.get(source)
+        if feed is None:
+            return
+        if newest < feed.position:
+            log.warning("watch: %s lost its events after %d (failover)", _named(source), newest)
+            feed.position = newest
+            if wake:
+                await self._wake_reader()
+        for subscription in list(feed.subscribers):
+            if newest < subscription.last:
+                subscription.rewound(newest)
 
     async def close(self) -> None:
         task = self._task

@@ -13,8 +13,10 @@ import uuid
 import pytest
 
 from loadtest import failover
-from loadtest.topology import ClusterSet, redis_binary
+from loadtest.topology import ClusterSet, SentinelSet, redis_binary
+from services.stores import CommitOutcome
 from services.stores import redis_connect as rc
+from services.stores.base import NotReplicated
 from services.stores.redis_store import RedisStore
 from tests.stores import (
     test_archive_outbox,
@@ -105,3 +107,59 @@ def test_play_goes_on_while_the_games_slots_migrate(tmp_path):
     print(f"\n{row}")
     assert row.acknowledged > 0
     assert (row.lost, row.doubled, row.mismatches) == (0, 0, [])
+
+
+async def test_min_replicas_on_a_cluster_waits_for_the_replica_of_the_games_own_node(tmp_path):
+    with ClusterSet(tmp_path, replicas=1) as cluster:
+        url = rc.with_durability(rc.cluster_url(cluster.url()), rc.Durability(1, 0.5))
+        store = RedisStore.from_url(url, prefix="durable")
+        try:
+            await store.settle_layout()
+            node_of = {}  # a game on each of two primaries
+            for n in range(100):
+                game_id = f"g{n}"
+                node = store._redis.get_node_from_key(store._key(game_id, "game")).port
+                node_of.setdefault(node, game_id)
+                if len(node_of) == 2:
+                    break
+            (port_a, game_a), (_, game_b) = node_of.items()
+            for game_id in (game_a, game_b):
+                await store.create(test_store_contract.new_game(game_id))
+                moved = await store.commit(game_id, 0, 1, b"s1", "in_progress", [{"n": 1}])
+                assert moved.outcome is CommitOutcome.APPLIED
+            primary = next(n for n in cluster.nodes if n.port == port_a)
+            replica = next(n for n in cluster.nodes if _primary_port(n) == port_a)
+            replica.kill9()  # game A's node has no replica now; game B's still has one
+            args = (game_a, 1, 2, b"s2", "in_progress", [{"n": 2}], "1:req")
+            with pytest.raises(NotReplicated, match="--redis-min-replicas"):
+                await store.commit(*args)
+            moved = await store.commit(game_b, 1, 2, b"s2", "in_progress", [{"n": 2}])
+            assert moved.outcome is CommitOutcome.APPLIED
+            replica.start()
+            SentinelSet.wait_replicas(primary, 1)
+            # The retry is acknowledged once a replica holds the first try: applied once.
+            again = await store.commit(*args)
+            assert (again.outcome, again.version) == (CommitOutcome.DUPLICATE, 2)
+            assert (await store.load(game_a)).version == 2
+        finally:
+            await store.close()
+
+
+def _primary_port(node) -> int | None:
+    with node.client() as client:
+        info = client.info("replication")
+    return int(info["master_port"]) if info["role"] == "slave" else None
+
+
+async def test_a_finished_game_missed_by_the_outbox_is_put_back_by_the_expiry_sweep(store):
+    # On a Cluster the outbox entry is written right after the finishing commit; a
+    # process killed in between leaves the game off the outbox. The sweep mends it.
+    await store.set_archiving(True)
+    await store.create(test_store_contract.new_game("g1"))
+    await store.commit("g1", 0, 1, b"end", "finished", [{"kind": "finished"}])
+    assert await store.claim_archive(10, lease=30) == ["game:g1"]
+    await store.ack_archive("game:g1")  # as if never written
+    store.OUTBOX_GRACE = 0.0  # finished long enough ago
+    assert await store.expire_games(finished_retention=3600, idle_expiry=3600) == []
+    assert await store.claim_archive(10, lease=30) == ["game:g1"]
+    assert (await store.load("g1")).status == "finished"  # kept until archived

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 import redis
 
+from services.errors import Aborted
 from services.stores.redis_store import RedisStore
 from services.watch import hub as watch_hub
 from services.watch.hub import WatchHub
@@ -88,3 +90,38 @@ async def test_the_reader_outlives_a_redis_restart(tmp_path):
         await hub.close()
         await store.close()
         server.stop()
+
+
+async def test_a_log_rewound_by_a_failover_ends_the_streams_past_it_and_not_the_reader(
+    redis_url, redis_prefix, monkeypatch
+):
+    # A failover with --redis-min-replicas 0 may lose the newest events: the game is
+    # back at an older version, and new events take the lost ids again. Shown here by
+    # putting the game's keys back as they were (DUMP, then RESTORE).
+    monkeypatch.setattr(watch_hub, "EXISTS_CHECK_SECONDS", 0.2)
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    hub = WatchHub(store)
+    try:
+        await store.create(new_game("g"))
+        await append(store, 0)
+        keys = [store._key("g", part) for part in ("game", "tokens", "events", "requests", "log")]
+        saved = {k: await store._redis.dump(k) for k in keys}
+        newest = (await store.load("g")).last_event_id
+        async with hub.subscribe("g", newest, newest) as ahead:
+            for version in (1, 2):
+                await append(store, version)
+                assert (await asyncio.wait_for(anext(ahead), 10)).data["n"] == version
+            for key, blob in saved.items():  # the failover
+                if blob is not None:
+                    await store._redis.restore(key, 0, blob, replace=True)
+            with pytest.raises(Aborted, match=f"after_event_id {newest}"):
+                await asyncio.wait_for(anext(ahead), 10)
+            # A stream from the state as it is now follows the new history at once:
+            # the shared reader went back too.
+            async with hub.subscribe("g", newest, newest) as fresh:
+                await append(store, 1)
+                event = await asyncio.wait_for(anext(fresh), 10)
+                assert (event.event_id, event.data["n"]) == (newest + 1, 1)
+    finally:
+        await hub.close()
+        await store.close()

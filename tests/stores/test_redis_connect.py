@@ -91,6 +91,9 @@ def test_flags_make_one_store_url():
     url = _store_url(flags(redis_sentinel="a:1, b:2", redis_service="gh", redis_min_replicas=1))
     assert url == "redis+sentinel://a:1,b:2/gh?min_replicas=1&wait_timeout=1"
     assert _store_url(flags(redis_cluster="redis://a:1,b:2")) == "redis+cluster://a:1,b:2"
+    on_cluster = _store_url(flags(redis_cluster="redis://a:1,b:2", redis_min_replicas=1))
+    assert on_cluster == "redis+cluster://a:1,b:2?min_replicas=1&wait_timeout=1"
+    assert rc.parse(on_cluster).durability.min_replicas == 1
     assert _store_url(flags(redis="redis://h:1/0")) == "redis://h:1/0"
 
 
@@ -103,7 +106,6 @@ def test_flags_make_one_store_url():
         {"redis_min_replicas": 1},  # in memory: there are no replicas
         {"redis": "redis://h:1/0?min_replicas=1", "redis_min_replicas": 1},
         {"redis_sentinel": "a", "redis_service": "s"},  # no port
-        {"redis_cluster": "redis://a:1", "redis_min_replicas": 1},  # not on a Cluster yet
     ],
 )
 def test_contradicting_flags_are_refused(given):
