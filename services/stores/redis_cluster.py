@@ -18,8 +18,11 @@ are written next to it instead, in an order that loses nothing:
   commit that scheduled the game meanwhile keeps its entry;
 - the archive outbox entry of a finished game, the game index, the tournament index
   and sweep are written right *after* the script: a process killed between the two
-  leaves a finished game off the outbox (then it is not archived before it expires)
-  or a tournament unswept; that window is one round trip.
+  leaves a finished game off the outbox (the expiry sweep puts it back:
+  ``RedisStore.OUTBOX_GRACE``) or a tournament unswept; that window is one round trip.
+
+With ``min_replicas``, a script and its WAIT go down one connection to the node that
+serves the slot (``then_wait``), so WAIT counts that node's replicas.
 
 Live-game reservations per owner (``live:<owner>``) read the owner's games' status
 key by key, then admit atomically on the owner's key.

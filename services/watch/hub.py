@@ -18,6 +18,7 @@ import collections
 import contextlib
 import logging
 import random
+import time
 from collections.abc import AsyncIterator
 
 from services import metrics
@@ -32,6 +33,11 @@ BLOCK_SECONDS = 5.0  # one read waits at most this long (a ceiling, not a poll p
 # A stream with nothing to send checks this often that its game (or tournament) still
 # exists, so a watcher of one deleted by expiry is told NOT_FOUND, not left waiting.
 EXISTS_CHECK_SECONDS = 20.0
+# A watched log that stays quiet is looked at in the store after this long, then at
+# doubling intervals (at most EXISTS_CHECK_SECONDS): its newest event older than the
+# reader's position means a failover lost events, and the reader must go back (new
+# events take the lost ids, which a read from the old position never returns).
+QUIET_LOOK_SECONDS = 2.0
 
 
 class Subscription:
@@ -175,6 +181,12 @@ class _Feed:
     def __init__(self, position: int) -> None:
         self.position = position  # the newest event id the reader has seen
         self.subscribers: set[Subscription] = set()
+        self.heard(time.monotonic())
+
+    def heard(self, now: float) -> None:
+        """Events came (or the feed began): quiet from now, looked at after a while."""
+        self.quiet_since = now
+        self.look_at = now + QUIET_LOOK_SECONDS
 
 
 class WatchHub:
@@ -249,8 +261,9 @@ class WatchHub:
                 try:
                     if failures:  # back from a store fault, maybe a failover: rewound?
                         await self._find_rewinds()
+                    wait = await self._look_at_quiet_feeds()
                     positions = {source: feed.position for source, feed in self._feeds.items()}
-                    found = await reader.read(positions, self._block_seconds)
+                    found = await reader.read(positions, wait)
                 except Exception as exc:
                     # A store fault must not end the feeds: back off, then resume each
                     # log from its last event id.
@@ -260,10 +273,12 @@ class WatchHub:
                     await asyncio.sleep(delay)
                     continue
                 failures = 0
+                now = time.monotonic()
                 for source, events in found.items():
                     feed = self._feeds.get(source)
                     if feed is None or not events:
                         continue
+                    feed.heard(now)
                     feed.position = events[-1].event_id
                     for subscription in list(feed.subscribers):
                         subscription.deliver(events)
@@ -271,6 +286,21 @@ class WatchHub:
             self._reader = None
             self._task = None
             await reader.close()
+
+    async def _look_at_quiet_feeds(self) -> float:
+        """Look in the store at each log quiet for its while (a failover may have
+        rewound it: ``rewind``); returns how long the next read may block."""
+        now = time.monotonic()
+        for source, feed in list(self._feeds.items()):
+            if now < feed.look_at:
+                continue
+            quiet = now - feed.quiet_since
+            feed.look_at = now + min(EXISTS_CHECK_SECONDS, max(QUIET_LOOK_SECONDS, quiet))
+            newest = await newest_event(self.store, source)
+            if newest is not None:
+                await self.rewind(source, newest, wake=False)
+        soonest = min((f.look_at for f in self._feeds.values()), default=now + self._block_seconds)
+        return max(0.05, min(self._block_seconds, soonest - now))
 
     async def _find_rewinds(self) -> None:
         """After a store fault: a log whose newest event is older than the reader's
