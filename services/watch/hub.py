@@ -56,6 +56,15 @@ class Subscription:
         self._waiter: asyncio.Future[bool] | None = None
         self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid()
         self._rewound_to: int | None = None  # the log lost events this stream handed out
+        self._gone = False  # the hub found the game (or tournament) gone from the store
+
+    def vanished(self) -> None:
+        """The hub found the log's game or tournament gone (archived and forgotten,
+        expired, or lost whole in a failover): ended once what is at hand is sent."""
+        self._gone = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
 
     def rewound(self, newest: int) -> None:
         """The log's newest event is ``newest`` again, older than events it held: a
@@ -137,6 +146,8 @@ class Subscription:
                 if len(batch) == PAGE:
                     self._catch_up = True
                 continue
+            if self._gone:
+                raise NotFound(f"{_named(self.source)} has expired")
             # Nothing pending and no await since the checks above: no delivery is missed.
             delivered = await self._delivered_within(EXISTS_CHECK_SECONDS)
             if not delivered:
@@ -296,9 +307,7 @@ class WatchHub:
                 continue
             quiet = now - feed.quiet_since
             feed.look_at = now + min(EXISTS_CHECK_SECONDS, max(QUIET_LOOK_SECONDS, quiet))
-            newest = await newest_event(self.store, source)
-            if newest is not None:
-                await self.rewind(source, newest, wake=False)
+            await self._look_at(source)
         soonest = min((f.look_at for f in self._feeds.values()), default=now + self._block_seconds)
         return max(0.05, min(self._block_seconds, soonest - now))
 
@@ -308,9 +317,16 @@ class WatchHub:
         told (``Subscription.rewound``). Otherwise the reader would wait for ids past
         the lost ones, and its streams would stall until the game got that far."""
         for source in list(self._feeds):
-            newest = await newest_event(self.store, source)
-            if newest is not None:
-                await self.rewind(source, newest, wake=False)
+            await self._look_at(source)
+
+    async def _look_at(self, source: LogId) -> None:
+        newest = await newest_event(self.store, source)
+        if newest is not None:
+            await self.rewind(source, newest, wake=False)
+            return
+        feed = self._feeds.get(source)
+        for subscription in list(feed.subscribers if feed is not None else ()):
+            subscription.vanished()
 
     async def rewind(self, source: LogId, newest: int, wake: bool = True) -> None:
         """``source``'s newest event is ``newest``: if the reader or a stream is past

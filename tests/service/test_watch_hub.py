@@ -9,7 +9,7 @@ import time
 import pytest
 import redis
 
-from services.errors import Aborted
+from services.errors import Aborted, NotFound
 from services.stores.redis_store import RedisStore
 from services.watch import hub as watch_hub
 from services.watch.hub import WatchHub
@@ -125,3 +125,22 @@ async def test_a_log_rewound_by_a_failover_ends_the_streams_past_it_and_not_the_
     finally:
         await hub.close()
         await store.close()
+
+
+async def test_a_quiet_stream_of_a_game_gone_from_the_store_ends_not_found(store, monkeypatch):
+    # The hub looks at quiet games itself (a game lost whole in a failover, or
+    # archived and forgotten), well before a stream's own existence check.
+    monkeypatch.setattr(watch_hub, "QUIET_LOOK_SECONDS", 0.1)
+    monkeypatch.setattr(watch_hub, "EXISTS_CHECK_SECONDS", 3600.0)
+    hub = WatchHub(store)
+    try:
+        await store.create(new_game("g"))
+        newest = (await store.load("g")).last_event_id
+        async with hub.subscribe("g", newest, newest) as stream:
+            done = await store.commit("g", 0, 1, b"s", "finished", [{"kind": "finished"}])
+            assert (await asyncio.wait_for(anext(stream), 10)).event_id == done.event_ids[0]
+            assert await store.forget_archived("g", done.event_ids[-1], "cite", 60)
+            with pytest.raises(NotFound, match="game g has expired"):
+                await asyncio.wait_for(anext(stream), 10)
+    finally:
+        await hub.close()
