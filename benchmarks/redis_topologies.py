@@ -25,6 +25,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -33,6 +34,7 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from redis.crc import key_slot  # noqa: E402
 from service_bench import ScriptedGames, latencies, pct, start_process, throughput  # noqa: E402
 
 from loadtest.parts import free_port  # noqa: E402
@@ -50,12 +52,13 @@ TOPOLOGIES = (
 
 
 @contextlib.contextmanager
-def topology(name: str, directory: pathlib.Path) -> Iterator[list[str]]:
-    """Start ``name``; yield ``gamehost serve``'s store flags."""
+def topology(name: str, directory: pathlib.Path) -> Iterator[tuple[list[str], list[RedisProc]]]:
+    """Start ``name``; yield ``gamehost serve``'s store flags and, on a Cluster, its
+    primaries."""
     if name == "single":
         server = RedisProc(directory, []).start()
         try:
-            yield ["--redis", f"redis://127.0.0.1:{server.port}/0"]
+            yield ["--redis", f"redis://127.0.0.1:{server.port}/0"], []
         finally:
             server.stop()
     elif name == "sentinel-min-replicas-1":
@@ -63,13 +66,36 @@ def topology(name: str, directory: pathlib.Path) -> Iterator[list[str]]:
             yield [
                 "--redis-sentinel", redis.sentinel_hosts, "--redis-service", redis.service,
                 "--redis-min-replicas", "1",
-            ]  # fmt: skip
+            ], []  # fmt: skip
     else:
         durable = name.endswith("-min-replicas-1")
         primaries = int(name.removesuffix("-min-replicas-1").rpartition("-")[2])
         with ClusterSet(directory, primaries=primaries, replicas=int(durable)) as cluster:
             flags = ["--redis-cluster", cluster.url()]
-            yield flags + (["--redis-min-replicas", "1"] if durable else [])
+            yield (
+                flags + (["--redis-min-replicas", "1"] if durable else []),
+                cluster.nodes[:primaries],
+            )
+
+
+def commands_processed(nodes: list[RedisProc]) -> list[int]:
+    counts = []
+    for node in nodes:
+        with node.client() as client:
+            counts.append(int(client.info("stats")["total_commands_processed"]))
+    return counts
+
+
+def shared_key_nodes(nodes: list[RedisProc], prefix: str) -> set[int]:
+    """Ports of the primaries holding the keys across games (``redis_cluster``'s doc):
+    the game index, the bot-turn schedule, the outbox and the secret."""
+    with nodes[0].client() as client:
+        ranges = client.execute_command("CLUSTER SLOTS")
+    ports = set()
+    for name in ("games", "botturns", "archive", "secret"):
+        slot = key_slot(f"{prefix}:{name}".encode())
+        ports |= {int(primary[1]) for start, end, primary, *_ in ranges if start <= slot <= end}
+    return ports
 
 
 def store_url(flags: list[str]) -> str:
@@ -96,7 +122,7 @@ def server_secret(url: str, prefix: str) -> bytes:
 def measure(name: str, args: argparse.Namespace) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix="gamehost-topology-") as directory,
-        topology(name, pathlib.Path(directory)) as flags,
+        topology(name, pathlib.Path(directory)) as (flags, primaries),
     ):
         prefix = f"bench-{uuid.uuid4().hex[:8]}"
         port = free_port()
@@ -117,12 +143,21 @@ def measure(name: str, args: argparse.Namespace) -> dict:
             def worker():
                 return ScriptedGames(target, next(seeds), games=12, secret=secret).step
 
+            before, started = commands_processed(primaries), time.monotonic()
             per_s = throughput(worker, args.clients, args.seconds)
+            after, elapsed = commands_processed(primaries), time.monotonic() - started
         finally:
             service.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 service.wait(10)
-    return {"p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99), "submit_per_s": per_s}
+    figures = {"p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99), "submit_per_s": per_s}
+    if primaries:  # how the throughput window's commands spread over the primaries
+        shared = shared_key_nodes(primaries, prefix)
+        figures["primaries"] = [
+            {"port": n.port, "commands_per_s": (b - a) / elapsed, "shared_keys": n.port in shared}
+            for n, a, b in zip(primaries, before, after, strict=True)
+        ]
+    return figures
 
 
 def main() -> int:
@@ -139,6 +174,12 @@ def main() -> int:
     print(f"{'topology':26} {'p50 ms':>8} {'p99 ms':>8} {'SubmitAction/s':>15}")
     for name, f in figures.items():
         print(f"{name:26} {f['p50_ms']:8.2f} {f['p99_ms']:8.2f} {f['submit_per_s']:15,.0f}")
+    for name, f in figures.items():
+        for node in f.get("primaries", []):
+            shared = " (holds the keys across games)" if node["shared_keys"] else ""
+            print(
+                f"  {name}: primary {node['port']}: {node['commands_per_s']:,.0f} commands/s{shared}"
+            )
     print(f"({args.clients} concurrent clients, {args.processes} serving processes)")
     print(json.dumps(figures))
     return 0
