@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from kombu import Connection
 
 from services.stores.redis_connect import kombu_broker
 
@@ -66,6 +67,29 @@ app.conf.update(
     worker_hijack_root_logger=False,
     broker_connection_retry_on_startup=True,
 )
+
+
+class QuickRetryConnection(Connection):
+    """The broker connection, retried at 0.5, 1, 1.5, 2, 2 ... s instead of kombu's
+    2, 4, 6, 8 ... s: after a Sentinel failover a worker reconnects within about a
+    second of the promotion, not up to 12 s later (its bots' turns wait meanwhile)."""
+
+    def ensure_connection(  # type: ignore[override]
+        self,
+        errback=None,
+        max_retries=None,
+        interval_start=0.5,
+        interval_step=0.5,
+        interval_max=2.0,
+        **kwargs,
+    ):
+        return super().ensure_connection(
+            errback, max_retries, interval_start, interval_step, interval_max, **kwargs
+        )
+
+
+# The worker's consumer (and every connection the app makes) is one of these.
+app.amqp.Connection = QuickRetryConnection
 
 # Bot-turn metrics through Celery signals (queue wait, search, commit).
 from workers import task_metrics  # noqa: E402, F401
