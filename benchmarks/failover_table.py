@@ -2,7 +2,7 @@
 Redis faults, with and without ``--redis-min-replicas``.
 
     .venv/bin/python benchmarks/failover_table.py [--min-replicas 0,1] [--tables 3]
-                                                   [--scenario NAME ...]
+                                                   [--scenario NAME ...] [--logs DIR]
 
 Each run starts its own Sentinel set (a primary, 2 replicas, 3 sentinels; redis-server
 on free ports in a temporary directory) or, for the cluster row, a 3-primary Redis
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import shutil
 import sys
 import time
 
@@ -39,6 +40,7 @@ def main() -> int:
         choices=sorted([*failover.FAULTS, *failover.CLUSTER_FAULTS, CELERY]),
         help="run only these (repeatable; default: all)",
     )
+    parser.add_argument("--logs", help="keep each run's server and worker logs under this folder")
     args = parser.parse_args()
     runs = []  # (scenario, min-replicas, celery)
     for scenario in args.scenario or [*failover.FAULTS, CELERY, *failover.CLUSTER_FAULTS]:
@@ -52,7 +54,12 @@ def main() -> int:
     started = time.monotonic()
     for scenario, n, celery in runs:
         with failover.workdir() as workdir:
-            row = failover.run(scenario, n, workdir, tables=args.tables, celery=celery)
+            try:
+                row = failover.run(scenario, n, workdir, tables=args.tables, celery=celery)
+            finally:
+                if args.logs:
+                    kept = pathlib.Path(args.logs) / f"{len(rows)}-min-replicas-{n}"
+                    shutil.copytree(workdir / "logs", kept, dirs_exist_ok=True)
         if celery:
             row.scenario += ", bots on a Celery worker"
         rows.append(row)
