@@ -35,6 +35,14 @@ class CeleryExecutor(BotExecutor):
         self._store_url = store_url
         self._prefix = prefix
         self._max_iterations = max_iterations
+        self._recoveries = 0  # store faults got over: a turn dispatched before is sent again
+
+    def store_recovered(self) -> None:
+        """A turn dispatched before a store fault and not started yet is dispatched
+        again at once, not after REDISPATCH_AFTER: a failover loses the old primary's
+        queue, and a worker whose broker connection broke drops what it had taken but
+        not started (kombu gives it back only after the visibility timeout)."""
+        self._recoveries += 1
 
     async def decide(self, turn: BotTurn, lease: TurnLease) -> None:
         """Hand the turn to the workers and hold its lease until one starts it (from then
@@ -45,9 +53,12 @@ class CeleryExecutor(BotExecutor):
             dispatch, turn.job(), self._store_url, self._prefix, self._max_iterations
         )
         since = time.monotonic()
+        recoveries = self._recoveries
         marked = False
         while True:
             await asyncio.sleep(self.POLL)
+            if self._recoveries != recoveries:
+                return None  # the lease, lapsed by the sweeper, sends it again
             snapshot = await lease.store.load(lease.game_id)
             if snapshot is None or snapshot.version != lease.version:
                 return None

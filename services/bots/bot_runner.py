@@ -89,6 +89,11 @@ class BotExecutor(ABC):
         same cap), on the same capacity, and commit nothing (hints)."""
         raise Unavailable("this server's bot executor does not analyse positions (hints)")
 
+    def store_recovered(self) -> None:
+        """The store answers again after a fault (maybe a failover): turns handed to
+        others and not yet taken up may have been lost with it. Nothing by default."""
+        return None
+
     async def close(self) -> None:
         return None
 
@@ -214,6 +219,7 @@ class BotRunner:
                     # away may be lost with it (a failover: the broker's queue too):
                     # every held turn is due again now, not when its lease runs out.
                     lapsed = await self._store.lapse_bot_turn_leases()
+                    self._executor.store_recovered()
                     log.warning(
                         "the store answers again after %.1f s: bot turns resume (%d "
                         "held turns due again)",
