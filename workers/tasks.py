@@ -19,13 +19,16 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from celery import group
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import bots
 from services.bots import bot_turns
+from services.errors import Unavailable
 from services.kinds import BotStatus
 from services.stores.records import BotJob, TurnTask
 from services.stores.redis_store import RedisStore
@@ -74,6 +77,26 @@ def _run(coro: Any) -> Any:
     if _loop is None:
         _loop = asyncio.Runner()
     return _loop.run(coro)
+
+
+# Pauses between tries of a store call that met a fault: after a failover the kept
+# store's first call may still reach the old primary and fail, and a task that gave up
+# there would wait for a replica to dispatch its turn again (15 s).
+STORE_RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0)
+
+
+def _run_retrying(call: Callable[[], Awaitable[Any]]) -> Any:
+    """``_run(call())``, tried again after a store fault. Only for calls safe to
+    repeat: reads, and writes under a request key (a commit applies once)."""
+    for pause in (*STORE_RETRY_PAUSES, None):
+        try:
+            return _run(call())
+        except (RedisConnectionError, RedisTimeoutError, Unavailable) as exc:
+            if pause is None:
+                raise
+            log.info("store fault in a bot task (%s); trying again", type(exc).__name__)
+            time.sleep(pause)
+    raise AssertionError("unreachable")
 
 
 def _kept_store(task: TurnTask) -> RedisStore:
@@ -163,7 +186,7 @@ def _moved_on(task: TurnTask) -> bool:
         snapshot = await _kept_store(task).load(task.job.game_id)
         return snapshot is None or snapshot.version != task.job.version
 
-    return _run(check())
+    return _run_retrying(check)
 
 
 @app.task(name="gamehost.search", ignore_result=True)
@@ -179,8 +202,8 @@ def search(payload: dict[str, Any], tree: int) -> str:
         stats = bots.search_tree(job.view(), job.seat, level, job.seed, tree)
         searched = time.perf_counter()  # from here on, overhead: the heartbeat's end too
     task_metrics.observe("search", job, searched - started)
-    gathered = _run(
-        _kept_store(task).gather_tree(
+    gathered = _run_retrying(
+        lambda: _kept_store(task).gather_tree(
             job.game_id,
             bot_turns.turn_request_key(job.version, job.timeout),
             tree,
@@ -239,7 +262,7 @@ def dispatch_analysis(job: BotJob, max_iterations: int | None) -> Any:
 
 def commit_after_search(task: TurnTask, action: int) -> str:
     """Commit a bot's chosen action (the next bot turn is scheduled with it)."""
-    return _run(_commit_async(task, action))
+    return _run_retrying(lambda: _commit_async(task, action))
 
 
 async def _commit_async(task: TurnTask, action: int) -> str:
