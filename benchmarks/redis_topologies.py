@@ -146,13 +146,13 @@ def measure(name: str, args: argparse.Namespace) -> dict:
             before, started = commands_processed(primaries), time.monotonic()
             per_s = throughput(worker, args.clients, args.seconds)
             after, elapsed = commands_processed(primaries), time.monotonic() - started
+            shared = shared_key_nodes(primaries, prefix) if primaries else set()
         finally:
             service.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 service.wait(10)
     figures = {"p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99), "submit_per_s": per_s}
     if primaries:  # how the throughput window's commands spread over the primaries
-        shared = shared_key_nodes(primaries, prefix)
         figures["primaries"] = [
             {"port": n.port, "commands_per_s": (b - a) / elapsed, "shared_keys": n.port in shared}
             for n, a, b in zip(primaries, before, after, strict=True)
