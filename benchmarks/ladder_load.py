@@ -3,7 +3,7 @@ examples/bots/random_bot.py, each behind its own `gamehost bot run`) connected t
 server with Redis, PostgreSQL and a Celery worker, for a while; then the figures.
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
-        [--postgres URL] [--redis URL] [--house random,greedy] [--out FILE]
+        [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -125,6 +125,13 @@ def main() -> None:
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--house", default="random,greedy")
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each bot waits this long before answering (benchmarks/thinking_bot.py); "
+        "0: the example bot, which answers at once",
+    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -167,6 +174,8 @@ def main() -> None:
             keys[name] = client.register_bot(name, "cite", 2).key
         runners = {}
         bot = f"{sys.executable} {ROOT / 'examples' / 'bots' / 'random_bot.py'}"
+        if args.think_ms > 0:
+            bot = f"{sys.executable} {ROOT / 'benchmarks' / 'thinking_bot.py'} {args.think_ms:g}"
         for name, key in keys.items():
             run = ["bot", "run", "--target", target, "--key", key, "--cmd", bot]
             run += ["--stats", str(work / f"{name}.jsonl")]
@@ -251,6 +260,7 @@ def main() -> None:
             "bots": args.bots,
             "seconds": round(elapsed, 1),
             "house": args.house,
+            "think_ms": args.think_ms,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
