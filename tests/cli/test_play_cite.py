@@ -46,9 +46,13 @@ def test_cite_screens_events_help_and_errors(play):
 
 
 def test_cite_shows_a_bot_thinking(play):
-    game = play("cite", "--players", "2", "--seed", "7", "--bots", "mcts-strong")
+    # A search capped by time, not iterations: 2 s a decision on any machine (the
+    # compiled engines search mcts-strong's budget in well under the half second
+    # after which the line appears).
+    slow = "mcts:trees=1,iterations=20000,seconds=2,playout=game,policy_depth=200"
+    game = play("cite", "--players", "2", "--seed", "7", "--bots", slow)
     game.child.timeout = 60
-    # Our turn ends within a few moves; then the bot searches about 2 s a decision.
+    # Our turn ends within a few moves; then the bot searches 2 s a decision.
     for _ in range(6):
         game.child.sendline(game.first_move())
         index = game.child.expect([r"seat 1 \(bot\) thinking… \d+ s", re.escape(PROMPT)])
