@@ -19,7 +19,9 @@ for the same reason. It prints:
   the server's answer that the move was played, less the program's own time and the
   time the act waited behind the same copy's other acts; split into the BotReply call
   (sent to answered: the wire, the server's queue and the move's commit) and the
-  runner's own handling (the rest: its threads handing the act on);
+  runner's own handling (the rest: its threads handing the act on); and the BotReply
+  call's time on the server alone (its `grpc_server_handling_seconds`, interpolated
+  within the histogram's buckets as Prometheus does);
 - the server's and the worker's CPU in the window, in % of one core (the server's
   event loop runs on one core: near 100% it is saturated and every call queues);
 - errors: faults counted against the bots (the example bot makes none), bots paused,
@@ -40,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -53,9 +56,17 @@ import sqlalchemy as sa  # noqa: E402
 from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
+from loadtest.scrape import bucket_delta, buckets, histogram_quantile  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
 
 WARMUP = 60.0  # seconds before the window: validation games, first pairings
+HANDLING = "grpc_server_handling_seconds"  # the server's own time for each RPC
+
+
+def scrape(port: int) -> str:
+    """The server's Prometheus metrics (``gamehost serve --metrics-port``)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        return answer.read().decode()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -158,8 +169,9 @@ def main() -> None:
         )
         worker = gamehost(["worker", "--concurrency", "1"], work / "worker.log", celery)
         processes.append(worker)
-        port = free_port()
+        port, metrics_port = free_port(), free_port()
         serve = ["serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix]
+        serve += ["--metrics-port", str(metrics_port)]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
         serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
@@ -197,11 +209,16 @@ def main() -> None:
         started, at_start = time.monotonic(), rated()
         window_start = time.time()
         print(f"{active} of {args.bots} bots active; measuring {args.seconds:g} s", flush=True)
+        scraped_at_start = scrape(metrics_port)
         cpu_at_start = {
             name: cpu_seconds(p.pid) for name, p in (("server", server), ("worker", worker))
         }
         time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
+        handled = bucket_delta(
+            buckets(scrape(metrics_port), HANDLING, grpc_method="BotReply"),
+            buckets(scraped_at_start, HANDLING, grpc_method="BotReply"),
+        )
         cpu = {
             name: round(100 * (cpu_seconds(p.pid) - cpu_at_start[name]) / elapsed)
             for name, p in (("server", server), ("worker", worker))
@@ -270,6 +287,8 @@ def main() -> None:
             "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
             "bot_reply_call_p50_ms": round(percentile(replies, 0.5), 2),
             "bot_reply_call_p99_ms": round(percentile(replies, 0.99), 2),
+            "bot_reply_on_the_server_p50_ms": round(histogram_quantile(0.5, handled) * 1000, 2),
+            "bot_reply_on_the_server_p99_ms": round(histogram_quantile(0.99, handled) * 1000, 2),
             "runner_handling_p50_ms": round(percentile(handling, 0.5), 2),
             "runner_handling_p99_ms": round(percentile(handling, 0.99), 2),
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
