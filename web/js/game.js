@@ -151,9 +151,24 @@ class GamePage {
       this.token,
       after,
       (event) => this.onEvent(event),
-      (err) => this.showError(err),
+      (err) => (err.code === "ABORTED" ? this.resync() : this.showError(err)),
       (what, source) => this.onConnection(what, source),
     );
+  }
+
+  /** The feed ended ABORTED: a store failover lost events this page had shown, and
+   * new ones take their ids. Show the game as it stands now and follow it from there. */
+  async resync() {
+    try {
+      const state = await api.state(this.gameId, this.token);
+      if (this.stopped) return;
+      this.state = state;
+      this.lastSeen = Number(state.lastEventId ?? 0);
+      this.render();
+      this.openFeed(String(this.lastSeen));
+    } catch (err) {
+      this.showError(err);
+    }
   }
 
   /** The feed dropped or came back. The browser retries by itself, resuming after
