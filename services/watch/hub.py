@@ -62,9 +62,7 @@ class Subscription:
         """The hub found the log's game or tournament gone (archived and forgotten,
         expired, or lost whole in a failover): ended once what is at hand is sent."""
         self._gone = True
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(True)
+        self._wake()
 
     def rewound(self, newest: int) -> None:
         """The log's newest event is ``newest`` again, older than events it held: a
@@ -73,12 +71,8 @@ class Subscription:
         if self._handed > newest:
             self._rewound_to = newest
         else:
-            self._pending.clear()
-            self._last = self._handed
-            self._catch_up = True
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(True)
+            self._read_again()
+        self._wake()
 
     def deliver(self, events: list[StoredEvent]) -> None:
         """Called by the hub's reader with a log's next events."""
@@ -101,9 +95,17 @@ class Subscription:
             if self._pending:
                 self._last = self._pending[-1].event_id
             if len(self._pending) > QUEUE_LIMIT:  # a slow client: drop, re-read later
-                self._pending.clear()
-                self._last = self._handed
-                self._catch_up = True
+                self._read_again()
+        self._wake()
+
+    def _read_again(self) -> None:
+        """Drop what is at hand: the store is read again after the last event sent."""
+        self._pending.clear()
+        self._last = self._handed
+        self._catch_up = True
+
+    def _wake(self) -> None:
+        """End ``__anext__``'s wait for a delivery, if it waits."""
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(True)
