@@ -270,13 +270,13 @@ class Sessions:
             await queue.put(Directive(START, line, game_id))
             started = True
             asked = -1
-            async for _, data in self.host.watch(game_id, token, 0):
+            async for event, data in self.host.watch(game_id, token, 0):
                 if data["kind"] == EventKind.FINISHED:
                     line = protocol.end_line(game_id, data.get("returns", []))
                     await queue.put(Directive(END, line, game_id))
                     return True
                 if data.get("legal") and data["version"] > asked:
-                    act = await self._act(game_id, token, seat)
+                    act = await self._act(game_id, token, seat, event.event_id)
                     if act is not None:
                         asked = act.version
                         await queue.put(act)
@@ -290,8 +290,9 @@ class Sessions:
             log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
         return False
 
-    async def _act(self, game_id: str, token: str, seat: int) -> Directive | None:
-        view = await self.host.get_state(game_id, token)
+    async def _act(self, game_id: str, token: str, seat: int, event_id: int) -> Directive | None:
+        # The watch just found this event the newest and kept its position: no store read.
+        view = await self.host.view_at(game_id, token, event_id)
         if view.over or view.to_move != seat:
             return None
         snapshot = view.snapshot

@@ -61,6 +61,7 @@ from services.watch.hub import WatchHub
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
+_RECENT_GAMES = 4096  # positions kept for the fast paths (``GameHost._recent``)
 SPECTATOR = None
 
 
@@ -84,7 +85,8 @@ class GameHost(Reading, Submitting):
         self.runner = runner
         self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
         self.live_games_per_client = live_games_per_client  # 0: no cap
-        # game id -> (snapshot, state) this replica committed last (LRU).
+        # game id -> (snapshot, state) this replica committed or read last (LRU): the
+        # position the fast paths start from when nothing newer has been seen.
         self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
         # AddBot, HandOverSeat, TakeBackSeat and rejoining a seat handed over for good.
         self.seating = seating.Seating(store, runner, self.load, self.viewer)
@@ -320,6 +322,26 @@ class GameHost(Reading, Submitting):
             if hmac.compare_digest(stored, digest):
                 return seat
         raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
+
+    def _keep_position(self, snapshot: Snapshot, state: State) -> None:
+        """Keep a position this replica wrote, or read as a game's newest, for the fast
+        paths: SubmitAction's commit on it (compared to the store's version, so a
+        position that went stale is only a retry on a fresh read), and the legal
+        actions and view of a watched event that is still the newest."""
+        self._recent[snapshot.game_id] = (snapshot, state)
+        self._recent.move_to_end(snapshot.game_id)
+        while len(self._recent) > _RECENT_GAMES:
+            self._recent.popitem(last=False)
+
+    async def view_at(self, game_id: str, token: str, event_id: int) -> GameView:
+        """The game as ``token`` sees it at event ``event_id``, which a watch of this
+        replica delivered: from the position kept for it when there is one (no store
+        read), else read from the store (then it may be later than that event)."""
+        recent = self._recent.get(game_id)
+        if recent is not None and recent[0].last_event_id == event_id:
+            snapshot, state = recent
+            return GameView(snapshot, state, self.viewer(snapshot, token))
+        return await self.get_state(game_id, token)
 
     async def get_state(self, game_id: str, token: str) -> GameView:
         snapshot = await self.load(game_id)

@@ -86,7 +86,7 @@ class Record:
 
 class Reading:
     """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load``, ``viewer`` and ``_recent``."""
+    ``archive``, ``hub``, ``load``, ``viewer``, ``_recent`` and ``_keep_position``."""
 
     async def watch(
         self, game_id: str, token: str, after: int
@@ -184,9 +184,10 @@ class Reading:
         """The viewer's legal actions if ``event_id`` is still the game's newest event
         (None otherwise: the position has moved on, so they would be stale).
 
-        When this replica wrote that event (SubmitAction's ``_recent``) and its reader
-        has seen nothing later, the state it wrote is the position: no store read, no
-        state decode. Otherwise the store says."""
+        When this replica wrote that event or read it as the newest (``_recent``) and
+        its reader has seen nothing later, the state kept is the position: no store
+        read, no state decode. Otherwise the store says, and the position read is kept
+        (the seat's SubmitAction and a ladder bot's act start from it)."""
         recent = self._recent.get(game_id)
         if (
             recent is not None
@@ -197,7 +198,9 @@ class Reading:
         snapshot = await self.store.load(game_id)
         if snapshot is None or snapshot.last_event_id != event_id:
             return None
-        return GameView(snapshot, steps.load_state(snapshot), viewer).legal_actions
+        state = steps.load_state(snapshot)
+        self._keep_position(snapshot, state)
+        return GameView(snapshot, state, viewer).legal_actions
 
     async def logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The stored log after ``after``, page by page, up to its current end (an

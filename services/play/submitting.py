@@ -30,7 +30,6 @@ from services.stores import (
 from services.turns import steps
 
 _MAX_REQUEST_ID = 128
-_RECENT_GAMES = 4096
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class _Stale(Exception):
 
 class Submitting:
     """``GameHost.submit_action`` and its steps; ``GameHost`` provides ``store``,
-    ``load``, ``viewer``, ``_recent`` and ``_kick_bots``."""
+    ``load``, ``viewer``, ``_recent``, ``_keep_position`` and ``_kick_bots``."""
 
     async def submit_action(
         self,
@@ -160,9 +159,7 @@ class Submitting:
         written = steps.written_snapshot(snapshot, step, last_event_id)
         if written is None:
             return  # the write moved the clock on: the metadata here is not what was written
-        self._recent[snapshot.game_id] = (written, step.state)
-        while len(self._recent) > _RECENT_GAMES:
-            self._recent.popitem(last=False)
+        self._keep_position(written, step.state)
 
     @staticmethod
     def _parse(state: State, seat: int, action: int | None, notation: str | None) -> int:
