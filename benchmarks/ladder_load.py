@@ -22,8 +22,10 @@ for the same reason. It prints:
   runner's own handling (the rest: its threads handing the act on); and the BotReply
   call's time on the server alone (its `grpc_server_handling_seconds`, interpolated
   within the histogram's buckets as Prometheus does);
-- the server's and the worker's CPU in the window, in % of one core (the server's
-  event loop runs on one core: near 100% it is saturated and every call queues);
+- CPU in the window, in % of one core: the server's, the worker's, the runners' with
+  their bots', and the whole machine's (all its cores: 200% is a 2-core machine
+  saturated). The server's event loop runs on one core: near 100% it is saturated
+  and every call queues; a machine near its cores' total queues every process;
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -49,6 +51,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import psutil  # noqa: E402
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
@@ -210,9 +213,19 @@ def main() -> None:
         window_start = time.time()
         print(f"{active} of {args.bots} bots active; measuring {args.seconds:g} s", flush=True)
         scraped_at_start = scrape(metrics_port)
-        cpu_at_start = {
-            name: cpu_seconds(p.pid) for name, p in (("server", server), ("worker", worker))
-        }
+        measured = {"server": [server], "worker": [worker], "runners_and_bots": [*runners.values()]}
+
+        def cpu_now() -> dict[str, float]:
+            """CPU seconds so far: of each part (a runner with its bot), and the machine's
+            busy time, all cores together."""
+            used = {
+                name: sum(cpu_seconds(p.pid) for p in group) for name, group in measured.items()
+            }
+            times = psutil.cpu_times()
+            used["machine"] = sum(times) - times.idle - getattr(times, "iowait", 0.0)
+            return used
+
+        cpu_at_start = cpu_now()
         time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
         handled = bucket_delta(
@@ -220,8 +233,8 @@ def main() -> None:
             buckets(scraped_at_start, HANDLING, grpc_method="BotReply"),
         )
         cpu = {
-            name: round(100 * (cpu_seconds(p.pid) - cpu_at_start[name]) / elapsed)
-            for name, p in (("server", server), ("worker", worker))
+            name: round(100 * (used - cpu_at_start[name]) / elapsed)
+            for name, used in cpu_now().items()
         }
         window_end = time.time()
         bots = client.list_bots()

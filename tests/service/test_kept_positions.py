@@ -1,0 +1,122 @@
+"""A replica keeps the position it last wrote or read as a game's newest
+(``GameHost._recent``): a watched event another replica wrote is read from the store
+once, for its legal actions, and the seat's act on it (``view_at``, then
+SubmitAction at that version) starts from that read. A kept position that went
+stale costs a retry on a fresh read, never a move on an old position. On both
+stores, with two replicas (two hosts; on Redis, two connections)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from services.errors import Aborted
+from services.kinds import SeatKind
+from services.play.host import GameHost, SeatSpec
+from services.stores.redis_store import RedisStore
+
+
+class _NoRunner:
+    """Both seats are people: no bot turn to kick."""
+
+    def kick(self, game_id: str) -> None:
+        return None
+
+
+class _CountedLoads:
+    """Counts a store's game loads while it is switched on."""
+
+    def __init__(self, store) -> None:
+        self.count = 0
+        self.on = False
+        loading = store.load
+
+        async def load(game_id, request_key=None):
+            if self.on:
+                self.count += 1
+            return await loading(game_id, request_key)
+
+        store.load = load
+
+
+@contextlib.asynccontextmanager
+async def _two_replicas(store, request):
+    """Two hosts serving one store's games; the first counts its loads."""
+    if isinstance(store, RedisStore):
+        other = RedisStore.from_url(
+            request.getfixturevalue("redis_url"), prefix=request.getfixturevalue("redis_prefix")
+        )
+    else:
+        other = store  # the embedded store: replicas in one process share it
+    first, second = GameHost(store, _NoRunner()), GameHost(other, _NoRunner())
+    try:
+        yield first, second
+    finally:
+        await first.hub.close()
+        await second.hub.close()
+        if other is not store:
+            await other.close()
+
+
+async def _moved_elsewhere(first: GameHost, second: GameHost):
+    """A 2-player Cité game created on ``first``, whose newest move ``second`` wrote;
+    the seat now to move and the tokens."""
+    people = [SeatSpec(SeatKind.HUMAN), SeatSpec(SeatKind.HUMAN)]
+    game_id = (await first.create_game("cite", people, {}, seed=7)).snapshot.game_id
+    tokens = dict([await first.join_game(game_id, seat, "") for seat in (0, 1)])
+    view = await second.get_state(game_id, tokens[0])
+    mover = view.to_move
+    mover_view = await second.get_state(game_id, tokens[mover])
+    await second.submit_action(
+        game_id,
+        tokens[mover],
+        expected_version=view.snapshot.version,
+        action=mover_view.legal_actions[0][0],
+    )
+    after = await second.get_state(game_id, tokens[0])
+    return game_id, after.to_move, tokens, after.snapshot
+
+
+async def test_a_seat_acts_on_the_event_it_watched_with_one_store_read(store, request):
+    async with _two_replicas(store, request) as (first, second):
+        loads = _CountedLoads(store)
+        game_id, seat, tokens, newest = await _moved_elsewhere(first, second)
+        loads.on = True
+        stream = first.watch(game_id, tokens[seat], newest.last_event_id - 1)
+        event, seen = await anext(stream)
+        assert event.event_id == newest.last_event_id
+        assert seen["legal"]
+        assert loads.count == 2  # the stream's opening, then the newest event's position
+        view = await first.view_at(game_id, tokens[seat], event.event_id)
+        assert view.snapshot.version == newest.version and view.to_move == seat
+        assert view.legal_actions == seen["legal"]
+        action = seen["legal"][-1][0]
+        done = await first.submit_action(
+            game_id, tokens[seat], expected_version=newest.version, action=action
+        )
+        assert loads.count == 2  # the act and its commit started from the kept position
+        assert not done.duplicate and done.version > newest.version
+        stored = await second.get_state(game_id, tokens[seat])
+        assert stored.snapshot.version == done.version
+        await stream.aclose()
+
+
+async def test_a_kept_position_another_replica_moved_past_is_refused_as_stale(store, request):
+    async with _two_replicas(store, request) as (first, second):
+        game_id, seat, tokens, newest = await _moved_elsewhere(first, second)
+        stream = first.watch(game_id, tokens[seat], newest.last_event_id - 1)
+        _, seen = await anext(stream)  # the first replica keeps this position
+        await stream.aclose()
+        moved = await second.submit_action(
+            game_id, tokens[seat], expected_version=newest.version, action=seen["legal"][0][0]
+        )
+        with pytest.raises(Aborted, match="stale version"):
+            await first.submit_action(
+                game_id, tokens[seat], expected_version=newest.version, action=seen["legal"][0][0]
+            )
+        after = await second.get_state(game_id, tokens[seat])
+        assert after.snapshot.version == moved.version  # nothing applied twice
+        # view_at an event the replica no longer holds reads the store: the newest.
+        view = await first.view_at(game_id, tokens[seat], newest.last_event_id)
+        assert view.snapshot.version == moved.version
