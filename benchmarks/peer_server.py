@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
         [--warmup S] [--servers bgio,floor,memory,redis] [--processes P] [--redis URL]
+        (servers: also floor-redis)
         [--gamehost-game counter,cite] [--counter-moves K]
 
 Every server is played the same closed-loop way, the way a real client plays: N
@@ -25,6 +26,11 @@ newest update it receives puts it to move; a finished game is replaced by a new 
 - ``floor``: the counter on a bare grpc.aio server of the same API (benchmarks/push_floor.py:
   no interceptors, store, engine or views), played by the same load generator: what
   this stack allows one Python process, gamehost's own work aside.
+- ``floor-redis``: the same floor with every event through Redis first (one
+  compare-and-set script per move that appends its events to the game's stream, and
+  the streams fed by one XREAD over every game): the least a store shared by
+  replicas adds. Not in the default list; gamehost's Redis rows are also compared
+  with it.
 
 The ratios at the end compare moves per server CPU-second, and moves/s, against
 boardgame.io at the same N: the counter's is the headline (per process; per machine
@@ -240,28 +246,35 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
 
 
 # ------------------------------------------------------------------ the floor
-def floor_steps(args: argparse.Namespace, game: str) -> list[Row]:
-    """The floor, for the counter or (``cite``) with Cité's message count."""
+FLOOR, REDIS_FLOOR = "bare grpc.aio floor", "bare grpc.aio floor + Redis"
+
+
+def floor_steps(args: argparse.Namespace, game: str, on_redis: bool = False) -> list[Row]:
+    """The floor, for the counter or (``cite``) with Cité's message count; ``on_redis``:
+    every event through Redis first (push_floor.py's ``RedisFloor``)."""
     rows = []
     for games in args.games:
         port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-        )
+        command = [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)]
+        prefix = f"gamehost-peer-floor-{uuid.uuid4().hex[:8]}"
+        redis_url = args.redis if on_redis else None
+        if redis_url:
+            command += [redis_url, prefix]
+        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         try:
             _wait_for_line(server, "floor serving on")
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
             load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
             load += [game, str(args.counter_moves)]
-            measured = run_load(load, server.pid, args.seconds)
+            measured = run_load(load, server.pid, args.seconds, redis_url)
             label = "counter" if game == "counter" else f"{game} msgs"
-            rows.append(to_row("bare grpc.aio floor", label, games, args.seconds, measured))
+            name = REDIS_FLOOR if on_redis else FLOOR
+            rows.append(to_row(name, label, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
             _stop(server)
+            if redis_url:
+                _delete_prefix(redis_url, prefix)
     return rows
 
 
@@ -497,12 +510,16 @@ def _ratios(rows: list[Row]) -> None:
     the same N. The counter's ratio to boardgame.io is the trivial-game ratio: per
     process with one serving process, per machine with more."""
     peers = {r.games: r for r in rows if r.server.startswith("boardgame.io")}
-    floors = {(r.game, r.games): r for r in rows if r.server.startswith("bare grpc.aio")}
+    floors = {(r.server, r.game, r.games): r for r in rows if r.server.startswith(FLOOR)}
     for row in rows:
         if not row.server.startswith("gamehost"):
             continue
         floor_game = "counter" if row.game == "counter" else f"{row.game} msgs"
-        for base in (peers.get(row.games), floors.get((floor_game, row.games))):
+        # A gamehost row on Redis against the floor on Redis as well as the bare one.
+        bases = [peers.get(row.games), floors.get((FLOOR, floor_game, row.games))]
+        if "redis" in row.server:
+            bases.append(floors.get((REDIS_FLOOR, floor_game, row.games)))
+        for base in bases:
             if base is None or not base.moves_per_cpu_second or not base.moves_per_s:
                 continue
             kind = ""
@@ -540,9 +557,10 @@ def main() -> None:
     args = parser.parse_args()
     args.games = [int(n) for n in args.games.split(",")]
     servers = args.servers.split(",")
-    unknown = set(servers) - {"bgio", "floor", "memory", "redis"}
+    known = ("bgio", "floor", "floor-redis", "memory", "redis")
+    unknown = set(servers) - set(known)
     if unknown:
-        parser.error(f"unknown servers {sorted(unknown)}; choose from bgio, floor, memory, redis")
+        parser.error(f"unknown servers {sorted(unknown)}; choose from {', '.join(known)}")
     if args.processes > 1 and "memory" in servers:
         parser.error("--processes above 1 needs Redis: use --servers bgio,redis")
     args.gamehost_game = args.gamehost_game.split(",")
@@ -559,8 +577,9 @@ def main() -> None:
             rows += bgio_steps(args)
             continue
         for game in args.gamehost_game:
-            if server == "floor":
-                rows += floor_steps(args, game) if game in ("counter", "cite") else []
+            if server in ("floor", "floor-redis"):
+                on_redis = server == "floor-redis"
+                rows += floor_steps(args, game, on_redis) if game in ("counter", "cite") else []
             else:
                 rows += gamehost_steps(args, server, game)
     print()

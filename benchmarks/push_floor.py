@@ -1,6 +1,6 @@
 """The push path's floor on this stack: the counter game served by a bare grpc.aio server.
 
-    .venv/bin/python benchmarks/push_floor.py PORT
+    .venv/bin/python benchmarks/push_floor.py PORT [REDIS_URL KEY_PREFIX]
 
 benchmarks/peer_server.py's ``floor`` server (``--servers floor``): the same
 gamehost.v1 API, uvloop and protobuf as ``gamehost serve``, and nothing else. It
@@ -12,6 +12,10 @@ the moves (3.7 stream messages a move, with the created and joined events). What
 Python process on grpc.aio can do with this push flow (one SubmitAction and one
 stream message per seat per move): gamehost's own work comes on top of it. Listens on
 127.0.0.1 only.
+
+With a Redis URL (peer_server.py's ``floor-redis``), every event goes through Redis
+first (``RedisFloor``): what a store shared by replicas adds to a move, at the least.
+Its keys are under KEY_PREFIX; a finished game's are deleted.
 """
 
 from __future__ import annotations
@@ -61,16 +65,24 @@ class Floor(pb_grpc.GameHostServicer):
         else:
             game = _Game(int(request.options.get("moves", "500")))
         self.games[game_id] = game
-        game.append(pb.GameEvent(kind=pb.GAME_CREATED, to_move=game.to_move()))
+        await self.publish(
+            game_id, game, [pb.GameEvent(kind=pb.GAME_CREATED, to_move=game.to_move())]
+        )
         return pb.CreateGameResponse(game_id=game_id)
 
     async def JoinGame(self, request, context):
         game = self.games[request.game_id]
         actor = pb.Actor(kind=pb.Actor.SEAT, seat=request.seat)
-        game.append(pb.GameEvent(kind=pb.SEAT_JOINED, actor=actor, to_move=game.to_move()))
+        joined = pb.GameEvent(kind=pb.SEAT_JOINED, actor=actor, to_move=game.to_move())
+        await self.publish(request.game_id, game, [joined])
         return pb.JoinGameResponse(
             game_id=request.game_id, seat=request.seat, token=str(request.seat)
         )
+
+    async def publish(self, game_id: str, game: _Game, events: list[pb.GameEvent]) -> None:
+        """Make a game's new events seen by its streams (here: at once, in memory)."""
+        for event in events:
+            game.append(event)
 
     async def SubmitAction(self, request, context):
         game = self.games[request.game_id]
@@ -81,17 +93,20 @@ class Floor(pb_grpc.GameHostServicer):
         actor = pb.Actor(kind=pb.Actor.SEAT, seat=seat)
         event = pb.GameEvent(kind=pb.ACTION, version=game.n, actor=actor, notation="inc")
         event.to_move.CopyFrom(game.to_move())
-        game.append(event)
+        events = [event]
         game.owed += game.chance
         if game.owed >= 1 and game.n < game.limit:
             game.owed -= 1
             chance = pb.Actor(kind=pb.Actor.CHANCE)
-            game.append(
+            events.append(
                 pb.GameEvent(kind=pb.ACTION, version=game.n, actor=chance, to_move=game.to_move())
             )
         if game.n >= game.limit:
-            game.append(pb.GameEvent(kind=pb.GAME_FINISHED, version=game.n, to_move=game.to_move()))
+            events.append(
+                pb.GameEvent(kind=pb.GAME_FINISHED, version=game.n, to_move=game.to_move())
+            )
             del self.games[request.game_id]
+        await self.publish(request.game_id, game, events)
         return pb.SubmitActionResponse(version=game.n, notation="inc")
 
     async def WatchGame(self, request, context):
@@ -114,13 +129,106 @@ class Floor(pb_grpc.GameHostServicer):
             await game.changed.wait()
 
 
-async def serve(port: int) -> None:
+# One move's write, as a store shared by replicas makes it: compare the version and
+# set the new one, and append the move's events to the game's stream, in one script.
+_MOVE = """
+if (redis.call('HGET', KEYS[1], 'version') or '0') ~= ARGV[1] then return -1 end
+redis.call('HSET', KEYS[1], 'version', ARGV[2])
+for i = 3, #ARGV do redis.call('XADD', KEYS[2], '*', 'e', ARGV[i]) end
+return tonumber(ARGV[2])
+"""
+
+
+class RedisFloor(Floor):
+    """The floor with Redis under it, the least a store shared by replicas needs: each
+    move is one compare-and-set script that also appends its events to the game's
+    Redis stream, and the streams are fed only from Redis, by one XREAD over every
+    followed game (as gamehost's watch hub reads), woken with CLIENT UNBLOCK when a game
+    is added. A finished game's keys are deleted once its end is read."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        super().__init__()
+        import redis.asyncio as aioredis
+
+        self.redis = aioredis.Redis.from_url(url)
+        self.reader = aioredis.Redis.from_url(url)  # blocked in XREAD: a connection of its own
+        self.prefix = prefix
+        self.move = self.redis.register_script(_MOVE)
+        self.following: dict[bytes, tuple[_Game, bytes]] = {}  # stream -> game, last id read
+        self.added = asyncio.Event()
+        self.reader_id: int | None = None
+        self.reads = 0
+        self.blocked = False
+
+    def keys(self, game_id: str) -> tuple[str, str]:
+        return f"{self.prefix}:{game_id}:game", f"{self.prefix}:{game_id}:events"
+
+    async def publish(self, game_id: str, game: _Game, events: list[pb.GameEvent]) -> None:
+        state, stream = self.keys(game_id)
+        if events[0].kind == pb.GAME_CREATED:
+            self.following[stream.encode()] = (game, b"0-0")
+            self.added.set()
+            await self.redis.xadd(stream, {"e": events[0].SerializeToString()})
+            await self.wake()
+            return
+        if events[0].kind == pb.SEAT_JOINED:
+            await self.redis.xadd(stream, {"e": events[0].SerializeToString()})
+            return
+        version = events[0].version
+        written = await self.move(
+            keys=[state, stream],
+            args=[version - 1, version, *(e.SerializeToString() for e in events)],
+        )
+        if written != version:
+            raise RuntimeError(f"stale write of game {game_id}")  # one writer: never
+
+    async def wake(self) -> None:
+        """End a blocked XREAD so that it follows the new game (as the hub's reader)."""
+        reads = self.reads
+        for _ in range(5):
+            if not self.blocked or self.reads != reads or self.reader_id is None:
+                return
+            if await self.redis.client_unblock(self.reader_id):
+                return
+            await asyncio.sleep(0.001)  # the XREAD may still be on its way to Redis
+
+    async def read(self) -> None:
+        self.reader_id = int(await self.reader.client_id())
+        while True:
+            if not self.following:
+                await self.added.wait()
+                self.added.clear()
+                continue
+            streams = {key: last for key, (_, last) in self.following.items()}
+            self.blocked = True
+            self.reads += 1
+            try:
+                reply = await self.reader.xread(streams, count=1000, block=1000)
+            finally:
+                self.blocked = False
+            for key, entries in reply or []:
+                game, _ = self.following[key]
+                for _, fields in entries:
+                    game.append(pb.GameEvent.FromString(fields[b"e"]))
+                self.following[key] = (game, entries[-1][0])
+                if game.events[-1].kind == pb.GAME_FINISHED:
+                    del self.following[key]
+                    await self.redis.delete(key, key.replace(b":events", b":game"))
+
+
+async def serve(port: int, redis_url: str | None = None, prefix: str = "") -> None:
     server = grpc.aio.server()
-    pb_grpc.add_GameHostServicer_to_server(Floor(), server)
+    floor = Floor() if redis_url is None else RedisFloor(redis_url, prefix)
+    reading = asyncio.create_task(floor.read()) if isinstance(floor, RedisFloor) else None
+    pb_grpc.add_GameHostServicer_to_server(floor, server)
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print(f"floor serving on 127.0.0.1:{port}", flush=True)
-    await server.wait_for_termination()
+    try:
+        await server.wait_for_termination()
+    finally:
+        if reading is not None:
+            reading.cancel()
 
 
 def main() -> None:
@@ -128,7 +236,7 @@ def main() -> None:
 
     # As gamehost serve runs: asyncio.Runner on a uvloop loop (services.server.run).
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        runner.run(serve(int(sys.argv[1])))
+        runner.run(serve(int(sys.argv[1]), *sys.argv[2:4]))
 
 
 if __name__ == "__main__":

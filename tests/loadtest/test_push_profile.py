@@ -57,16 +57,22 @@ SERVE = [sys.executable, "-m", "gamehost.cli", "serve", "--host", "127.0.0.1", "
         ("gamehost", "counter", "gamehost serving on"),
         ("floor", "counter", "floor serving on"),
         ("floor", "cite", "floor serving on"),
+        ("floor-redis", "counter", "floor serving on"),
+        ("floor-redis", "cite", "floor serving on"),
     ],
 )
-def test_the_load_plays_closed_loop(server, game, ready):
+def test_the_load_plays_closed_loop(server, game, ready, request):
     """peer_server.py's load generator against gamehost (the counter registered as the
-    benchmark registers it) and against the bare floor, with Cité and the counter."""
+    benchmark registers it), against the bare floor and against the floor with every
+    event through Redis, with Cité and the counter."""
     port = free_port()
     if server == "gamehost":
         command = [*SERVE, "--port", str(port)]
     else:
         command = [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)]
+        if server == "floor-redis":
+            prefix = request.getfixturevalue("redis_prefix")
+            command += [request.getfixturevalue("redis_url"), prefix]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
     )
