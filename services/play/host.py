@@ -333,13 +333,18 @@ class GameHost(Reading, Submitting):
         while len(self._recent) > _RECENT_GAMES:
             self._recent.popitem(last=False)
 
+    def _kept_at(self, game_id: str, event_id: int) -> tuple[Snapshot, State] | None:
+        """The position kept for ``game_id`` if it is the one at event ``event_id``."""
+        recent = self._recent.get(game_id)
+        return recent if recent is not None and recent[0].last_event_id == event_id else None
+
     async def view_at(self, game_id: str, token: str, event_id: int) -> GameView:
         """The game as ``token`` sees it at event ``event_id``, which a watch of this
         replica delivered: from the position kept for it when there is one (no store
         read), else read from the store (then it may be later than that event)."""
-        recent = self._recent.get(game_id)
-        if recent is not None and recent[0].last_event_id == event_id:
-            snapshot, state = recent
+        kept = self._kept_at(game_id, event_id)
+        if kept is not None:
+            snapshot, state = kept
             return GameView(snapshot, state, self.viewer(snapshot, token))
         return await self.get_state(game_id, token)
 

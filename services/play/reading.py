@@ -86,7 +86,7 @@ class Record:
 
 class Reading:
     """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load``, ``viewer``, ``_recent`` and ``_keep_position``."""
+    ``archive``, ``hub``, ``load``, ``viewer``, ``_kept_at`` and ``_keep_position``."""
 
     async def watch(
         self, game_id: str, token: str, after: int
@@ -188,13 +188,9 @@ class Reading:
         its reader has seen nothing later, the state kept is the position: no store
         read, no state decode. Otherwise the store says, and the position read is kept
         (the seat's SubmitAction and a ladder bot's act start from it)."""
-        recent = self._recent.get(game_id)
-        if (
-            recent is not None
-            and recent[0].last_event_id == event_id
-            and self.hub.newest(game_id) == event_id
-        ):
-            return GameView(recent[0], recent[1], viewer).legal_actions
+        kept = self._kept_at(game_id, event_id)
+        if kept is not None and self.hub.newest(game_id) == event_id:
+            return GameView(kept[0], kept[1], viewer).legal_actions
         snapshot = await self.store.load(game_id)
         if snapshot is None or snapshot.last_event_id != event_id:
             return None
