@@ -214,8 +214,8 @@ async def commit_and_follow(
     follow: bool = True,
 ) -> tuple[CommitResult, BotTurn | None]:
     """``commit``, and (``follow``) the turn due next when the commit applied: prepared
-    from the state just written, without reading the game again, except in a timed game
-    (the write moved its clock on, so the stored metadata is read back)."""
+    from the state just written, without reading the game again, except where the write
+    handed a timed-out seat over (its tokens changed, so the game is read back)."""
     snapshot = await store.load(job.game_id, turn_request_key(job.version, job.timeout))
     if snapshot is None:
         return CommitResult(CommitOutcome.NOT_FOUND), None
@@ -233,7 +233,7 @@ async def commit_and_follow(
     result, step = await _commit(store, snapshot, state, action, job.timeout, keep_bot_lease)
     if not follow or result.outcome is not CommitOutcome.APPLIED:
         return result, None
-    written = steps.written_snapshot(snapshot, step, result.event_ids[-1])
+    written = steps.written_snapshot(snapshot, step, result)
     if written is None:
         written = await store.load(job.game_id)
         return result, prepare(written) if written is not None else None

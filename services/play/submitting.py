@@ -25,6 +25,7 @@ from services.kinds import GameStatus
 from services.limits.access import hash_token
 from services.stores import (
     CommitOutcome,
+    CommitResult,
     Snapshot,
 )
 from services.turns import steps
@@ -145,7 +146,7 @@ class Submitting:
         if committed.outcome is CommitOutcome.APPLIED:
             metrics.ACTIONS.labels(meta.game_type).inc()
             metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
-            self._remember(snapshot, step, committed.event_ids[-1])
+            self._remember(snapshot, step, committed)
             self._kick_bots(snapshot, step.state)
             return Submitted(**result, duplicate=False)
         if committed.outcome is CommitOutcome.DUPLICATE:
@@ -154,11 +155,11 @@ class Submitting:
             raise NotFound(f"no game {snapshot.game_id}")
         raise _Stale(committed.version)
 
-    def _remember(self, snapshot: Snapshot, step: steps.Step, last_event_id: int) -> None:
+    def _remember(self, snapshot: Snapshot, step: steps.Step, committed: CommitResult) -> None:
         """Keep what this replica just wrote, for the next submission's fast path."""
-        written = steps.written_snapshot(snapshot, step, last_event_id)
+        written = steps.written_snapshot(snapshot, step, committed)
         if written is None:
-            return  # the write moved the clock on: the metadata here is not what was written
+            return  # a seat was handed over: its tokens changed too
         self._keep_position(written, step.state)
 
     @staticmethod

@@ -140,6 +140,9 @@ class CommitResult:
     version: int = 0  # the stored version after the call
     event_ids: list[int] = field(default_factory=list)
     request_result: dict[str, Any] | None = None  # the earlier result, for DUPLICATE
+    # The metadata as this write stored it, where the commit changed it (a timed game's
+    # clock moved on: ``services.turns.steps.commit_step``); None: unchanged, or not kept.
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ the counts with the state).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -167,19 +168,23 @@ def play_on(snapshot: Snapshot, state: State, action: int) -> Step:
     return play(state, action, meta.seed, snapshot.version, luck, declining)
 
 
-def written_snapshot(snapshot: Snapshot, step: Step, last_event_id: int) -> Snapshot | None:
-    """The game as a commit of ``step`` onto ``snapshot`` wrote it, known without reading
-    it back (``state`` left empty: the caller holds ``step.state``); None for a timed
-    game, whose metadata the write changed (``services.turns.clock``)."""
-    if snapshot.info.timer is not None:
+def written_snapshot(snapshot: Snapshot, step: Step, committed: CommitResult) -> Snapshot | None:
+    """The game as the applied commit of ``step`` onto ``snapshot`` wrote it, known without
+    reading it back (``state`` left empty: the caller holds ``step.state``); None when
+    the write changed what the caller cannot know (a timed game's seat handed over)."""
+    changes: dict[str, Any] = {}
+    if committed.meta is not None:
+        changes["meta"] = committed.meta  # a timed game's clock, moved on by the write
+    elif snapshot.info.timer is not None:
         return None
     return snapshot.replaced(
         state=b"",
         version=step.version,
         status=status_of(step.state),
         request_result=None,
-        last_event_id=last_event_id,
+        last_event_id=committed.event_ids[-1],
         luck=snapshot.luck if step.luck is None else step.luck,
+        **changes,
     )
 
 
@@ -206,6 +211,7 @@ async def commit_step(
     if meta.timer is not None:
         meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
     due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
+    stored = meta.to_dict() if meta is not snapshot.info else None
     result = await store.write(
         Commit(
             game_id=snapshot.game_id,
@@ -218,13 +224,17 @@ async def commit_step(
             request_result=request_result,
             bot_due_in=due_in,
             luck=step.luck,
-            meta=meta.to_dict() if meta is not snapshot.info else None,
+            meta=stored,
             tokens=tokens,
             turn_request=turn_request,
         )
     )
     if result.outcome is CommitOutcome.STALE:
         metrics.CAS_CONFLICTS.inc()
+    elif result.outcome is CommitOutcome.APPLIED and stored is not None and tokens is None:
+        # What the write stored, so the caller may keep the position without reading it
+        # back (``written_snapshot``); a seat handed over changed its tokens too: not kept.
+        result = dataclasses.replace(result, meta=stored)
     return result
 
 

@@ -15,6 +15,7 @@ from services.errors import Aborted
 from services.kinds import SeatKind
 from services.play.host import GameHost, SeatSpec
 from services.stores.redis_store import RedisStore
+from services.turns import clock
 
 
 class _NoRunner:
@@ -59,11 +60,12 @@ async def _two_replicas(store, request):
             await other.close()
 
 
-async def _moved_elsewhere(first: GameHost, second: GameHost):
+async def _moved_elsewhere(first: GameHost, second: GameHost, timer: clock.Timer | None = None):
     """A 2-player Cité game created on ``first``, whose newest move ``second`` wrote;
     the seat now to move and the tokens."""
     people = [SeatSpec(SeatKind.HUMAN), SeatSpec(SeatKind.HUMAN)]
-    game_id = (await first.create_game("cite", people, {}, seed=7)).snapshot.game_id
+    created = await first.create_game("cite", people, {}, seed=7, timer=timer)
+    game_id = created.snapshot.game_id
     tokens = dict([await first.join_game(game_id, seat, "") for seat in (0, 1)])
     view = await second.get_state(game_id, tokens[0])
     mover = view.to_move
@@ -120,3 +122,50 @@ async def test_a_kept_position_another_replica_moved_past_is_refused_as_stale(st
         # view_at an event the replica no longer holds reads the store: the newest.
         view = await first.view_at(game_id, tokens[seat], newest.last_event_id)
         assert view.snapshot.version == moved.version
+
+
+async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, request):
+    """A timed game's commit moves its clock on (the ladder's games are all timed):
+    the replica keeps the metadata it wrote, so the next seat's watched event, its act
+    on it and that act's commit read nothing from the store."""
+    async with (
+        _two_replicas(store, request) as (first, second),
+        contextlib.AsyncExitStack() as open_,
+    ):
+        loads = _CountedLoads(store)
+        game_id, seat, tokens, newest = await _moved_elsewhere(
+            first, second, clock.Timer(30.0, 0.0, "random", 0)
+        )
+        streams = [
+            await open_.enter_async_context(
+                contextlib.aclosing(first.watch(game_id, tokens[s], newest.last_event_id - 1))
+            )
+            for s in (0, 1)
+        ]
+        for stream in streams:  # opened (a store read each), at the newest event
+            event, _ = await anext(stream)
+            assert event.event_id == newest.last_event_id
+        view = await first.view_at(game_id, tokens[seat], newest.last_event_id)
+        done = await first.submit_action(
+            game_id, tokens[seat], expected_version=newest.version, action=view.legal_actions[0][0]
+        )
+        stored = await second.get_state(game_id, tokens[0])
+        mover = stored.to_move
+        loads.on = True
+        event, seen = await anext(streams[mover])
+        while event.event_id < stored.snapshot.last_event_id:  # to the newest event
+            event, seen = await anext(streams[mover])
+        assert seen["version"] == done.version and seen.get("legal")
+        view = await first.view_at(game_id, tokens[mover], event.event_id)
+        assert view.snapshot.version == stored.snapshot.version == done.version
+        assert view.legal_actions == seen["legal"]
+        # The kept clock is the one stored: the same deadline for the seat to move.
+        assert view.snapshot.info.clock == stored.snapshot.info.clock
+        assert view.snapshot.info.clock is not None and view.snapshot.info.clock.seat == mover
+        moved = await first.submit_action(
+            game_id, tokens[mover], expected_version=done.version, action=seen["legal"][0][0]
+        )
+        assert loads.count == 0  # the watch, the act and the commit: all from the kept position
+        loads.on = False
+        after = await second.get_state(game_id, tokens[mover])
+        assert after.snapshot.version == moved.version and not moved.duplicate
