@@ -26,6 +26,8 @@ for the same reason. It prints:
   their bots', and the whole machine's (all its cores: 200% is a 2-core machine
   saturated). The server's event loop runs on one core: near 100% it is saturated
   and every call queues; a machine near its cores' total queues every process;
+- the server's game-store calls per answer, by operation (a read of the game is a
+  ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -59,11 +61,12 @@ import sqlalchemy as sa  # noqa: E402
 from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from loadtest.scrape import bucket_delta, buckets, histogram_quantile  # noqa: E402
+from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
 
 WARMUP = 60.0  # seconds before the window: validation games, first pairings
 HANDLING = "grpc_server_handling_seconds"  # the server's own time for each RPC
+STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 
 
 def scrape(port: int) -> str:
@@ -103,6 +106,23 @@ def stop(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=15)
+
+
+def store_calls_per_answer(
+    before: str, after: str, handled: dict[float, float]
+) -> dict[str, float]:
+    """The server's game-store calls in the window by operation (``load``, ``commit``
+    ...; its shared log reader's XREADs are not among them), per BotReply answered."""
+    answers = max(handled.values(), default=0.0)
+    counts: dict[str, float] = {}
+    for scraped, sign in ((after, 1), (before, -1)):
+        for labels, value in samples(scraped, STORE_CALLS):
+            counts[labels["operation"]] = counts.get(labels["operation"], 0.0) + sign * value
+    return {
+        operation: round(n / answers, 2)
+        for operation, n in sorted(counts.items(), key=lambda item: -item[1])
+        if answers and n / answers >= 0.005
+    }
 
 
 def wait_for(condition, seconds: float, what: str):
@@ -228,10 +248,12 @@ def main() -> None:
         cpu_at_start = cpu_now()
         time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
+        scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
-            buckets(scrape(metrics_port), HANDLING, grpc_method="BotReply"),
+            buckets(scraped_at_end, HANDLING, grpc_method="BotReply"),
             buckets(scraped_at_start, HANDLING, grpc_method="BotReply"),
         )
+        store_calls = store_calls_per_answer(scraped_at_start, scraped_at_end, handled)
         cpu = {
             name: round(100 * (used - cpu_at_start[name]) / elapsed)
             for name, used in cpu_now().items()
@@ -306,6 +328,7 @@ def main() -> None:
             "runner_handling_p99_ms": round(percentile(handling, 0.99), 2),
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "cpu_percent_of_a_core": cpu,
+            "server_store_calls_per_answer": store_calls,
             "errors": faults + paused + stopped + failed + undelivered + logged,
             "errors_by_kind": {
                 "faults": by_fault,

@@ -12,8 +12,9 @@ from services import metrics
 
 T = TypeVar("T", bound=type)
 
-# Long polls wait on purpose: timing them would say nothing about Redis.
-_UNTIMED = {"wait_events", "close", "from_url"}
+# Long polls wait on purpose, and the deployment's secret and layout are answered from
+# the replica's own copy nearly always: timing them would say nothing about Redis.
+_UNTIMED = {"wait_events", "close", "from_url", "secret", "layout"}
 # A commit is written by ``write``; the operation keeps the name dashboards know.
 _OPERATION = {"write": "commit"}
 

@@ -14,7 +14,10 @@ import sqlalchemy as sa
 from gamehost import Client, GameError
 from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
+from services.archive import database
 from services.archive.schema import ladder_bots
+from services.ladder.accounts import Accounts
+from services.ladder.model import Fault
 from services.server import ServerConfig, ServerThread
 from tests.ladder.conftest import ladder_server, quick
 from tests.procs import wait_until
@@ -216,3 +219,30 @@ def test_a_runner_over_http_connects_with_get_as_an_eventsource_does(served):
         assert wrong.status == 401
     finally:
         http.close()
+
+
+def test_moves_and_heartbeats_are_written_for_many_bots_at_once(archive_url):
+    """The per-second flush of counted moves and the heartbeat of a replica's runners
+    are one statement each for all bots: each bot gets its own count, a move ends its
+    row of faults only when it came last, and only a bot's current runner is kept."""
+    engine = database.make_engine(archive_url)
+    try:
+        database.upgrade(engine)
+        accounts = Accounts(engine)
+        names = ["alpha", "beta", "gamma"]
+        for name in names:
+            accounts.register(name, "cite:2", "owner")
+            assert accounts.connect(name, f"s-{name}", 1, 100.0) is not None
+            accounts.record_fault(name, Fault.GARBAGE, max_faults=10)
+        accounts.record_moves({"alpha": (3, True), "beta": (5, False), "nobody": (1, True)})
+        accounts.record_moves({"alpha": (1, True)})
+        found = {name: accounts.get(name) for name in names}
+        assert [found[n].moves for n in names] == [4, 5, 0]
+        assert [found[n].faults_in_row for n in names] == [0, 1, 1]
+        pairs = [("alpha", "s-alpha"), ("beta", "s-old"), ("gamma", "s-gamma")]
+        assert accounts.heartbeats(pairs, 500.0) == {("alpha", "s-alpha"), ("gamma", "s-gamma")}
+        assert accounts.heartbeats([], 600.0) == set()
+        until = {name: accounts.get(name).connected_until for name in names}
+        assert until == {"alpha": 500.0, "beta": 100.0, "gamma": 500.0}
+    finally:
+        engine.dispose()
