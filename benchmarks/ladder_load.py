@@ -3,7 +3,8 @@ examples/bots/random_bot.py, each behind its own `gamehost bot run`) connected t
 server with Redis, PostgreSQL and a Celery worker, for a while; then the figures.
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
-        [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N] [--out FILE]
+        [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
+        [--processes N] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -98,9 +99,15 @@ def gamehost(args: list[str], log: pathlib.Path, env: dict | None = None) -> sub
         )
 
 
-def stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen, group: bool = True) -> None:
+    """SIGTERM to the process's group (a runner and its bot), or to the process alone
+    (``group=False``: the server and the worker stop their own children, and a Celery
+    pool child killed under a running task would log an error)."""
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
+        if group:
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.terminate()
         try:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
@@ -166,6 +173,13 @@ def main() -> None:
         help="each bot waits this long before answering (benchmarks/thinking_bot.py); "
         "0: the example bot, which answers at once",
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="serving processes sharing the port (gamehost serve --processes); the "
+        "server's CPU is theirs together",
+    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -198,6 +212,7 @@ def main() -> None:
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
         serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
+        serve += ["--processes", str(args.processes)]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -269,7 +284,7 @@ def main() -> None:
         engine.dispose()
         client.close()
         for process in reversed(processes):  # runners first, then the server and worker
-            stop(process)
+            stop(process, group=process not in (server, worker))
 
         waits: list[float] = []
         overhead: list[float] = []
@@ -313,6 +328,7 @@ def main() -> None:
             "seconds": round(elapsed, 1),
             "house": args.house,
             "think_ms": args.think_ms,
+            "processes": args.processes,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
