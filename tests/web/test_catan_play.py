@@ -121,11 +121,14 @@ def test_catan_against_random_bots_to_the_end_by_clicks(
         elif "end" in notations:
             page.click('#actions button.action[data-notation="end"]')
         else:
-            if not page.locator("#actions button.action:visible").count():
-                # Every move is folded away (one verb with more than ten moves, e.g.
-                # Year of Plenty's resource pairs): open the group, as a player does.
-                page.locator("#actions details.action-group > summary").first.click()
-            page.locator("#actions button.action:visible").first.click()
+            visible = page.locator("#actions button.action:visible")
+            folded = page.locator("#actions details.action-group:not([open]) > summary")
+            if not visible.count() and folded.count():
+                # Every move is folded away (one verb with more than ten moves, or the
+                # moves a widget covers): open the group, as a player does.
+                folded.first.click()
+            expect(visible.first, f"no move to click among {notations}").to_be_visible()
+            visible.first.click()
         clicks += 1
     assert game.get_attribute("data-status") == "FINISHED", f"not over after {clicks} clicks"
     assert grpc_client.state(game_id).status == gamehost_pb2.FINISHED
