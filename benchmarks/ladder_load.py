@@ -4,7 +4,7 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--out FILE]
+        [--processes N] [--target-ms MS] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -29,6 +29,9 @@ for the same reason. It prints:
   and every call queues; a machine near its cores' total queues every process;
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
+- the ladder's admission of games (services/ladder/admission.py): the limit on open
+  duplicate sets, its mean over the window (sampled every 5 s) and at the end, and how
+  late the server's event loop woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -62,12 +65,20 @@ import sqlalchemy as sa  # noqa: E402
 from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples  # noqa: E402
+from loadtest.scrape import (  # noqa: E402
+    bucket_delta,
+    buckets,
+    gauge_sum,
+    histogram_quantile,
+    samples,
+)
 from services.archive.schema import ladder_games  # noqa: E402
 
 WARMUP = 60.0  # seconds before the window: validation games, first pairings
 HANDLING = "grpc_server_handling_seconds"  # the server's own time for each RPC
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
+TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
+LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
 
 
 def scrape(port: int) -> str:
@@ -180,6 +191,14 @@ def main() -> None:
         help="serving processes sharing the port (gamehost serve --processes); the "
         "server's CPU is theirs together",
     )
+    parser.add_argument(
+        "--target-ms",
+        type=float,
+        default=4.0,
+        help="gamehost serve --ladder-target-ms: fewer open sets while the bots' round "
+        "trips (or the server's event loop) run later than this; 0: always "
+        "--ladder-tables (bots + 2)",
+    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -213,6 +232,7 @@ def main() -> None:
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
         serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
         serve += ["--processes", str(args.processes)]
+        serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -261,13 +281,17 @@ def main() -> None:
             return used
 
         cpu_at_start = cpu_now()
-        time.sleep(args.seconds)
+        limits: list[float] = []  # the ladder's limit on open sets, every 5 s
+        while time.monotonic() - started < args.seconds:
+            time.sleep(min(5.0, max(0.0, args.seconds - (time.monotonic() - started))))
+            limits.append(gauge_sum(scrape(metrics_port), TABLE_LIMIT))
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
             buckets(scraped_at_end, HANDLING, grpc_method="BotReply"),
             buckets(scraped_at_start, HANDLING, grpc_method="BotReply"),
         )
+        lag = bucket_delta(buckets(scraped_at_end, LOOP_LAG), buckets(scraped_at_start, LOOP_LAG))
         store_calls = store_calls_per_answer(scraped_at_start, scraped_at_end, handled)
         cpu = {
             name: round(100 * (used - cpu_at_start[name]) / elapsed)
@@ -329,6 +353,7 @@ def main() -> None:
             "house": args.house,
             "think_ms": args.think_ms,
             "processes": args.processes,
+            "target_ms": args.target_ms,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
@@ -345,6 +370,10 @@ def main() -> None:
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "cpu_percent_of_a_core": cpu,
             "server_store_calls_per_answer": store_calls,
+            "table_limit_mean": round(sum(limits) / max(1, len(limits)), 1),
+            "table_limit_at_end": limits[-1] if limits else None,
+            "event_loop_lag_p50_ms": round(histogram_quantile(0.5, lag) * 1000, 2),
+            "event_loop_lag_p99_ms": round(histogram_quantile(0.99, lag) * 1000, 2),
             "errors": faults + paused + stopped + failed + undelivered + logged,
             "errors_by_kind": {
                 "faults": by_fault,

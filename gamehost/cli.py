@@ -287,6 +287,15 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="of those, sets among house levels alone, which keep their ratings current (1)",
     )
+    serve.add_argument(
+        "--ladder-target-ms",
+        type=float,
+        default=4.0,
+        metavar="MS",
+        help="open fewer sets while bots' answers take longer than this beyond their own "
+        "time (the median their runners report over a tick), so the games playing keep "
+        "quick answers; 0: always --ladder-tables (4)",
+    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

@@ -442,11 +442,24 @@ class Client:
         yield from self._stream(self._stub.ConnectBot, request)
 
     def bot_reply(
-        self, key: str, game_id: str, version: int, line: str = "", error: str = ""
+        self,
+        key: str,
+        game_id: str,
+        version: int,
+        line: str = "",
+        error: str = "",
+        last_round_trip_ms: float = 0.0,
     ) -> pb.BotReplyResponse:
-        """One act's answer (retried: the server plays it once, whoever asks twice)."""
+        """One act's answer (retried: the server plays it once, whoever asks twice).
+        ``last_round_trip_ms``: the previous answer's round trip beyond the program's
+        own time, which the ladder paces its games by."""
         request = pb.BotReplyRequest(
-            key=key, game_id=game_id, version=version, line=line, error=error
+            key=key,
+            game_id=game_id,
+            version=version,
+            line=line,
+            error=error,
+            last_round_trip_ms=last_round_trip_ms,
         )
         return self._call(self._stub.BotReply, request, retry=True)
 

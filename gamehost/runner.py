@@ -92,7 +92,7 @@ class Copy:
 
     index: int
     argv: list[str]
-    reply: object  # callable(game_id, version, line=..., error=...) -> BotReplyResponse
+    reply: object  # callable(game_id, version, line, error, round_trip_ms) -> BotReplyResponse
     stats: Stats
     games: dict[str, str] = field(default_factory=dict)  # game id -> its start line
     inbox: queue.Queue = field(default_factory=queue.Queue)
@@ -100,6 +100,7 @@ class Copy:
     lines: queue.Queue = field(default_factory=queue.Queue)
     warned: bool = False
     free_at: float = 0.0  # time.monotonic() when it finished its last line or act
+    last_round_trip_ms: float = 0.0  # its last answer's, beyond the program's own time
 
     def launch(self) -> None:
         self.lines = queue.Queue()
@@ -221,21 +222,25 @@ class Copy:
     def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
         sent = time.monotonic()
         try:
-            answer = self.reply(act.game_id, act.version, line=line, error=error)
+            answer = self.reply(act.game_id, act.version, line, error, self.last_round_trip_ms)
         except GameError as exc:
             print(f"gamehost bot run: answer to {act.game_id} not taken: {exc}", file=sys.stderr)
             return
         done = time.monotonic()
         outcome = pb.BotReplyResponse.Outcome.Name(answer.outcome).lower()
+        rtt_ms = (done - act.received) * 1000  # the act's arrival to the answer played
+        # the time it waited while this copy was busy with its other lines and acts
+        queued_ms = max(0.0, min(act.written, self.free_at) - act.received) * 1000
+        # Sent with the next answer: the ladder opens fewer games while it is slow.
+        self.last_round_trip_ms = max(0.0, rtt_ms - bot_ms - queued_ms)
         self.stats.write(
             event="move",
             game_id=act.game_id,
             outcome=outcome,
             fault=answer.fault,
-            rtt_ms=(done - act.received) * 1000,  # the act's arrival to the answer played
+            rtt_ms=rtt_ms,
             bot_ms=bot_ms,  # the program's own time
-            # the time it waited while this copy was busy with its other lines and acts
-            queued_ms=max(0.0, min(act.written, self.free_at) - act.received) * 1000,
+            queued_ms=queued_ms,
             reply_ms=(done - sent) * 1000,  # the BotReply call: the server's answer
         )
         if answer.outcome == pb.BotReplyResponse.FALLBACK:
@@ -251,8 +256,8 @@ class Runner:
         if not argv:
             raise ValueError("--cmd is empty")
 
-        def reply(game_id: str, version: int, line: str = "", error: str = ""):
-            return client.bot_reply(self.key, game_id, version, line=line, error=error)
+        def reply(game_id: str, version: int, line: str, error: str, round_trip_ms: float):
+            return client.bot_reply(self.key, game_id, version, line, error, round_trip_ms)
 
         self.copies = [Copy(i, argv, reply, self.stats) for i in range(args.concurrency)]
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it

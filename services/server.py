@@ -278,7 +278,13 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if config.ladder is not None and archive is not None:
         ladder = LadderService(archive, config.ladder)
         sessions = Sessions(ladder, host)
-        matchmaker = Matchmaker(ladder, host, on_games=sessions.kick, on_paused=sessions.let_go)
+        matchmaker = Matchmaker(
+            ladder,
+            host,
+            on_games=sessions.kick,
+            on_paused=sessions.let_go,
+            round_trips=sessions.round_trips,
+        )
     servicer = GameHostServicer(host, tournaments, hints, ladder, sessions)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -1168,18 +1168,20 @@ class BotDirective(_message.Message):
     def __init__(self, kind: _Optional[_Union[BotDirective.Kind, str]] = ..., line: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., ms_left: _Optional[int] = ..., bot: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class BotReplyRequest(_message.Message):
-    __slots__ = ("key", "game_id", "version", "line", "error")
+    __slots__ = ("key", "game_id", "version", "line", "error", "last_round_trip_ms")
     KEY_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    LAST_ROUND_TRIP_MS_FIELD_NUMBER: _ClassVar[int]
     key: str
     game_id: str
     version: int
     line: str
     error: str
-    def __init__(self, key: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., line: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+    last_round_trip_ms: float
+    def __init__(self, key: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., line: _Optional[str] = ..., error: _Optional[str] = ..., last_round_trip_ms: _Optional[float] = ...) -> None: ...
 
 class BotReplyResponse(_message.Message):
     __slots__ = ("outcome", "fault", "notation", "version", "paused", "message")

@@ -406,7 +406,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def BotReply(self, request, context):
         answered = await self._sessions().reply(
-            request.key, request.game_id, request.version, request.line, request.error
+            request.key,
+            request.game_id,
+            request.version,
+            request.line,
+            request.error,
+            request.last_round_trip_ms,
         )
         return ladder_wire.answered(answered)
 

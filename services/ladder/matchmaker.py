@@ -11,7 +11,8 @@ lease, and for the ladders it holds:
    level for good, so its games end;
 2. **validates**: a connected bot that is validating gets one game against
    ``random`` in every other seat;
-3. **pairs**: while fewer than ``tables`` duplicate sets are open, the active
+3. **pairs**: while fewer duplicate sets are open than the ladder's limit
+   (``tables``, lowered while this replica's event loop runs late: ``admission``), the active
    connected bot with the fewest open sets (then a random one) gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
@@ -39,6 +40,7 @@ from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
+from services.ladder.admission import LoopLag, RoundTrips, TableLimit
 from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
 from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
 from services.ladder.seats import seat_token
@@ -73,6 +75,7 @@ class Matchmaker:
         replica: str | None = None,
         on_games: Callable[[], None] | None = None,
         on_paused: Callable[[str], None] | None = None,
+        round_trips: RoundTrips | None = None,
     ) -> None:
         self.service = service
         self._on_games = on_games or (lambda: None)  # new games made: tell the runners
@@ -86,10 +89,18 @@ class Matchmaker:
         self._closing = False
         self._held: set[str] = set()  # ladders this replica held at its last tick
         self._looked: dict[str, float] = {}  # game id -> when it was last looked for
+        self._lag = LoopLag()
+        self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
+        self.limits = {
+            spec.name: TableLimit(spec.name, self.config.tables, self.config.target_ms)
+            for spec in self.config.ladders
+        }
 
     def start(self) -> None:
         if not self._closing and (self._task is None or self._task.done()):
             self._task = asyncio.get_running_loop().create_task(self._run())
+            if self.config.target_ms > 0:
+                self._lag.start()
 
     def kick(self) -> None:
         self._wake.set()
@@ -99,6 +110,7 @@ class Matchmaker:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        await self._lag.close()
         for ladder in self._held:  # a clean stop hands the ladder on at once
             with contextlib.suppress(Exception):
                 name = self.service.lease_name(ladder)
@@ -106,9 +118,10 @@ class Matchmaker:
 
     async def _run(self) -> None:
         while not self._closing:
+            lags = self._lag.take()  # the loop's lateness since the last round of ticks
             for spec in self.config.ladders:
                 try:
-                    await self.tick(spec)
+                    await self.tick(spec, lags)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
@@ -118,8 +131,9 @@ class Matchmaker:
             await self._wake.nap(self.TICK)
 
     # ------------------------------------------------------------------ one tick
-    async def tick(self, spec: LadderSpec) -> bool:
-        """One tick of ``spec``'s ladder; False when another replica holds it."""
+    async def tick(self, spec: LadderSpec, lags: list[float] | None = None) -> bool:
+        """One tick of ``spec``'s ladder; False when another replica holds it. ``lags``:
+        the event loop's lateness samples since the last tick (``admission``)."""
         name = self.service.lease_name(spec.name)
         engine = self.service.engine
         held = await asyncio.to_thread(
@@ -142,7 +156,10 @@ class Matchmaker:
         listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
         accounts = {a.name: a for a in listed}
         await self._validate(spec, open_games, accounts)
-        await self._pair(spec, open_games, accounts)
+        sets = {g.game.set_id for g in open_games if not g.game.validation}
+        round_trips = self._round_trips.take(spec.name)
+        limit = self.limits[spec.name].after_tick(lags or [], round_trips, len(sets))
+        await self._pair(spec, open_games, accounts, limit)
         return True
 
     # ------------------------------------------------------------------ 1. settle
@@ -345,7 +362,11 @@ class Matchmaker:
 
     # ------------------------------------------------------------------ 3. pair
     async def _pair(
-        self, spec: LadderSpec, open_games: list[OpenGame], accounts: dict[str, BotAccount]
+        self,
+        spec: LadderSpec,
+        open_games: list[OpenGame],
+        accounts: dict[str, BotAccount],
+        limit: int,
     ) -> None:
         now = time.time()
         sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
@@ -377,7 +398,7 @@ class Matchmaker:
         house_open = len(house_sets)
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
-        while opened < self.config.tables:
+        while opened < limit:
             if free:
                 focus = free.pop(0)
                 others = [(h, mu(h)) for h in house]

@@ -48,6 +48,7 @@ from services.errors import (
 from services.kinds import EventKind, GameStatus, SeatControl
 from services.ladder import protocol
 from services.ladder.accounts import BotAccount
+from services.ladder.admission import RoundTrips
 from services.ladder.model import FALLBACK, BotStatus, Fault
 from services.ladder.seats import seat_token
 from services.ladder.service import LadderService
@@ -133,6 +134,7 @@ class Sessions:
         config = service.config
         self.replies = TokenBuckets(config.answers_per_second, 4 * config.answers_per_second)
         self.connects = TokenBuckets(config.connects_per_second, 5.0)
+        self.round_trips = RoundTrips()  # what runners report, for the matchmaker's pace
         self._keys: OrderedDict[str, tuple[float, BotAccount]] = OrderedDict()
         self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._moves: dict[str, tuple[int, bool]] = {}  # name -> (moves, ends its row)
@@ -306,11 +308,20 @@ class Sessions:
         return Directive(ACT, line, game_id, snapshot.version, ms_left)
 
     # ------------------------------------------------------------------ answers
-    async def reply(self, key: str, game_id: str, version: int, line: str, error: str) -> Answered:
+    async def reply(
+        self,
+        key: str,
+        game_id: str,
+        version: int,
+        line: str,
+        error: str,
+        last_round_trip_ms: float = 0.0,
+    ) -> Answered:
         account = await self._account(key)
         name = account.name
         if not self.replies.take(name):
             raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
+        self.round_trips.report(account.ladder, name, last_round_trip_ms)
         seats = await self._seats_of(game_id, name)
         if not seats:
             raise PermissionDenied(

@@ -40,6 +40,16 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
     server = ladder_server(sqlite_url, quick(tables=4))
     runners = []
     with server, Client(server.target) as client:
+        # The round trips the runners measure reach the ladder's pacing (admission).
+        round_trips = server.running.sessions.round_trips
+        reported: list[tuple[str, str, float]] = []
+        report = round_trips.report
+
+        def reporting(ladder: str, bot: str, milliseconds: float) -> None:
+            reported.append((ladder, bot, milliseconds))
+            report(ladder, bot, milliseconds)
+
+        round_trips.report = reporting
         try:
             for name, cmd in programs.items():
                 key = client.register_bot(name, "cite", 2).key
@@ -56,6 +66,8 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
         finally:
             for runner in runners:
                 runner.kill_group()
+        measured = {(ladder, bot) for ladder, bot, ms in reported if ms > 0}
+        assert measured == {("cite:2", name) for name in programs}
         for name, info in bots.items():
             assert info.faults == pb.BotFaults() and info.moves > 0, (name, info)
             assert info.reason.startswith("passed its validation game")

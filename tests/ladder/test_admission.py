@@ -1,0 +1,101 @@
+"""The ladder's admission of new sets (services/ladder/admission.py): fewer open
+duplicate sets while the bots' runners report slow round trips or the matchmaking
+replica's event loop runs late, more again, up to ``--ladder-tables``, once answers
+keep time."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from gamehost import Client
+from services.ladder.admission import MIN_BOTS, MIN_SAMPLES, LoopLag, RoundTrips, TableLimit
+from tests.ladder.conftest import ladder_server, quick
+from tests.procs import wait_until
+
+LATE = [0.010] * MIN_SAMPLES  # a tick's lag samples (s): the loop 10 ms late
+ON_TIME = [0.0001] * MIN_SAMPLES
+SLOW = [12.0] * MIN_BOTS  # a tick's round trips (ms), one per bot
+QUICK = [1.5] * MIN_BOTS
+
+
+def test_a_slow_tick_cuts_the_limit_once_per_drain_and_only_a_binding_limit_grows():
+    limit = TableLimit("cite:2", tables=8, target_ms=4.0)
+    assert limit.limit == 8
+    assert limit.after_tick(ON_TIME, SLOW, open_sets=8) == 6  # a quarter fewer
+    # Still 8 open (games are never stopped): no second cut until they drain to 6.
+    assert limit.after_tick(ON_TIME, SLOW, open_sets=8) == 6
+    assert limit.after_tick(ON_TIME, SLOW, open_sets=7) == 6
+    assert limit.after_tick(ON_TIME, SLOW, open_sets=6) == 4
+    assert limit.after_tick(LATE, QUICK, open_sets=4) == 3  # the loop late: slow too
+    assert limit.after_tick(LATE, [], open_sets=2) == 1  # cut from what is open
+    assert limit.after_tick(ON_TIME, SLOW, open_sets=1) == 1  # never below one set
+    # On time: one more per tick while the limit is what holds the ladder back...
+    assert limit.after_tick(ON_TIME, QUICK, open_sets=1) == 2
+    assert limit.after_tick([], QUICK, open_sets=2) == 3
+    assert limit.after_tick(ON_TIME, [], open_sets=3) == 4
+    # ...and not while fewer sets are open than it allows (no bots waiting for one).
+    assert limit.after_tick(ON_TIME, QUICK, open_sets=1) == 4
+    for _ in range(10):
+        limit.after_tick(ON_TIME, QUICK, open_sets=limit.limit)
+    assert limit.limit == 8  # never above --ladder-tables
+
+
+def test_a_tick_with_too_few_samples_or_no_target_decides_nothing():
+    limit = TableLimit("cite:2", tables=8, target_ms=4.0)
+    few_lags, few_bots = LATE[: MIN_SAMPLES - 1], SLOW[: MIN_BOTS - 1]
+    assert limit.after_tick(few_lags, few_bots, open_sets=8) == 8
+    unbounded = TableLimit("cite:2", tables=8, target_ms=0.0)  # --ladder-target-ms 0
+    assert unbounded.after_tick(LATE * 10, SLOW * 10, open_sets=8) == 8
+
+
+def test_round_trips_count_each_bot_once_a_tick_and_per_ladder():
+    trips = RoundTrips()
+    for ms in (50.0, 60.0, 70.0, 3.0):  # one bot reporting slow answers again and again
+        trips.report("cite:2", "noisy", ms)
+    trips.report("cite:2", "quiet", 2.0)
+    trips.report("cite:2", "calm", 0.0)  # nothing measured (a first answer): not counted
+    trips.report("catan:4", "other", 9.0)
+    assert sorted(trips.take("cite:2")) == [2.0, 3.0]  # each bot's newest
+    assert trips.take("cite:2") == []  # taken
+    assert trips.take("catan:4") == [9.0]
+
+
+def test_the_probe_sees_a_blocked_loop():
+    async def main() -> list[float]:
+        probe = LoopLag()
+        probe.start()
+        await asyncio.sleep(0.1)
+        probe.take()
+        time.sleep(0.2)  # the loop blocked: the probe's timer is due meanwhile
+        await asyncio.sleep(0.1)
+        await probe.close()
+        return probe.take()
+
+    samples = asyncio.run(main())
+    # Due at most one probe interval into the block, run after it: 175 ms late or more.
+    assert max(samples) >= 0.175
+
+
+def test_the_matchmaker_opens_fewer_sets_while_its_loop_runs_late(sqlite_url):
+    # House sets only (no bots needed): the demand is always there.
+    ladder = quick(tables=4, house_tables=4, target_ms=2.0)
+    with ladder_server(sqlite_url, ladder) as server, Client(server.target):
+        matchmaker = server.running.matchmaker
+        limit = matchmaker.limits["cite:2"]
+        blocking = True
+
+        def block() -> None:  # holds the loop 30 ms, lets it go 0.5-3 ms, and again
+            if blocking:
+                time.sleep(0.03)
+                # Not a fixed period: it could lock in step with the probe's.
+                asyncio.get_running_loop().call_later(random.uniform(0.0005, 0.003), block)
+
+        async def start_blocking() -> None:
+            asyncio.get_running_loop().call_soon(block)
+
+        server.call(start_blocking())
+        wait_until(lambda: limit.limit == 1, 120, "the limit cut to one set")
+        blocking = False
+        wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
