@@ -194,10 +194,10 @@ def main() -> None:
     parser.add_argument(
         "--target-ms",
         type=float,
-        default=4.0,
+        default=2.0,
         help="gamehost serve --ladder-target-ms: fewer open sets while the bots' round "
-        "trips (or the server's event loop) run later than this; 0: always "
-        "--ladder-tables (bots + 2)",
+        "trips run this much longer than their fastest (or the server's event loop this "
+        "late); 0: always --ladder-tables (bots + 2)",
     )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")

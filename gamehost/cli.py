@@ -290,11 +290,11 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--ladder-target-ms",
         type=float,
-        default=4.0,
+        default=2.0,
         metavar="MS",
-        help="open fewer sets while bots' answers take longer than this beyond their own "
-        "time (the median their runners report over a tick), so the games playing keep "
-        "quick answers; 0: always --ladder-tables (4)",
+        help="open fewer sets while bots' answers take this much longer than their "
+        "fastest (the median over the bots, as their runners report), so the games "
+        "playing keep quick answers; 0: always --ladder-tables (2)",
     )
 
 

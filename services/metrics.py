@@ -103,11 +103,13 @@ HTTP_RESPONSES = Counter(
 # --- The ladder's admission of new games (services/ladder/admission.py).
 EVENT_LOOP_LAG_SECONDS = Histogram(
     "gamehost_event_loop_lag_seconds",
-    "How late the matchmaking replica's event loop woke a timer (sampled every 25 ms)",
+    "How late a serving process's event loop woke a timer (sampled every 25 ms; ladder servers)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
 )
 LADDER_TABLE_LIMIT = Gauge(
     "gamehost_ladder_table_limit",
-    "Duplicate sets a ladder may have open now (--ladder-tables, lowered while the loop runs late)",
+    "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",
     ["ladder"],
+    # Processes not holding the ladder's lease keep --ladder-tables: the holder's is lower.
+    multiprocess_mode="livemin",
 )

@@ -11,15 +11,27 @@ quarter fewer after a slow tick, and no second cut until the open sets are down 
 the first one (games already playing are never stopped; they take a game's length to
 drain).
 
-A tick is slow when either median passes ``--ladder-target-ms``:
-- the round trips the bots' runners report (``BotReplyRequest.last_round_trip_ms``: an
-  act's arrival to the answer played, less the program's own time), the figure bots
-  feel, with every queue on the way in it: this server's, the wire's, the cores'. One
-  value per bot per tick, so no one bot's reports move the median;
-- the lateness of a timer on this replica's event loop (``LoopLag``), for a replica
-  whose bots report nothing (other clients of BotReply).
+A tick is slow when either passes ``--ladder-target-ms``:
+- the median over the bots of how much longer than its fastest answers a bot's newest
+  answer took. Runners report each answer's round trip with their next one
+  (``BotReplyRequest.last_round_trip_ms``: the act's arrival to the answer played,
+  less the program's own time), the figure bots feel, with every queue on the way in
+  it: this server's, the wire's, the cores'. Measured against each bot's own fastest
+  (over the last ``FLOOR_SECONDS``), not against a fixed figure, a bot far away on the
+  network counts its queueing only, not its distance. One value per bot per tick, so
+  no one bot's reports move the median;
+- the median lateness of a timer on this replica's event loop (``LoopLag``), for a
+  replica whose bots report nothing (other clients of BotReply).
 
-Both are this replica's: bots served by other replicas report there.
+Either counts only while this serving process is busy, using ``BUSY`` of a core or
+more over the tick (its event loop is one thread): below that its own queue is short
+(at 40% of a core, an answer waits for about two thirds of another's handling), the
+slowness is jitter or lies elsewhere, and fewer games would not cure it but leave bots
+waiting for one (bots that think a second a move, say, whose answers vary by a few ms).
+
+Both are this replica's: bots served by other replicas report there. A ladder starts
+at ``START`` sets and grows from there, so that bots' fastest answers are seen before
+the machine is loaded.
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import statistics
+import time
+from dataclasses import dataclass
 
 from services import metrics
 
@@ -34,22 +48,64 @@ PROBE_SECONDS = 0.025  # how often the loop's lateness is sampled
 CUT = 0.75  # the share of the limit kept after a late tick
 MIN_SAMPLES = 5  # fewer lag samples than this in a tick (a short one) decide nothing
 MIN_BOTS = 3  # fewer bots reporting round trips than this in a tick decide nothing
+START = 2  # sets a ladder starts with
+FLOOR_SECONDS = 600.0  # a bot's fastest answer counts this long
+BUSY = 0.4  # the process's CPU, in cores, under which no tick is slow
+
+
+@dataclass
+class _Floor:
+    """A bot's fastest round trip over the last FLOOR_SECONDS or so: the lower of the
+    current half-window's minimum and the previous one's."""
+
+    current: float
+    previous: float
+    since: float
+
+    def add(self, milliseconds: float, now: float) -> float:
+        if now - self.since > FLOOR_SECONDS / 2:
+            self.previous, self.current, self.since = self.current, milliseconds, now
+        self.current = min(self.current, milliseconds)
+        return min(self.current, self.previous)
 
 
 class RoundTrips:
-    """The round trips bots' runners reported on this replica since the last take, per
-    ladder: each bot's newest."""
+    """The round trips bots' runners report on this replica: for each ladder, how much
+    longer than its fastest each bot's newest answer took, since the last take."""
 
     def __init__(self) -> None:
-        self._newest: dict[str, dict[str, float]] = {}  # ladder -> bot -> milliseconds
+        self._excess: dict[str, dict[str, float]] = {}  # ladder -> bot -> milliseconds
+        self._floors: dict[tuple[str, str], _Floor] = {}
 
     def report(self, ladder: str, bot: str, milliseconds: float) -> None:
-        if 0 < milliseconds < 3_600_000:  # 0: the runner measured nothing (a first answer)
-            self._newest.setdefault(ladder, {})[bot] = milliseconds
+        if not 0 < milliseconds < 3_600_000:  # 0: the runner measured nothing (a first answer)
+            return
+        now = time.monotonic()
+        floor = self._floors.get((ladder, bot))
+        if floor is None:
+            floor = self._floors[(ladder, bot)] = _Floor(milliseconds, milliseconds, now)
+        fastest = floor.add(milliseconds, now)
+        self._excess.setdefault(ladder, {})[bot] = milliseconds - fastest
 
     def take(self, ladder: str) -> list[float]:
         """One value per bot of ``ladder`` that reported since the last take (ms)."""
-        return list(self._newest.pop(ladder, {}).values())
+        now = time.monotonic()
+        for key in [k for k, f in self._floors.items() if now - f.since > FLOOR_SECONDS]:
+            del self._floors[key]  # a bot gone quiet: its next answer starts afresh
+        return list(self._excess.pop(ladder, {}).values())
+
+
+class CpuShare:
+    """This process's CPU time (all its threads) over wall time, in cores, between takes."""
+
+    def __init__(self) -> None:
+        self._at = (time.monotonic(), time.process_time())
+
+    def take(self) -> float:
+        wall, cpu = time.monotonic(), time.process_time()
+        then_wall, then_cpu = self._at
+        self._at = (wall, cpu)
+        return (cpu - then_cpu) / max(wall - then_wall, 1e-9)
 
 
 class LoopLag:
@@ -92,13 +148,16 @@ class TableLimit:
         self.ladder = ladder
         self.tables = tables
         self.target_ms = target_ms  # 0: no limit but ``tables``
-        self.limit = tables
+        self.limit = tables if target_ms <= 0 else min(tables, START)
         metrics.LADDER_TABLE_LIMIT.labels(ladder).set(self.limit)
 
-    def after_tick(self, lags: list[float], round_trips: list[float], open_sets: int) -> int:
-        """The limit for the next tick, given the loop's lateness samples (seconds) and
-        the bots' reported round trips (milliseconds) since the last one, and the sets
-        open now; returns it."""
+    def after_tick(
+        self, lags: list[float], round_trips: list[float], open_sets: int, busy: float = 1.0
+    ) -> int:
+        """The limit for the next tick, given the loop's lateness samples (seconds), the
+        bots' round trips beyond their fastest (milliseconds, ``RoundTrips``) and the
+        process's CPU in cores (``CpuShare``) since the last one, and the sets open now;
+        returns it."""
         if self.target_ms <= 0:
             return self.limit
         slow = []
@@ -108,7 +167,7 @@ class TableLimit:
             slow.append(statistics.median(round_trips) > self.target_ms)
         if not slow:
             return self.limit
-        if any(slow):
+        if any(slow) and busy >= BUSY:
             if open_sets <= self.limit:  # the last cut has taken effect: cut again
                 self.limit = max(1, min(self.limit - 1, int(open_sets * CUT)))
         elif open_sets >= self.limit:  # the limit holds the ladder back: one more

@@ -40,7 +40,7 @@ from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
-from services.ladder.admission import LoopLag, RoundTrips, TableLimit
+from services.ladder.admission import CpuShare, LoopLag, RoundTrips, TableLimit
 from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
 from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
 from services.ladder.seats import seat_token
@@ -90,6 +90,7 @@ class Matchmaker:
         self._held: set[str] = set()  # ladders this replica held at its last tick
         self._looked: dict[str, float] = {}  # game id -> when it was last looked for
         self._lag = LoopLag()
+        self._cpu = CpuShare()
         self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
         self.limits = {
             spec.name: TableLimit(spec.name, self.config.tables, self.config.target_ms)
@@ -118,10 +119,11 @@ class Matchmaker:
 
     async def _run(self) -> None:
         while not self._closing:
-            lags = self._lag.take()  # the loop's lateness since the last round of ticks
+            # How the loop fared since the last round of ticks: lateness, CPU.
+            lags, busy = self._lag.take(), self._cpu.take()
             for spec in self.config.ladders:
                 try:
-                    await self.tick(spec, lags)
+                    await self.tick(spec, lags, busy)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
@@ -131,9 +133,12 @@ class Matchmaker:
             await self._wake.nap(self.TICK)
 
     # ------------------------------------------------------------------ one tick
-    async def tick(self, spec: LadderSpec, lags: list[float] | None = None) -> bool:
-        """One tick of ``spec``'s ladder; False when another replica holds it. ``lags``:
-        the event loop's lateness samples since the last tick (``admission``)."""
+    async def tick(
+        self, spec: LadderSpec, lags: list[float] | None = None, busy: float = 1.0
+    ) -> bool:
+        """One tick of ``spec``'s ladder; False when another replica holds it. ``lags``
+        and ``busy``: the event loop's lateness samples and the process's CPU (in
+        cores) since the last tick (``admission``)."""
         name = self.service.lease_name(spec.name)
         engine = self.service.engine
         held = await asyncio.to_thread(
@@ -158,7 +163,7 @@ class Matchmaker:
         await self._validate(spec, open_games, accounts)
         sets = {g.game.set_id for g in open_games if not g.game.validation}
         round_trips = self._round_trips.take(spec.name)
-        limit = self.limits[spec.name].after_tick(lags or [], round_trips, len(sets))
+        limit = self.limits[spec.name].after_tick(lags or [], round_trips, len(sets), busy)
         await self._pair(spec, open_games, accounts, limit)
         return True
 

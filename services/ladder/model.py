@@ -88,9 +88,9 @@ class LadderConfig:
     max_faults: int = 10  # faults in a row that pause a bot
     tables: int = 16  # duplicate sets being played at once, per ladder
     house_tables: int = 1  # of those, sets among house levels alone
-    # Fewer sets while bots' answers take longer than this beyond their own time, or
-    # the event loop runs this late (medians over a tick: ``admission``); 0: ``tables``.
-    target_ms: float = 4.0
+    # Fewer sets while bots' answers take this much longer than their fastest, or the
+    # event loop runs this late (medians over a tick: ``admission``); 0: ``tables``.
+    target_ms: float = 2.0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
     answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
