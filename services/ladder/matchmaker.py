@@ -12,7 +12,7 @@ lease, and for the ladders it holds:
 2. **validates**: a connected bot that is validating gets one game against
    ``random`` in every other seat;
 3. **pairs**: while fewer duplicate sets are open than the ladder's limit
-   (``tables``, lowered while this replica's event loop runs late: ``admission``), the active
+   (``tables``, lowered while bots' answers come back slowly: ``admission``), the active
    connected bot with the fewest open sets (then a random one) gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
