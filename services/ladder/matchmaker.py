@@ -161,10 +161,7 @@ class Matchmaker:
         listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
         accounts = {a.name: a for a in listed}
         await self._validate(spec, open_games, accounts)
-        sets = {g.game.set_id for g in open_games if not g.game.validation}
-        round_trips = self._round_trips.take(spec.name)
-        limit = self.limits[spec.name].after_tick(lags or [], round_trips, len(sets), busy)
-        await self._pair(spec, open_games, accounts, limit)
+        await self._pair(spec, open_games, accounts, lags or [], busy)
         return True
 
     # ------------------------------------------------------------------ 1. settle
@@ -371,7 +368,8 @@ class Matchmaker:
         spec: LadderSpec,
         open_games: list[OpenGame],
         accounts: dict[str, BotAccount],
-        limit: int,
+        lags: list[float],
+        busy: float,
     ) -> None:
         now = time.time()
         sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
@@ -400,6 +398,8 @@ class Matchmaker:
             return row.mu if row is not None else 25.0
 
         opened = len(all_sets)
+        round_trips = self._round_trips.take(spec.name)
+        limit = self.limits[spec.name].after_tick(lags, round_trips, opened, busy)
         house_open = len(house_sets)
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
