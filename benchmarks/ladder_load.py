@@ -75,7 +75,7 @@ from loadtest.scrape import (  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
 
 WARMUP = 60.0  # seconds before the window: validation games, first pairings
-HANDLING = "grpc_server_handling_seconds"  # the server's own time for each RPC
+ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
 LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
@@ -130,7 +130,7 @@ def store_calls_per_answer(
     before: str, after: str, handled: dict[float, float]
 ) -> dict[str, float]:
     """The server's game-store calls in the window by operation (``load``, ``commit``
-    ...; its shared log reader's XREADs are not among them), per BotReply answered."""
+    ...; its shared log reader's XREADs are not among them), per bot answer."""
     answers = max(handled.values(), default=0.0)
     counts: dict[str, float] = {}
     for scraped, sign in ((after, 1), (before, -1)):
@@ -288,8 +288,8 @@ def main() -> None:
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
-            buckets(scraped_at_end, HANDLING, grpc_method="BotReply"),
-            buckets(scraped_at_start, HANDLING, grpc_method="BotReply"),
+            buckets(scraped_at_end, ANSWERING),
+            buckets(scraped_at_start, ANSWERING),
         )
         lag = bucket_delta(buckets(scraped_at_end, LOOP_LAG), buckets(scraped_at_start, LOOP_LAG))
         store_calls = store_calls_per_answer(scraped_at_start, scraped_at_end, handled)
@@ -361,10 +361,11 @@ def main() -> None:
             "moves": len(overhead),
             "move_round_trip_p50_ms": round(percentile(overhead, 0.5), 2),
             "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
-            "bot_reply_call_p50_ms": round(percentile(replies, 0.5), 2),
-            "bot_reply_call_p99_ms": round(percentile(replies, 0.99), 2),
-            "bot_reply_on_the_server_p50_ms": round(histogram_quantile(0.5, handled) * 1000, 2),
-            "bot_reply_on_the_server_p99_ms": round(histogram_quantile(0.99, handled) * 1000, 2),
+            # the reply sent on the PlayBot stream to its answer back
+            "answer_p50_ms": round(percentile(replies, 0.5), 2),
+            "answer_p99_ms": round(percentile(replies, 0.99), 2),
+            "answer_on_the_server_p50_ms": round(histogram_quantile(0.5, handled) * 1000, 2),
+            "answer_on_the_server_p99_ms": round(histogram_quantile(0.99, handled) * 1000, 2),
             "runner_handling_p50_ms": round(percentile(handling, 0.5), 2),
             "runner_handling_p99_ms": round(percentile(handling, 0.99), 2),
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),

@@ -9,12 +9,15 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from gamehost.bot_link import BotLink
 
 
 class GameError(Exception):
@@ -440,6 +443,13 @@ class Client:
         connect again; the server sends start again for games in progress)."""
         request = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
         yield from self._stream(self._stub.ConnectBot, request)
+
+    def play_bot(self, key: str, concurrency: int = 1) -> BotLink:
+        """A runner's connection on one PlayBot call: ``directives()`` as ConnectBot's,
+        and ``reply()`` as BotReply, over the same stream (not retried: connect again)."""
+        from gamehost.bot_link import BotLink  # it needs GameError from here
+
+        return BotLink(self._stub.PlayBot, key, concurrency, self._metadata, self.timeout)
 
     def bot_reply(
         self,

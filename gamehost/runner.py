@@ -1,12 +1,14 @@
 """``gamehost bot run``: connect a bot program to the ladder and speak the bot protocol
 (docs/bot-protocol.md) with it, JSON lines on its stdin and stdout.
 
-The runner holds one connection (ConnectBot) and ``--concurrency`` copies of the
+The runner holds one connection (PlayBot: the server's lines and the answers on one
+call) and ``--concurrency`` copies of the
 program. A game is given to the copy holding the fewest games when its ``start``
 comes, and all its lines go to that copy, in order. A copy answers one ``act`` at a
 time: the runner writes the line, waits for one line back until the act's deadline
 (``ms_left``, less a margin for the way back; at least ``MIN_WAIT_SECONDS``), and sends
-it with BotReply; the server judges it. No line in time is reported ``late``; a copy that dies (or closes its
+it as a reply on the connection; the server judges it. No line in time is reported
+``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from gamehost.bot_link import BotLink
 from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
@@ -257,11 +260,15 @@ class Runner:
             raise ValueError("--cmd is empty")
 
         def reply(game_id: str, version: int, line: str, error: str, round_trip_ms: float):
-            return client.bot_reply(self.key, game_id, version, line, error, round_trip_ms)
+            link = self.link
+            if link is None:
+                raise GameError(grpc.StatusCode.UNAVAILABLE, "not connected to the server")
+            return link.reply(game_id, version, line, error, round_trip_ms)
 
         self.copies = [Copy(i, argv, reply, self.stats) for i in range(args.concurrency)]
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it
         self.welcomed = False  # the last connection got as far as the server's welcome
+        self.link: BotLink | None = None  # the PlayBot call the answers go on
 
     def run(self) -> int:
         for copy in self.copies:
@@ -302,8 +309,16 @@ class Runner:
 
     def _connection(self) -> int | None:
         """One connection: route its lines until it ends; the exit status, or None to
-        connect again."""
-        for directive in self.client.connect_bot(self.key, len(self.copies)):
+        connect again. The answers go back on the same call (PlayBot)."""
+        link = self.link = self.client.play_bot(self.key, len(self.copies))
+        try:
+            return self._route(link)
+        finally:
+            self.link = None
+            link.close()
+
+    def _route(self, link: BotLink) -> int | None:
+        for directive in link.directives():
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:
                 self.welcomed = True

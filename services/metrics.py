@@ -106,6 +106,12 @@ EVENT_LOOP_LAG_SECONDS = Histogram(
     "How late a serving process's event loop woke a timer (sampled every 25 ms; ladder servers)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
 )
+LADDER_ANSWER_SECONDS = Histogram(
+    "gamehost_ladder_answer_seconds",
+    "A protocol bot's answer on the server, from its arrival in the handler to its outcome "
+    "(BotReply calls and PlayBot replies alike)",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
 LADDER_TABLE_LIMIT = Gauge(
     "gamehost_ladder_table_limit",
     "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",

@@ -395,6 +395,16 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
     await running.stop()
 
 
+async def _end_tasks(timeout: float = 10.0) -> None:
+    """Cancel the loop's other tasks and wait (at most ``timeout``) for them to end."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
+    await asyncio.get_running_loop().shutdown_asyncgens()
+
+
 class ServerThread:
     """An embedded server on its own event loop thread (CLI ``play``/``selfplay``, tests)."""
 
@@ -429,6 +439,9 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         if self.running is not None:
             self.call(self.running.stop(0))
+        # As asyncio.run ends: what is still running (a stream's handler that the stop
+        # cancelled but that has not unwound yet) ends before the loop closes.
+        self.call(_end_tasks())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         self._loop.close()

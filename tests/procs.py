@@ -182,7 +182,13 @@ class Replica(ServiceProcess):
                 raise AssertionError(f"the replica exited:\n{self.output()}")
             return self.health() == health_pb2.HealthCheckResponse.SERVING
 
-        wait_until(serving, timeout, f"replica on {self.target} to serve")
+        try:
+            wait_until(serving, timeout, f"replica on {self.target} to serve")
+        except AssertionError as exc:
+            # Its log says why (a hang at start-up left only the timeout before).
+            raise AssertionError(
+                f"{exc}; last health answer: {self.health()}; its output:\n{self.output()[-4000:]}"
+            ) from None
         return self
 
 

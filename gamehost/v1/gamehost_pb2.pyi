@@ -1209,6 +1209,36 @@ class BotReplyResponse(_message.Message):
     message: str
     def __init__(self, outcome: _Optional[_Union[BotReplyResponse.Outcome, str]] = ..., fault: _Optional[str] = ..., notation: _Optional[str] = ..., version: _Optional[int] = ..., paused: _Optional[bool] = ..., message: _Optional[str] = ...) -> None: ...
 
+class PlayBotRequest(_message.Message):
+    __slots__ = ("connect", "reply")
+    CONNECT_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    connect: ConnectBotRequest
+    reply: BotReplyRequest
+    def __init__(self, connect: _Optional[_Union[ConnectBotRequest, _Mapping]] = ..., reply: _Optional[_Union[BotReplyRequest, _Mapping]] = ...) -> None: ...
+
+class PlayBotResponse(_message.Message):
+    __slots__ = ("directive", "answer")
+    DIRECTIVE_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    directive: BotDirective
+    answer: BotAnswer
+    def __init__(self, directive: _Optional[_Union[BotDirective, _Mapping]] = ..., answer: _Optional[_Union[BotAnswer, _Mapping]] = ...) -> None: ...
+
+class BotAnswer(_message.Message):
+    __slots__ = ("game_id", "version", "response", "code", "message")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    version: int
+    response: BotReplyResponse
+    code: int
+    message: str
+    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., response: _Optional[_Union[BotReplyResponse, _Mapping]] = ..., code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
 class GetLadderRequest(_message.Message):
     __slots__ = ("game_type", "players")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]

@@ -22,7 +22,8 @@ from services.api.messages import (
     seat_messages,
     timer_from,
 )
-from services.api.status import lenient, streaming, unary
+from services.api.play_bot import play_bot
+from services.api.status import duplex, lenient, streaming, unary
 from services.archive.export import BadExportQuery, ExportQuery, export_lines
 from services.archive.listing import ListQuery
 from services.bots.hints import HintService
@@ -52,11 +53,12 @@ def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandl
     for method in service.methods:
         request_class = getattr(pb, method.input_type.name)
         response_class = getattr(pb, method.output_type.name)
-        make = (
-            grpc.unary_stream_rpc_method_handler
-            if method.server_streaming
-            else grpc.unary_unary_rpc_method_handler
-        )
+        if method.client_streaming:
+            make = grpc.stream_stream_rpc_method_handler
+        elif method.server_streaming:
+            make = grpc.unary_stream_rpc_method_handler
+        else:
+            make = grpc.unary_unary_rpc_method_handler
         handlers[method.name] = make(
             getattr(servicer, method.name),
             request_deserializer=lenient(request_class.FromString),
@@ -402,6 +404,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         ) as directives:
             async for directive in directives:
                 yield ladder_wire.directive(directive)
+
+    @duplex
+    async def PlayBot(self, requests, context):
+        async with contextlib.aclosing(play_bot(self._sessions(), requests)) as messages:
+            async for message in messages:
+                yield message
 
     @unary
     async def BotReply(self, request, context):

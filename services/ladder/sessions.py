@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from google.protobuf import json_format
 
+from services import metrics
 from services.bots import bot_turns
 from services.errors import (
     Aborted,
@@ -316,6 +317,22 @@ class Sessions:
         line: str,
         error: str,
         last_round_trip_ms: float = 0.0,
+    ) -> Answered:
+        """The outcome of a bot's answer to its act at ``version`` (BotReply, PlayBot)."""
+        started = time.perf_counter()
+        try:
+            return await self._reply(key, game_id, version, line, error, last_round_trip_ms)
+        finally:
+            metrics.LADDER_ANSWER_SECONDS.observe(time.perf_counter() - started)
+
+    async def _reply(
+        self,
+        key: str,
+        game_id: str,
+        version: int,
+        line: str,
+        error: str,
+        last_round_trip_ms: float,
     ) -> Answered:
         account = await self._account(key)
         name = account.name

@@ -180,7 +180,9 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key:
     async def stream(request, context):
         client = await limits.admit(context, api_key)
         try:
-            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
+            # request: the request, or for bidirectional calls (PlayBot) their iterator
+            streamed = handler.unary_stream or handler.stream_stream
+            async with contextlib.aclosing(streamed(request, context)) as items:
                 async for item in items:
                     yield item
         finally:
@@ -196,6 +198,10 @@ def _rebuild(handler: grpc.RpcMethodHandler, unary, stream) -> grpc.RpcMethodHan
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
+            stream, handler.request_deserializer, handler.response_serializer
+        )
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(
             stream, handler.request_deserializer, handler.response_serializer
         )
     return handler
