@@ -18,11 +18,12 @@ for the same reason. It prints:
   to the start of its next one (seen by its runner; the set's result is rated first);
 - move round trip through `bot run` p50/p99: from an act's arrival at the runner to
   the server's answer that the move was played, less the program's own time and the
-  time the act waited behind the same copy's other acts; split into the BotReply call
-  (sent to answered: the wire, the server's queue and the move's commit) and the
-  runner's own handling (the rest: its threads handing the act on); and the BotReply
-  call's time on the server alone (its `grpc_server_handling_seconds`, interpolated
-  within the histogram's buckets as Prometheus does);
+  time the act waited behind the same copy's other acts; split into the answer (the
+  reply sent on the runner's PlayBot stream to its answer back: the wire, the server's
+  queue and the move's commit) and the runner's own handling (the rest: its threads
+  handing the act on); and the answer's time on the server alone (its
+  `gamehost_ladder_answer_seconds`, interpolated within the histogram's buckets as
+  Prometheus does);
 - CPU in the window, in % of one core: the server's, the worker's, the runners' with
   their bots', and the whole machine's (all its cores: 200% is a 2-core machine
   saturated). The server's event loop runs on one core: near 100% it is saturated

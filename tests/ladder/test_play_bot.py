@@ -1,0 +1,158 @@
+"""PlayBot: a runner's directives and answers on one bidirectional call
+(``Client.play_bot``, which ``gamehost bot run`` uses). The answers are BotReply's,
+refusals included, and a refused reply leaves the stream open."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+
+import grpc
+import pytest
+from prometheus_client import REGISTRY
+
+from gamehost import Client, GameError
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from tests.ladder.conftest import ladder_server, quick
+from tests.procs import wait_until
+
+D = pb.BotDirective
+R = pb.BotReplyResponse
+ANSWERS = "gamehost_ladder_answer_seconds_count"
+
+
+class Linked:
+    """``Client.play_bot`` with its directives read on a thread of its own."""
+
+    def __init__(self, client: Client, key: str) -> None:
+        self.link = client.play_bot(key)
+        self.directives: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for directive in self.link.directives():
+                self.directives.put(directive)
+        except GameError as exc:
+            self.directives.put(exc)
+        self.directives.put(None)
+
+    def next(self, kind: int | None = None, timeout: float = 60) -> pb.BotDirective:
+        while True:
+            item = self.directives.get(timeout=timeout)
+            if isinstance(item, Exception):
+                raise item
+            assert item is not None, "the stream ended"
+            if kind is None or item.kind == kind:
+                return item
+
+    def close(self) -> None:
+        self.link.close()
+        self._thread.join(timeout=10)
+
+
+def _raw(client: Client, *requests: pb.PlayBotRequest) -> grpc.StatusCode:
+    """The status a PlayBot call made of ``requests`` ends with."""
+    with grpc.insecure_channel(client.target) as channel:
+        call = pb_grpc.GameHostStub(channel).PlayBot(iter(requests), timeout=30)
+        try:
+            for _ in call:
+                pass
+        except grpc.RpcError as exc:
+            return exc.code()
+    return grpc.StatusCode.OK
+
+
+def test_directives_and_answers_share_one_call_and_a_refusal_leaves_it_open(sqlite_url):
+    server = ladder_server(sqlite_url, quick())
+    with server, Client(server.target) as client:
+        key = client.register_bot("duplex", "cite", 2).key
+        answered_before = REGISTRY.get_sample_value(ANSWERS) or 0.0
+        linked = Linked(client, key)
+        welcome = linked.next()
+        assert welcome.kind == D.WELCOME and welcome.bot == "duplex"
+        start = json.loads(linked.next(D.START).line)
+        game_id = start["game_id"]
+        act = linked.next(D.ACT)
+        assert act.game_id == game_id
+
+        # Refused as BotReply refuses, the stream going on: another bot's game...
+        house_game = wait_until(
+            lambda: next(
+                (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
+                None,
+            ),
+            60,
+            "a game of house levels",
+        )
+        with pytest.raises(GameError) as refused:
+            linked.link.reply(house_game, 1, '{"id": 0}')
+        assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+        assert "own seats" in refused.value.details
+        # ...and a version long gone: nothing played.
+        stale = linked.link.reply(game_id, act.version + 7, '{"id": 0}')
+        assert stale.outcome == R.STALE
+
+        # Good answers to the end, each sent twice as a retry would be: played once.
+        moves = 0
+        while True:
+            directive = linked.next()
+            if directive.kind == D.END:
+                break
+            if directive.kind != D.ACT:
+                continue
+            first = json.loads(directive.line)["legal"][0]["id"]
+            answer = linked.link.reply(game_id, directive.version, json.dumps({"id": first}))
+            assert answer.outcome == R.PLAYED and answer.version > directive.version
+            again = linked.link.reply(game_id, directive.version, json.dumps({"id": first}))
+            assert (again.outcome, again.version) == (R.PLAYED, answer.version)
+            moves += 1
+        assert moves > 0
+        # Every answer was timed on the server (the replies on the stream included).
+        answered = REGISTRY.get_sample_value(ANSWERS) - answered_before
+        assert answered == 2 + 2 * moves  # the refusal, the stale one, the moves twice
+        linked.close()
+        with pytest.raises(GameError) as closed:  # no reply after the runner closed
+            linked.link.reply(game_id, 1, '{"id": 0}')
+        assert closed.value.code == grpc.StatusCode.CANCELLED
+
+
+def test_a_reply_over_the_keys_rate_is_refused_in_its_answer(sqlite_url):
+    server = ladder_server(sqlite_url, quick(answers_per_second=1.0))
+    with server, Client(server.target) as client:
+        key = client.register_bot("eager", "cite", 2).key
+        linked = Linked(client, key)
+        act = linked.next(D.ACT)
+        codes = []
+        for _ in range(8):  # a burst of 4, then one a second
+            try:
+                linked.link.reply(act.game_id, act.version + 100, '{"id": 0}')
+                codes.append("ok")
+            except GameError as exc:
+                codes.append(exc.code.name)
+        assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
+        # The stream is still open: a revoke reaches it as PAUSED.
+        client.revoke_bot("eager", key)
+        assert "revoked" in linked.next(D.PAUSED).message
+        linked.close()
+
+
+def test_a_call_that_does_not_open_with_a_good_connect_is_refused(sqlite_url):
+    server = ladder_server(sqlite_url, quick())
+    with server, Client(server.target) as client:
+        key = client.register_bot("opener", "cite", 2).key
+        reply = pb.PlayBotRequest(reply=pb.BotReplyRequest(game_id="g", version=1, line="{}"))
+        connect = pb.PlayBotRequest(connect=pb.ConnectBotRequest(key=key))
+        assert _raw(client, reply) == grpc.StatusCode.INVALID_ARGUMENT
+        assert _raw(client) == grpc.StatusCode.INVALID_ARGUMENT  # no request at all
+        future = pb.PlayBotRequest(connect=pb.ConnectBotRequest(key=key, protocol=2))
+        assert _raw(client, future) == grpc.StatusCode.FAILED_PRECONDITION
+        wrong = pb.PlayBotRequest(connect=pb.ConnectBotRequest(key="ghb_not_a_key"))
+        assert _raw(client, wrong) == grpc.StatusCode.UNAUTHENTICATED
+        assert _raw(client, connect, connect) == grpc.StatusCode.INVALID_ARGUMENT  # twice
+        with pytest.raises(GameError) as refused:
+            next(iter(client.play_bot("ghb_not_a_key").directives()))
+        assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
