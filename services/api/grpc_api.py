@@ -332,7 +332,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def CancelTournament(self, request, context):
         return wire.tournament_message(await self._tournaments().cancel(request.name))
 
-
     # ------------------------------------------------------------------ the ladder
     def _ladder(self) -> LadderService:
         if self.ladder is None:
@@ -407,7 +406,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @duplex
     async def PlayBot(self, requests, context):
-        async with contextlib.aclosing(play_bot(self._sessions(), requests)) as messages:
+        async with contextlib.aclosing(play_bot(self._sessions, requests)) as messages:
             async for message in messages:
                 yield message
 

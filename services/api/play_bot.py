@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 
@@ -27,8 +27,10 @@ _END = object()  # the directives ended: the server let the bot go, or it stops
 
 
 async def play_bot(
-    sessions: Sessions, requests: AsyncIterator[pb.PlayBotRequest]
+    sessions_of: Callable[[], Sessions], requests: AsyncIterator[pb.PlayBotRequest]
 ) -> AsyncIterator[pb.PlayBotResponse]:
+    """``sessions_of``: the ladder's sessions, asked for once the opening request is
+    read (a malformed one is INVALID_ARGUMENT first, on a server without a ladder too)."""
     opening = await anext(requests, None)
     if opening is None or opening.WhichOneof("message") != "connect":
         raise InvalidArgument(
@@ -39,6 +41,7 @@ async def play_bot(
         raise FailedPrecondition(
             f"this server speaks bot protocol 1, not {connect.protocol}", field="connect.protocol"
         )
+    sessions = sessions_of()
     out: asyncio.Queue[object] = asyncio.Queue()
     answering: set[asyncio.Task] = set()
 
