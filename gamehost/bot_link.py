@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -31,12 +32,23 @@ class _Waiting:
 
 
 class BotLink:
-    def __init__(self, method: Any, key: str, concurrency: int, metadata: Any, timeout: float):
+    def __init__(
+        self,
+        method: Any,
+        key: str,
+        concurrency: int,
+        metadata: Any,
+        timeout: float,
+        retries: int = 0,
+        delay: Callable[[int], float] = lambda attempt: 0.0,
+    ):
         self._requests: queue.SimpleQueue[object] = queue.SimpleQueue()
         connect = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
         self._requests.put(pb.PlayBotRequest(connect=connect))
         self._call = method(iter(self._requests.get, _CLOSE), metadata=metadata)
         self._timeout = timeout
+        self._retries = retries  # answers UNAVAILABLE sent again, as BotReply calls are
+        self._delay = delay  # the wait before retry ``attempt`` (0, 1, ...)
         self._lock = threading.Lock()
         self._waiting: dict[tuple[str, int], list[_Waiting]] = {}
         self._ended: GameError | None = None
@@ -66,7 +78,24 @@ class BotLink:
         error: str = "",
         last_round_trip_ms: float = 0.0,
     ) -> pb.BotReplyResponse:
-        """BotReply's answer to one act, over the stream; its refusal as GameError."""
+        """BotReply's answer to one act, over the stream; its refusal as GameError.
+        An UNAVAILABLE answer (the server's store did not answer) is sent again, up to
+        ``retries`` times: the server plays an answer once, whoever asks twice."""
+        for attempt in range(self._retries + 1):
+            try:
+                return self._reply_once(game_id, version, line, error, last_round_trip_ms)
+            except GameError as exc:
+                if exc.code != grpc.StatusCode.UNAVAILABLE or attempt == self._retries:
+                    raise
+                with self._lock:
+                    if self._ended is not None:
+                        raise
+                time.sleep(self._delay(attempt))
+        raise AssertionError("unreachable")
+
+    def _reply_once(
+        self, game_id: str, version: int, line: str, error: str, last_round_trip_ms: float
+    ) -> pb.BotReplyResponse:
         waiting = _Waiting()
         with self._lock:
             if self._ended is not None:

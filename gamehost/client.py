@@ -449,7 +449,15 @@ class Client:
         and ``reply()`` as BotReply, over the same stream (not retried: connect again)."""
         from gamehost.bot_link import BotLink  # it needs GameError from here
 
-        return BotLink(self._stub.PlayBot, key, concurrency, self._metadata, self.timeout)
+        return BotLink(
+            self._stub.PlayBot,
+            key,
+            concurrency,
+            self._metadata,
+            self.timeout,
+            retries=self.retries,
+            delay=self._delay,
+        )
 
     def bot_reply(
         self,

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from gamehost import Client, GameError
+from gamehost.bot_link import BotLink
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from tests.ladder.conftest import ladder_server, quick
@@ -156,3 +157,64 @@ def test_a_call_that_does_not_open_with_a_good_connect_is_refused(sqlite_url):
         with pytest.raises(GameError) as refused:
             next(iter(client.play_bot("ghb_not_a_key").directives()))
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+
+class _StandIn:
+    """The PlayBot call as ``BotLink`` sees it, answering each reply with the next of
+    ``codes`` (0: played)."""
+
+    def __init__(self, requests, codes: list[int]) -> None:
+        self.requests = requests
+        self.codes = codes
+        self.sent: list[pb.BotReplyRequest] = []
+
+    def __iter__(self):
+        for request in self.requests:
+            if request.HasField("connect"):
+                yield pb.PlayBotResponse(directive=D(kind=D.WELCOME, bot="stand-in"))
+                continue
+            self.sent.append(request.reply)
+            answer = pb.BotAnswer(game_id=request.reply.game_id, version=request.reply.version)
+            answer.code = self.codes.pop(0)
+            if answer.code:
+                answer.message = f"refused with {answer.code}"
+            else:
+                answer.response.outcome = R.PLAYED
+            yield pb.PlayBotResponse(answer=answer)
+
+    def cancel(self) -> None:
+        pass
+
+
+def _linked(codes: list[int], retries: int) -> tuple[BotLink, _StandIn, threading.Thread]:
+    calls: list[_StandIn] = []
+
+    def method(requests, metadata):
+        calls.append(_StandIn(requests, codes))
+        return calls[-1]
+
+    link = BotLink(method, "ghb_key", 1, (), timeout=30, retries=retries, delay=lambda n: 0.0)
+    reading = threading.Thread(target=lambda: list(link.directives()), daemon=True)
+    reading.start()
+    return link, calls[0], reading
+
+
+def test_an_unavailable_answer_is_sent_again_and_other_refusals_are_not():
+    # UNAVAILABLE (the server's store did not answer) is retried, as BotReply calls
+    # are: the answer is played once however often it is sent.
+    link, call, reading = _linked([14, 14, 0, 7], retries=3)
+    assert link.reply("g", 4, '{"id": 0}').outcome == R.PLAYED
+    assert [r.version for r in call.sent] == [4, 4, 4]
+    with pytest.raises(GameError) as refused:
+        link.reply("g", 5, '{"id": 0}')
+    assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+    assert len(call.sent) == 4
+    link.close()
+    reading.join(10)
+    # Only so often: then the error is the caller's.
+    link, call, reading = _linked([14] * 5, retries=2)
+    with pytest.raises(GameError) as unavailable:
+        link.reply("g", 6, '{"id": 0}')
+    assert unavailable.value.code == grpc.StatusCode.UNAVAILABLE and len(call.sent) == 3
+    link.close()
+    reading.join(10)
