@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from gamehost.client import GameError
+from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
 _CODES = {code.value[0]: code for code in grpc.StatusCode}

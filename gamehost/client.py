@@ -9,24 +9,14 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
+from gamehost.bot_link import BotLink
+from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-
-if TYPE_CHECKING:
-    from gamehost.bot_link import BotLink
-
-
-class GameError(Exception):
-    """A call the service refused: ``code`` is the gRPC status, ``details`` its message."""
-
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
-        super().__init__(f"{code.name}: {details}")
-        self.code = code
-        self.details = details
 
 
 @dataclass(frozen=True)
@@ -447,8 +437,6 @@ class Client:
     def play_bot(self, key: str, concurrency: int = 1) -> BotLink:
         """A runner's connection on one PlayBot call: ``directives()`` as ConnectBot's,
         and ``reply()`` as BotReply, over the same stream (not retried: connect again)."""
-        from gamehost.bot_link import BotLink  # it needs GameError from here
-
         return BotLink(
             self._stub.PlayBot,
             key,
