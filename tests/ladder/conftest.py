@@ -6,11 +6,14 @@ with a prefix of the test's own."""
 from __future__ import annotations
 
 import dataclasses
+import queue
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
 from tests.archive.conftest import scratch_postgres
@@ -66,3 +69,18 @@ def served(archive_url) -> Iterator[tuple[ServerThread, Client]]:
 
 def quick(**changes) -> LadderConfig:
     return dataclasses.replace(QUICK, **changes)
+
+
+def next_directive(
+    directives: queue.Queue, kind: int | None = None, timeout: float = 60
+) -> pb.BotDirective:
+    """The next directive a connection's reader thread queued (of ``kind``: others
+    before it are skipped); an error it queued is raised, its end (None) fails."""
+    deadline = time.monotonic() + timeout
+    while True:
+        item = directives.get(timeout=max(0.1, deadline - time.monotonic()))
+        if isinstance(item, Exception):
+            raise item
+        assert item is not None, "the connection ended"
+        if kind is None or item.kind == kind:
+            return item

@@ -8,7 +8,6 @@ import asyncio
 import json
 import queue
 import threading
-import time
 
 import grpc
 import pytest
@@ -21,7 +20,7 @@ from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.kinds import EventKind
 from services.ladder.model import FALLBACK
 from services.ladder.seats import seat_token
-from tests.ladder.conftest import ladder_server, quick
+from tests.ladder.conftest import ladder_server, next_directive, quick
 from tests.procs import wait_until
 
 D = pb.BotDirective
@@ -48,15 +47,7 @@ class Connected:
         self.directives.put(None)
 
     def next(self, kind: int | None = None, timeout: float = 60) -> pb.BotDirective:
-        """The next directive (of ``kind``: others before it are skipped)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            item = self.directives.get(timeout=max(0.1, deadline - time.monotonic()))
-            if isinstance(item, Exception):
-                raise item
-            assert item is not None, "the connection ended"
-            if kind is None or item.kind == kind:
-                return item
+        return next_directive(self.directives, kind, timeout)
 
     def close(self) -> None:
         self._call.cancel()

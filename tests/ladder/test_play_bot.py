@@ -16,7 +16,7 @@ from gamehost import Client, GameError
 from gamehost.bot_link import BotLink
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from tests.ladder.conftest import ladder_server, quick
+from tests.ladder.conftest import ladder_server, next_directive, quick
 from tests.procs import wait_until
 
 D = pb.BotDirective
@@ -42,13 +42,7 @@ class Linked:
         self.directives.put(None)
 
     def next(self, kind: int | None = None, timeout: float = 60) -> pb.BotDirective:
-        while True:
-            item = self.directives.get(timeout=timeout)
-            if isinstance(item, Exception):
-                raise item
-            assert item is not None, "the stream ended"
-            if kind is None or item.kind == kind:
-                return item
+        return next_directive(self.directives, kind, timeout)
 
     def close(self) -> None:
         self.link.close()
