@@ -8,15 +8,16 @@ from __future__ import annotations
 import dataclasses
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from gamehost import Client
+from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
 from tests.archive.conftest import scratch_postgres
+from tests.procs import wait_until
 
 CITE2 = LadderSpec("cite", 2)
 # Quick ladders for tests: house levels that decide in-process, short moves, few faults,
@@ -84,3 +85,27 @@ def next_directive(
         assert item is not None, "the connection ended"
         if kind is None or item.kind == kind:
             return item
+
+
+def wait_for_house_game(client: Client) -> str:
+    """A game of house levels only (no seat of any registered bot), once one is on."""
+    return wait_until(
+        lambda: next(
+            (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
+            None,
+        ),
+        60,
+        "a game of house levels",
+    )
+
+
+def answer_codes(reply: Callable[[], object], answers: int = 8) -> list[str]:
+    """``reply`` called ``answers`` times at once: "ok", or the status code refusing it."""
+    codes = []
+    for _ in range(answers):
+        try:
+            reply()
+            codes.append("ok")
+        except GameError as exc:
+            codes.append(exc.code.name)
+    return codes

@@ -20,7 +20,13 @@ from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.kinds import EventKind
 from services.ladder.model import FALLBACK
 from services.ladder.seats import seat_token
-from tests.ladder.conftest import ladder_server, next_directive, quick
+from tests.ladder.conftest import (
+    answer_codes,
+    ladder_server,
+    next_directive,
+    quick,
+    wait_for_house_game,
+)
 from tests.procs import wait_until
 
 D = pb.BotDirective
@@ -82,14 +88,7 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         with pytest.raises(GameError) as refused:
             client.bot_reply("ghb_not_a_key", game_id, act.version, '{"id": 0}')
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
-        house_game = wait_until(
-            lambda: next(
-                (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
-                None,
-            ),
-            60,
-            "a game of house levels",
-        )
+        house_game = wait_for_house_game(client)
         with pytest.raises(GameError) as refused:  # a bot acts only in its own seats
             client.bot_reply(key, house_game, 1, '{"id": 0}')
         assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
@@ -234,13 +233,10 @@ def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
         key = client.register_bot("eager", "cite", 2).key
         connection = Connected(client, key)
         act = connection.next(D.ACT)
-        codes = []
-        for _ in range(8):  # a burst of 4, then one a second
-            try:
-                client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
-                codes.append("ok")
-            except GameError as exc:
-                codes.append(exc.code.name)
+        # a burst of 4, then one a second
+        codes = answer_codes(
+            lambda: client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
+        )
         assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
         # Revoked while its runner is connected: refused from the next answer on, and
         # the runner is let go.

@@ -16,8 +16,13 @@ from gamehost import Client, GameError
 from gamehost.bot_link import BotLink
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from tests.ladder.conftest import ladder_server, next_directive, quick
-from tests.procs import wait_until
+from tests.ladder.conftest import (
+    answer_codes,
+    ladder_server,
+    next_directive,
+    quick,
+    wait_for_house_game,
+)
 
 D = pb.BotDirective
 R = pb.BotReplyResponse
@@ -75,14 +80,7 @@ def test_directives_and_answers_share_one_call_and_a_refusal_leaves_it_open(sqli
         assert act.game_id == game_id
 
         # Refused as BotReply refuses, the stream going on: another bot's game...
-        house_game = wait_until(
-            lambda: next(
-                (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
-                None,
-            ),
-            60,
-            "a game of house levels",
-        )
+        house_game = wait_for_house_game(client)
         with pytest.raises(GameError) as refused:
             linked.link.reply(house_game, 1, '{"id": 0}')
         assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
@@ -121,13 +119,8 @@ def test_a_reply_over_the_keys_rate_is_refused_in_its_answer(sqlite_url):
         key = client.register_bot("eager", "cite", 2).key
         linked = Linked(client, key)
         act = linked.next(D.ACT)
-        codes = []
-        for _ in range(8):  # a burst of 4, then one a second
-            try:
-                linked.link.reply(act.game_id, act.version + 100, '{"id": 0}')
-                codes.append("ok")
-            except GameError as exc:
-                codes.append(exc.code.name)
+        # a burst of 4, then one a second
+        codes = answer_codes(lambda: linked.link.reply(act.game_id, act.version + 100, '{"id": 0}'))
         assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
         # The stream is still open: a revoke reaches it as PAUSED.
         client.revoke_bot("eager", key)
