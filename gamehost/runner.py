@@ -2,13 +2,12 @@
 (docs/bot-protocol.md) with it, JSON lines on its stdin and stdout.
 
 The runner holds one connection (PlayBot: the server's lines and the answers on one
-call) and ``--concurrency`` copies of the
-program. A game is given to the copy holding the fewest games when its ``start``
-comes, and all its lines go to that copy, in order. A copy answers one ``act`` at a
-time: the runner writes the line, waits for one line back until the act's deadline
-(``ms_left``, less a margin for the way back; at least ``MIN_WAIT_SECONDS``), and sends
-it as a reply on the connection; the server judges it. No line in time is reported
-``late``; a copy that dies (or closes its
+call) and ``--concurrency`` copies of the program. A game is given to the copy holding
+the fewest games when its ``start`` comes, and all its lines go to that copy, in
+order. A copy answers one ``act`` at a time: the runner writes the line, waits for one
+line back until the act's deadline (``ms_left``, less a margin for the way back; at
+least ``MIN_WAIT_SECONDS``), and sends it as a reply on the connection; the server
+judges it. No line in time is reported ``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).

@@ -319,11 +319,8 @@ class Sessions:
         last_round_trip_ms: float = 0.0,
     ) -> Answered:
         """The outcome of a bot's answer to its act at ``version`` (BotReply, PlayBot)."""
-        started = time.perf_counter()
-        try:
+        with metrics.LADDER_ANSWER_SECONDS.time():
             return await self._reply(key, game_id, version, line, error, last_round_trip_ms)
-        finally:
-            metrics.LADDER_ANSWER_SECONDS.observe(time.perf_counter() - started)
 
     async def _reply(
         self,
