@@ -1,0 +1,326 @@
+"""The floor under a ladder move's round trip (docs/ladder.md, "The floor"): the
+processes and hops of `gamehost bot run` against a ladder server, with no gamehost
+code on the way. What it measures is what this machine and this stack (Python, gRPC,
+Redis, a bot program on a pipe) cost a move before gamehost adds anything.
+
+    .venv/bin/python benchmarks/round_trip_floor.py [--bots 50] [--seconds 120]
+        [--rate 150] [--busy 0.0] [--redis URL] [--rounds 1]
+
+- a server process: a grpc.aio server on uvloop with one bidirectional stream per
+  runner, handled as PlayBot is (services/api/play_bot.py): each reply in a task of
+  its own, the answers and acts through one queue. It sends each runner an act (a
+  line of an act's size), and answers each reply after one Redis script on redis-py's
+  asyncio client, as a commit is: the version compared and set, the position written,
+  the move's event appended to the game's stream. The runner's next act follows
+  after a random wait (the opponent's move), so that all runners together answer
+  about ``--rate`` acts a second. ``--busy F`` keeps the server's event loop busy
+  about that fraction of the time besides (as a ladder server's other games do).
+- ``--bots`` runner processes, each a synchronous gRPC stream as `bot run`'s (the
+  requests from a queue) and one copy of the example bot
+  (examples/bots/random_bot.py) on its stdin and stdout. One thread reads the stream,
+  writes each act to the bot, reads its line, and sends it: fewer hand-overs than
+  `bot run`'s threads.
+
+Left out, each of which only adds: the watch that finds the next act, the seat's view,
+the matchmaker, ratings and the archive (PostgreSQL), house bots, the Celery worker.
+
+It prints, over all runners, p50/p90/p99 of: the round trip (an act's arrival at the
+runner to the answer back, less the bot's own time), the answer (the reply sent to the
+answer back) and the server's handler (its Redis script); and CPU in % of one core
+(server, runners with their bots, the whole machine of all its cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import pathlib
+import queue
+import random
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import grpc
+import psutil
+import redis
+import redis.asyncio as aioredis
+import uvloop
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BOT = ROOT / "examples" / "bots" / "random_bot.py"
+SERVICE = "bench.Floor"
+ACT, REPLY, ANSWER = b"A", b"R", b"N"
+VERSION = struct.Struct("!I")
+SECONDS = struct.Struct("!d")
+POSITION = b"p" * 2000  # about what a cite position is in the store
+
+# The commit: compare the version, write the position, append the move's event.
+COMMIT = """
+local version = tonumber(redis.call('GET', KEYS[1]) or '0')
+if version ~= tonumber(ARGV[1]) then return -version - 1 end
+redis.call('SET', KEYS[1], version + 1)
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'event', ARGV[3])
+return version + 1
+"""
+
+
+def act_line(game_id: str, version: int) -> str:
+    """A line of an act's size and shape (the state stands in for a cite view)."""
+    state = {"board": "x" * 700, "hand": list(range(12)), "version": version}
+    legal = [{"id": i, "notation": f"move {i}"} for i in range(6)]
+    message = {"type": "act", "game_id": game_id, "seat": 0, "state": state, "legal": legal}
+    return json.dumps({**message, "ms_left": 10_000}, separators=(",", ":"))
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+def _busy(ms: float) -> None:
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        pass
+
+
+def _thread_work(fraction: float) -> None:
+    """A thread that runs Python ``fraction`` of the time in stretches of 1-6 ms, between
+    waits with the GIL let go: as a replica's PostgreSQL work (SQLAlchemy) does."""
+    while True:
+        work = random.uniform(1.0, 6.0)
+        _busy(work)
+        time.sleep(work * (1 - fraction) / fraction / 1000)
+
+
+async def _background(fraction: float) -> None:
+    """Four tasks that hold the loop ``fraction`` of the time in bursts of 0.1-0.6 ms."""
+
+    async def one() -> None:
+        while True:
+            work = random.uniform(0.1, 0.6)
+            _busy(work)
+            await asyncio.sleep(work * 4 * (1 - fraction) / fraction / 1000)
+
+    await asyncio.gather(*(one() for _ in range(4)))
+
+
+class Floor:
+    def __init__(self, store: aioredis.Redis, prefix: str, gap: float) -> None:
+        self.commit = store.register_script(COMMIT)
+        self.prefix = prefix
+        self.gap = gap  # mean seconds between an answer and the runner's next act
+
+    async def play(self, requests, context):
+        loop = asyncio.get_running_loop()
+        game = uuid.uuid4().hex[:12]
+        keys = [f"{self.prefix}:{game}:{k}" for k in ("version", "position", "events")]
+        out: asyncio.Queue[bytes] = asyncio.Queue()
+        answering: set[asyncio.Task] = set()
+
+        def send_act(version: int) -> None:
+            out.put_nowait(ACT + VERSION.pack(version) + act_line(game, version).encode())
+
+        async def answer(version: int, line: bytes) -> None:
+            started = time.perf_counter()
+            written = await self.commit(keys=keys, args=[version, POSITION, line])
+            took = time.perf_counter() - started
+            out.put_nowait(ANSWER + VERSION.pack(max(0, written)) + SECONDS.pack(took))
+            loop.call_later(random.expovariate(1 / self.gap), send_act, max(0, written))
+
+        async def read() -> None:
+            async for request in requests:
+                (version,) = VERSION.unpack_from(request, 1)
+                task = asyncio.create_task(answer(version, request[1 + VERSION.size :]))
+                answering.add(task)
+                task.add_done_callback(answering.discard)
+
+        reader = asyncio.create_task(read())
+        loop.call_later(random.uniform(0, self.gap), send_act, 0)
+        try:
+            while True:
+                yield await out.get()
+        finally:
+            reader.cancel()
+            for task in answering:
+                task.cancel()
+
+
+async def _serve(
+    port: int, url: str, prefix: str, gap: float, busy: float, threaded: float, ready
+) -> None:
+    store = aioredis.Redis.from_url(url)
+    floor = Floor(store, prefix, gap)
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(floor.play, _identity, _identity)
+    generic = grpc.method_handlers_generic_handler(SERVICE, {"Play": handler})
+    server.add_generic_rpc_handlers((generic,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    background = asyncio.ensure_future(_background(busy)) if busy > 0 else None
+    if threaded > 0:
+        threading.Thread(target=_thread_work, args=(threaded,), daemon=True).start()
+    ready.set()
+    try:
+        await server.wait_for_termination()
+    finally:
+        if background is not None:
+            background.cancel()
+        await store.aclose()
+
+
+def _server(*args) -> None:
+    uvloop.install()
+    asyncio.run(_serve(*args))
+
+
+def _runner(port: int, seconds: float, results) -> None:
+    """One runner and its bot: (round trip, answer, handler) in ms per move."""
+    bot = subprocess.Popen(
+        [sys.executable, str(BOT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
+    assert bot.stdin is not None and bot.stdout is not None
+    moves: list[tuple[float, float, float]] = []
+    requests: queue.SimpleQueue = queue.SimpleQueue()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)(
+            iter(requests.get, None)
+        )
+        end = time.monotonic() + seconds
+        arrived = written = returned = 0.0
+        for message in call:
+            now = time.perf_counter()
+            if message[:1] == ACT:
+                if time.monotonic() >= end:
+                    break
+                arrived = now
+                version = message[1 : 1 + VERSION.size]
+                written = time.perf_counter()
+                bot.stdin.write(message[1 + VERSION.size :].decode() + "\n")
+                bot.stdin.flush()
+                line = bot.stdout.readline()
+                returned = time.perf_counter()
+                requests.put(REPLY + version + line.strip().encode())
+            elif message[:1] == ANSWER:
+                (handled,) = SECONDS.unpack_from(message, 1 + VERSION.size)
+                bot_ms = returned - written
+                moves.append(
+                    ((now - arrived - bot_ms) * 1000, (now - returned) * 1000, handled * 1000)
+                )
+        requests.put(None)
+        call.cancel()
+    bot.stdin.close()
+    bot.wait(10)
+    results.put(moves)
+
+
+def _percentiles(values: list[float]) -> str:
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return f"p50 {at(0.5):.2f} ms, p90 {at(0.9):.2f} ms, p99 {at(0.99):.2f} ms"
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended, and of theirs."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def _machine_busy() -> float:
+    """CPU seconds the machine has been busy, all its cores together."""
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--rate", type=float, default=150.0, help="acts a second, all runners")
+    parser.add_argument("--busy", type=float, default=0.0, help="the server loop's other work")
+    parser.add_argument(
+        "--thread-busy", type=float, default=0.0, help="a thread's Python work besides"
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    if not 0 <= args.busy < 1:
+        parser.error("--busy is a fraction: 0 or more, under 1")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    prefix = f"floor-{uuid.uuid4().hex[:8]}"
+    gap = args.bots / args.rate
+    ready = multiprocessing.Event()
+    server = multiprocessing.Process(
+        target=_server,
+        args=(port, args.redis, prefix, gap, args.busy, args.thread_busy, ready),
+        daemon=True,
+    )
+    server.start()
+    ready.wait(30)
+    try:
+        for _ in range(args.rounds):
+            results: multiprocessing.Queue = multiprocessing.Queue()
+            runners = [
+                multiprocessing.Process(target=_runner, args=(port, args.seconds, results))
+                for _ in range(args.bots)
+            ]
+            for runner in runners:
+                runner.start()
+            server_cpu, machine = _cpu(psutil.Process(server.pid)), _machine_busy()
+            children = _children_cpu()
+            started = time.monotonic()
+            moves = [m for _ in runners for m in results.get()]
+            elapsed = time.monotonic() - started
+            for runner in runners:
+                runner.join()
+            busy_machine = _machine_busy() - machine
+            # The runners (waited for by now) with their bots (waited for by them).
+            ours = _children_cpu() - children
+            print(
+                f"{len(moves)} moves in {elapsed:.0f} s ({len(moves) / elapsed:.0f} a second), "
+                f"{args.bots} runners, server loop busy besides: {args.busy:g}, "
+                f"a thread besides: {args.thread_busy:g}",
+                flush=True,
+            )
+            for name, column in (("round trip", 0), ("answer", 1), ("server handler", 2)):
+                print(f"  {name:15s} {_percentiles([m[column] for m in moves])}", flush=True)
+            server_now = _cpu(psutil.Process(server.pid))
+            print(
+                f"  CPU, % of one core: server {100 * (server_now - server_cpu) / elapsed:.0f}, "
+                f"runners and bots {100 * ours / elapsed:.0f}, "
+                f"machine {100 * busy_machine / elapsed:.0f} (of {100 * os.cpu_count():.0f})",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.join(10)
+        store = redis.Redis.from_url(args.redis)
+        for key in store.scan_iter(match=f"{prefix}:*", count=1000):
+            store.delete(key)
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
