@@ -4,7 +4,7 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--database-processes N] [--out FILE]
+        [--processes N] [--target-ms MS] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -24,8 +24,7 @@ for the same reason. It prints:
   handing the act on); and the answer's time on the server alone (its
   `gamehost_ladder_answer_seconds`, interpolated within the histogram's buckets as
   Prometheus does);
-- CPU in the window, in % of one core: the server's (with its children: bot pool,
-  database processes), the serving process's alone, the worker's, the runners' with
+- CPU in the window, in % of one core: the server's, the worker's, the runners' with
   their bots', and the whole machine's (all its cores: 200% is a 2-core machine
   saturated). The server's event loop runs on one core: near 100% it is saturated
   and every call queues; a machine near its cores' total queues every process;
@@ -201,13 +200,6 @@ def main() -> None:
         "trips run this much longer than their fastest (or the server's event loop this "
         "late); 0: always --ladder-tables (bots + 2)",
     )
-    parser.add_argument(
-        "--database-processes",
-        type=int,
-        default=0,
-        help="gamehost serve --database-processes: the archive's SQL in that many "
-        "processes of their own (0: in the server's threads)",
-    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -242,7 +234,6 @@ def main() -> None:
         serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
-        serve += ["--database-processes", str(args.database_processes)]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -286,11 +277,6 @@ def main() -> None:
             used = {
                 name: sum(cpu_seconds(p.pid) for p in group) for name, group in measured.items()
             }
-            try:  # the serving process alone (its event loop), without its children
-                alone = psutil.Process(server.pid).cpu_times()
-                used["serving_process"] = alone.user + alone.system
-            except psutil.NoSuchProcess:
-                used["serving_process"] = 0.0
             times = psutil.cpu_times()
             used["machine"] = sum(times) - times.idle - getattr(times, "iowait", 0.0)
             return used
@@ -369,7 +355,6 @@ def main() -> None:
             "think_ms": args.think_ms,
             "processes": args.processes,
             "target_ms": args.target_ms,
-            "database_processes": args.database_processes,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),

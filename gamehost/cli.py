@@ -91,14 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         help="Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)",
     )
     _archive_option(serve)
-    serve.add_argument(
-        "--database-processes",
-        type=int,
-        default=0,
-        metavar="N",
-        help="run the archive's SQL in N processes of their own, off the serving "
-        "process's GIL (0: in its threads; default 0)",
-    )
     _ladder_options(serve)
 
     db = commands.add_parser("db", help="the archive's database (docs/archive.md)")

@@ -17,10 +17,6 @@ class ServiceError(Exception):
         super().__init__(message)
         self.field = field
 
-    def __reduce__(self):
-        # From a database process (services/archive/calls.py), with its field.
-        return type(self), (str(self), self.field)
-
 
 class NotFound(ServiceError):
     code = "NOT_FOUND"

@@ -124,8 +124,6 @@ class ServerConfig:
     # The SQL archive of finished games (docs/archive.md): a SQLAlchemy URL, None: off.
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
-    # Its SQL calls in processes of their own (services/archive/calls.py); 0: in threads.
-    database_processes: int = 0
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
     ladder: LadderConfig | None = None
@@ -221,10 +219,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if config.archive_url:
         # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
         archive = await asyncio.to_thread(
-            Archive.open,
-            config.archive_url,
-            create=config.archive_create,
-            processes=config.database_processes,
+            Archive.open, config.archive_url, create=config.archive_create
         )
     store = open_store(config.redis_url, config.redis_prefix, config.request_ttl)
     try:

@@ -195,7 +195,6 @@ def serve(args: argparse.Namespace) -> int:
         http_cors_origins=tuple(args.http_cors_origin),
         archive_url=archive_url,
         archive_create=archive_create,
-        database_processes=args.database_processes,
         # Said once the store answers: a start that fails says only why (one line).
         warn_without_archive=archive_url is None and args.archive is None,
         ladder=ladder,

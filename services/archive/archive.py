@@ -4,6 +4,7 @@ so the event loop keeps serving meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import datetime as dt
 import json
@@ -14,7 +15,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from services.archive import codec, database
-from services.archive.calls import SqlCalls
 from services.archive.codec import ArchivedGame
 from services.archive.schema import games, ladder_seats, seats, tournaments
 from services.kinds import EventKind
@@ -100,19 +100,12 @@ class Archive:
     def __init__(self, engine: sa.Engine, codec_name: str = codec.ZSTD) -> None:
         self.engine = engine
         self.codec = codec_name
-        self.calls = SqlCalls()  # where its SQL runs: threads, unless ``open`` says processes
         self._cache: OrderedDict[str, ArchivedGame] = OrderedDict()
 
-    def __reduce__(self):
-        # To a database process (services/archive/calls.py): its engine and codec only.
-        return Archive, (self.engine, self.codec)
-
     @classmethod
-    def open(cls, url: str, *, create: bool = False, processes: int = 0) -> Archive:
+    def open(cls, url: str, *, create: bool = False) -> Archive:
         """The archive at ``url``; raises ``SchemaBehind`` unless its schema is current
-        (with ``create``, an archive with no schema yet, or an older one, is upgraded).
-        ``processes``: its SQL calls run in that many processes of their own (0: in
-        this process's threads)."""
+        (with ``create``, an archive with no schema yet, or an older one, is upgraded)."""
         engine = database.make_engine(url)
         if create:
             database.upgrade(engine)
@@ -121,12 +114,9 @@ class Archive:
         except BaseException:
             engine.dispose()
             raise
-        archive = cls(engine)
-        archive.calls = SqlCalls(processes)
-        return archive
+        return cls(engine)
 
     def close(self) -> None:
-        self.calls.close()
         self.engine.dispose()
 
     # ------------------------------------------------------------------ games
@@ -138,7 +128,7 @@ class Archive:
     ) -> bool:
         """Archive a finished game (its complete log, its clients' request results);
         False if it was already there."""
-        return await self.calls(self._put_game, snapshot, events, requests)
+        return await asyncio.to_thread(self._put_game, snapshot, events, requests)
 
     def _put_game(
         self,
@@ -190,7 +180,7 @@ class Archive:
         if cached is not None:
             self._cache.move_to_end(game_id)
             return cached
-        found = await self.calls(self._game, game_id)
+        found = await asyncio.to_thread(self._game, game_id)
         if found is not None and cache:
             self._cache[game_id] = found
             while len(self._cache) > _CACHED_GAMES:
@@ -233,7 +223,7 @@ class Archive:
     async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         """Public archived games matching ``query``, newest first, and the token of the
         next page ("" when this is the last)."""
-        return await self.calls(self._find_games, query)
+        return await asyncio.to_thread(self._find_games, query)
 
     def _find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         size = min(max(query.page_size, 1), 1000)
@@ -307,7 +297,7 @@ class Archive:
 
     # ------------------------------------------------------------------ tournaments
     async def put_tournament(self, snapshot: TournamentSnapshot, events: list[StoredEvent]) -> bool:
-        return await self.calls(self._put_tournament, snapshot, events)
+        return await asyncio.to_thread(self._put_tournament, snapshot, events)
 
     def _put_tournament(self, snapshot: TournamentSnapshot, events: list[StoredEvent]) -> bool:
         record = {
@@ -331,7 +321,7 @@ class Archive:
             return bool(connection.execute(_insert(self.engine, tournaments).values(row)).rowcount)
 
     async def tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
-        return await self.calls(self._tournament, name)
+        return await asyncio.to_thread(self._tournament, name)
 
     def _tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
         with self.engine.connect() as connection:
@@ -356,7 +346,7 @@ class Archive:
         return snapshot, events
 
     async def tournament_names(self, limit: int) -> list[str]:
-        return await self.calls(self._tournament_names, limit)
+        return await asyncio.to_thread(self._tournament_names, limit)
 
     def _tournament_names(self, limit: int) -> list[str]:
         with self.engine.connect() as connection:

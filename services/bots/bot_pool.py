@@ -13,6 +13,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections import OrderedDict, deque
 from concurrent.futures import ProcessPoolExecutor
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 
 import bots
 from services import metrics
-from services.children import exit_with
 from services.stores.records import BotJob
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,22 @@ def search_job_tree(
     started, clock = time.time(), time.perf_counter()
     stats = bots.search_tree(job.view(), job.seat, job.plan(max_iterations), job.seed, tree)
     return stats, started, time.perf_counter() - clock
+
+
+def _exit_with(replica_pid: int) -> None:
+    """Pool child: exit as soon as the replica that started us is gone (even by kill -9)."""
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(replica_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                pass
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True, name="replica-watch").start()
 
 
 class PoolRestarted(Exception):
@@ -70,7 +86,7 @@ class FairPool:
         return ProcessPoolExecutor(
             max_workers=self.slots,
             mp_context=context,
-            initializer=exit_with,
+            initializer=_exit_with,
             initargs=(os.getpid(),),
         )
 

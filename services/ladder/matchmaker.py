@@ -115,7 +115,7 @@ class Matchmaker:
         for ladder in self._held:  # a clean stop hands the ladder on at once
             with contextlib.suppress(Exception):
                 name = self.service.lease_name(ladder)
-                await self.service.calls(lease.release, self.service.engine, name, self.replica)
+                await asyncio.to_thread(lease.release, self.service.engine, name, self.replica)
 
     async def _run(self) -> None:
         while not self._closing:
@@ -141,7 +141,7 @@ class Matchmaker:
         cores) since the last tick (``admission``)."""
         name = self.service.lease_name(spec.name)
         engine = self.service.engine
-        held = await self.service.calls(
+        held = await asyncio.to_thread(
             lease.acquire, engine, name, self.replica, LEASE_SECONDS, time.time()
         )
         if not held:
@@ -151,14 +151,14 @@ class Matchmaker:
             log.info("ladder %s: matchmaking here (%s)", spec.name, self.replica)
             self._held.add(spec.name)
         ledger = self.service.ledger
-        open_games = await self.service.calls(ledger.open_games, spec.name)
+        open_games = await asyncio.to_thread(ledger.open_games, spec.name)
         accounts = {
-            a.name: a for a in await self.service.calls(self.service.accounts.list, spec.name)
+            a.name: a for a in await asyncio.to_thread(self.service.accounts.list, spec.name)
         }
         await self._settle(spec, open_games, accounts)
         # Read again: settling rated games and judged validations.
-        open_games = await self.service.calls(ledger.open_games, spec.name)
-        listed = await self.service.calls(self.service.accounts.list, spec.name)
+        open_games = await asyncio.to_thread(ledger.open_games, spec.name)
+        listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
         accounts = {a.name: a for a in listed}
         await self._validate(spec, open_games, accounts)
         await self._pair(spec, open_games, accounts, lags or [], busy)
@@ -235,7 +235,7 @@ class Matchmaker:
         """A pending game the store no longer has (it ran out, or was played and
         archived before it was marked playing): rated from the archive if it is there
         (playing now: rated at the next tick), else failed."""
-        returns = await self.service.calls(self.service.ledger.archived_returns, planned.game_id)
+        returns = await asyncio.to_thread(self.service.ledger.archived_returns, planned.game_id)
         if returns is not None:
             await self._set(spec, planned.game_id, PLAYING, PENDING)
             return
@@ -263,7 +263,7 @@ class Matchmaker:
         return _BUSY
 
     async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
-        return await self.service.calls(
+        return await asyncio.to_thread(
             self.service.ledger.set_status,
             spec.name,
             self.replica,
@@ -281,9 +281,7 @@ class Matchmaker:
             return
         if planned.validation:
             await self._judge(planned)
-        await self.service.calls(
-            ledger.rate, spec.name, self.replica, planned, returns, time.time()
-        )
+        await asyncio.to_thread(ledger.rate, spec.name, self.replica, planned, returns, time.time())
 
     async def _judge(self, planned: PlannedGame) -> None:
         """A validation game: its bot passes if it played every one of its moves itself."""
@@ -305,7 +303,7 @@ class Matchmaker:
             why = "its runner left" if handed else f"{fallback} of {moves} moves by the fallback"
             reason = f"failed its validation game {planned.game_id}: {why}"
             status = BotStatus.PAUSED
-        moved = await self.service.calls(
+        moved = await asyncio.to_thread(
             accounts.set_status, who.name, status, reason, (BotStatus.VALIDATING,)
         )
         if moved and status == BotStatus.PAUSED:
@@ -316,9 +314,7 @@ class Matchmaker:
         seats of ``absent`` bots go to the fallback level for good."""
         snapshot = await self.host.store.load(planned.game_id)
         if snapshot is None:
-            returns = await self.service.calls(
-                self.service.ledger.archived_returns, planned.game_id
-            )
+            returns = await asyncio.to_thread(self.service.ledger.archived_returns, planned.game_id)
             if returns is None:
                 log.warning(
                     "ladder %s: game %s was lost before its end", spec.name, planned.game_id
@@ -362,7 +358,7 @@ class Matchmaker:
                 self._on_games()
 
     async def _write(self, spec: LadderSpec, planned: list[PlannedGame]) -> bool:
-        return await self.service.calls(
+        return await asyncio.to_thread(
             self.service.ledger.add, spec.name, self.replica, planned, time.time()
         )
 
@@ -395,7 +391,7 @@ class Matchmaker:
             and len(sets[a.name]) < max(1, a.slots)
         ]
         house = list(dict.fromkeys(self.config.house))
-        ratings = await self.service.calls(self.service.ledger.ratings, spec.name)
+        ratings = await asyncio.to_thread(self.service.ledger.ratings, spec.name)
 
         def mu(name: str) -> float:
             row = ratings.get(name)

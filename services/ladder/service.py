@@ -4,6 +4,7 @@ thread (SQLAlchemy's engine is synchronous), so the event loop keeps serving."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import time
 from dataclasses import dataclass
@@ -36,7 +37,6 @@ class LadderService:
     def __init__(self, archive: Archive, config: LadderConfig) -> None:
         self.config = config
         self.archive = archive
-        self.calls = archive.calls  # where its SQL runs (services/archive/calls.py)
         self.engine = archive.engine
         self.accounts = Accounts(archive.engine)
         self.ledger = Ledger(archive.engine, LEASE_SECONDS)
@@ -65,20 +65,20 @@ class LadderService:
         spec = self.spec(game_type, players)
         limit = self.config.registrations_per_hour
         if limit > 0:
-            recent = await self.calls(self.accounts.registered_by, owner, time.time() - 3600)
+            recent = await asyncio.to_thread(self.accounts.registered_by, owner, time.time() - 3600)
             if recent >= limit:
                 raise ResourceExhausted(
                     f"at most {limit} bot registrations an hour per client; try again later"
                 )
-        key = await self.calls(self.accounts.register, name, spec.name, owner)
-        account = await self.calls(self.accounts.get, name)
+        key = await asyncio.to_thread(self.accounts.register, name, spec.name, owner)
+        account = await asyncio.to_thread(self.accounts.get, name)
         assert account is not None
         return account, key
 
     async def list(self, game_type: str = "", players: int = 0) -> list[BotAccount]:
         if players and not game_type:
             raise InvalidArgument("players needs game_type too", field="players")
-        found = await self.calls(self.accounts.list)
+        found = await asyncio.to_thread(self.accounts.list)
         if game_type:
             found = [a for a in found if a.ladder.partition(":")[0] == game_type]
         if players:
@@ -86,7 +86,7 @@ class LadderService:
         return found
 
     async def account(self, name: str) -> BotAccount:
-        found = await self.calls(self.accounts.get, name)
+        found = await asyncio.to_thread(self.accounts.get, name)
         if found is None:
             raise NotFound(f"no bot named {name!r}")
         return found
@@ -96,7 +96,7 @@ class LadderService:
         when it was revoked."""
         if not key:
             raise Unauthenticated("send the bot's key (RegisterBot's answer)", field="key")
-        found = await self.calls(self.accounts.by_key, key)
+        found = await asyncio.to_thread(self.accounts.by_key, key)
         if found is None:
             raise Unauthenticated("the key is not a bot key this server issued", field="key")
         if found.status == BotStatus.REVOKED:
@@ -107,7 +107,7 @@ class LadderService:
         """Revoke ``name``: with its key, or by the API key that registered it."""
         account = await self.account(name)
         if key:
-            stored = await self.calls(self.accounts.by_key, key)
+            stored = await asyncio.to_thread(self.accounts.by_key, key)
             if stored is None or not hmac.compare_digest(stored.name, account.name):
                 raise Unauthenticated(f"the key is not bot {name}'s", field="key")
         elif not (caller.startswith("key:") and caller == account.owner):
@@ -116,7 +116,7 @@ class LadderService:
                 field="key",
             )
         if account.status != BotStatus.REVOKED:
-            await self.calls(
+            await asyncio.to_thread(
                 self.accounts.set_status, name, BotStatus.REVOKED, "revoked by its owner"
             )
         return await self.account(name)
@@ -124,19 +124,16 @@ class LadderService:
     # ------------------------------------------------------------------ standings
     async def standings(self, game_type: str, players: int) -> list[StandingRow]:
         spec = self.spec(game_type, players)
-        return await self.calls(_standings, self.accounts, self.ledger, spec.name)
+        return await asyncio.to_thread(self._standings, spec.name)
+
+    def _standings(self, ladder: str) -> list[StandingRow]:
+        revoked = [a.name for a in self.accounts.list(ladder) if a.status == BotStatus.REVOKED]
+        return self.ledger.standings(ladder, hidden=revoked)
 
     async def page(self, name: str, limit: int) -> BotPage:
         account = await self.account(name)
         limit = min(max(limit or 50, 1), MAX_HISTORY)
-        rows = await self.calls(_standings, self.accounts, self.ledger, account.ladder)
+        rows = await asyncio.to_thread(self._standings, account.ladder)
         standing = next((r for r in rows if r.bot == name), None)
-        games = await self.calls(self.ledger.history, name, limit)
+        games = await asyncio.to_thread(self.ledger.history, name, limit)
         return BotPage(account, standing, games)
-
-
-def _standings(accounts: Accounts, ledger: Ledger, ladder: str) -> list[StandingRow]:
-    """The ladder's standings without its revoked bots (one call, in a database process
-    when there are some: services/archive/calls.py)."""
-    revoked = [a.name for a in accounts.list(ladder) if a.status == BotStatus.REVOKED]
-    return ledger.standings(ladder, hidden=revoked)

@@ -153,7 +153,7 @@ class Sessions:
             )
         session = secrets.token_hex(8)
         slots = min(max(concurrency, 1), self.MAX_CONCURRENCY)
-        joined = await self.service.calls(
+        joined = await asyncio.to_thread(
             self.accounts.connect, account.name, session, slots, time.time() + self.PRESENCE
         )
         if joined is None:
@@ -226,13 +226,13 @@ class Sessions:
                 if time.monotonic() >= beat:
                     pairs = [(c.name, c.session) for c in connections]
                     until = time.time() + self.PRESENCE
-                    alive = await self.service.calls(self.accounts.heartbeats, pairs, until)
+                    alive = await asyncio.to_thread(self.accounts.heartbeats, pairs, until)
                     for connection in connections:
                         if (connection.name, connection.session) not in alive:
                             connection.gone = True
                     beat = time.monotonic() + self.HEARTBEAT
                 names = {c.name for c in connections if not c.gone}
-                playing = await self.service.calls(self.service.ledger.playing, names)
+                playing = await asyncio.to_thread(self.service.ledger.playing, names)
                 for connection in connections:
                     found = playing.get(connection.name, [])
                     connection.playing = {game_id: seat for game_id, seat, _ in found}
@@ -249,7 +249,7 @@ class Sessions:
     async def _let_go(self, name: str) -> Directive:
         """This connection is no longer the bot's runner: paused or revoked (the last
         directive says so), or replaced by a newer connection (an error)."""
-        account = await self.service.calls(self.accounts.get, name)
+        account = await asyncio.to_thread(self.accounts.get, name)
         if account is not None and account.status in (BotStatus.PAUSED, BotStatus.REVOKED):
             return Directive(PAUSED, bot=name, message=f"{account.status}: {account.reason}")
         raise FailedPrecondition(
@@ -386,8 +386,8 @@ class Sessions:
         self.host.runner.kick(game_id)  # a house bot may be to move next
         pending = self._moves.pop(name, None)
         if pending is not None:  # moves made before this fault end the row before it
-            await self.service.calls(self.accounts.record_moves, {name: pending})
-        in_row, paused = await self.service.calls(
+            await asyncio.to_thread(self.accounts.record_moves, {name: pending})
+        in_row, paused = await asyncio.to_thread(
             self.accounts.record_fault, name, fault, self.service.config.max_faults
         )
         message = f"{fault.value}: the fallback level played {notation} ({in_row} in a row)"
@@ -440,7 +440,7 @@ class Sessions:
         never change: kept once found (a miss is asked again)."""
         cached = self._seats.get((game_id, name))
         if cached is None:
-            cached = await self.service.calls(self.service.ledger.seats_of, game_id, name)
+            cached = await asyncio.to_thread(self.service.ledger.seats_of, game_id, name)
             if cached:
                 self._seats[(game_id, name)] = cached
                 self._trim_seats()
@@ -465,7 +465,7 @@ class Sessions:
         await asyncio.sleep(self.FLUSH)
         moves, self._moves = self._moves, {}
         try:
-            await self.service.calls(self.accounts.record_moves, moves)
+            await asyncio.to_thread(self.accounts.record_moves, moves)
         except Exception as exc:  # the archive is down: these counts are lost, play goes on
             log.warning("ladder: moves not counted: %s: %s", type(exc).__name__, exc)
 

@@ -37,9 +37,7 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
         "js-random": f"node {EXAMPLES / 'random_bot.js'}",
         "helper": f"{PYTHON} {EXAMPLES / 'helper_bot.py'}",
     }
-    # The SQL in a database process (services/archive/calls.py): the matchmaker's, the
-    # connections', the archiver's.
-    server = ladder_server(sqlite_url, quick(tables=4), database_processes=1)
+    server = ladder_server(sqlite_url, quick(tables=4))
     runners = []
     with server, Client(server.target) as client:
         # The round trips the runners measure reach the ladder's pacing (admission).
