@@ -4,7 +4,8 @@ code on the way. What it measures is what this machine and this stack (Python, g
 Redis, a bot program on a pipe) cost a move before gamehost adds anything.
 
     .venv/bin/python benchmarks/round_trip_floor.py [--bots 50] [--seconds 120]
-        [--rate 150] [--busy 0.0] [--redis URL] [--rounds 1]
+        [--rate 150] [--busy 0.0] [--thread-busy 0.0] [--runner one-thread|bot-run]
+        [--redis URL] [--rounds 1]
 
 - a server process: a grpc.aio server on uvloop with one bidirectional stream per
   runner, handled as PlayBot is (services/api/play_bot.py): each reply in a task of
@@ -19,7 +20,7 @@ Redis, a bot program on a pipe) cost a move before gamehost adds anything.
   requests from a queue) and one copy of the example bot
   (examples/bots/random_bot.py) on its stdin and stdout. One thread reads the stream,
   writes each act to the bot, reads its line, and sends it: fewer hand-overs than
-  `bot run`'s threads.
+  `bot run`'s threads (``--runner bot-run``: the same hand-overs as `bot run`'s).
 
 Left out, each of which only adds: the watch that finds the next act, the seat's view,
 the matchmaker, ratings and the archive (PostgreSQL), house bots, the Celery worker.
@@ -181,9 +182,8 @@ def _server(*args) -> None:
     asyncio.run(_serve(*args))
 
 
-def _runner(port: int, seconds: float, results) -> None:
-    """One runner and its bot: (round trip, answer, handler) in ms per move."""
-    bot = subprocess.Popen(
+def _bot() -> subprocess.Popen:
+    return subprocess.Popen(
         [sys.executable, str(BOT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -191,6 +191,11 @@ def _runner(port: int, seconds: float, results) -> None:
         text=True,
         bufsize=1,
     )
+
+
+def _runner(port: int, seconds: float, results) -> None:
+    """One runner and its bot, one thread: (round trip, answer, handler) in ms per move."""
+    bot = _bot()
     assert bot.stdin is not None and bot.stdout is not None
     moves: list[tuple[float, float, float]] = []
     requests: queue.SimpleQueue = queue.SimpleQueue()
@@ -224,6 +229,68 @@ def _runner(port: int, seconds: float, results) -> None:
     bot.stdin.close()
     bot.wait(10)
     results.put(moves)
+
+
+def _threaded_runner(port: int, seconds: float, results) -> None:
+    """As `bot run` hands a move around (gamehost/runner.py, gamehost/bot_link.py): the
+    stream's reader thread queues each act for the copy's thread, which writes it to
+    the bot, takes its line from the bot's reader thread, sends it, and waits for the
+    stream's reader to hand the answer back."""
+    bot = _bot()
+    assert bot.stdin is not None and bot.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    inbox: queue.Queue[tuple[bytes, float] | None] = queue.Queue()
+    answered = threading.Event()
+    answer = [b""]
+    moves: list[tuple[float, float, float]] = []
+    requests: queue.SimpleQueue = queue.SimpleQueue()
+
+    def read_bot() -> None:
+        for line in bot.stdout:
+            lines.put(line)
+
+    def copy() -> None:
+        while (item := inbox.get()) is not None:
+            message, arrived = item
+            written = time.perf_counter()
+            bot.stdin.write(message[1 + VERSION.size :].decode() + "\n")
+            bot.stdin.flush()
+            line = lines.get(timeout=10)
+            returned = time.perf_counter()
+            answered.clear()
+            requests.put(REPLY + message[1 : 1 + VERSION.size] + line.strip().encode())
+            answered.wait(10)
+            now = time.perf_counter()
+            (handled,) = SECONDS.unpack_from(answer[0], 1 + VERSION.size)
+            bot_ms = returned - written
+            moves.append(((now - arrived - bot_ms) * 1000, (now - returned) * 1000, handled * 1000))
+
+    threading.Thread(target=read_bot, daemon=True).start()
+    copying = threading.Thread(target=copy)
+    copying.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)(
+            iter(requests.get, None)
+        )
+        end = time.monotonic() + seconds
+        for message in call:
+            if message[:1] == ACT:
+                if time.monotonic() >= end:
+                    break
+                inbox.put((message, time.perf_counter()))
+            elif message[:1] == ANSWER:
+                answer[0] = message
+                answered.set()
+        requests.put(None)
+        call.cancel()
+    inbox.put(None)
+    copying.join()
+    bot.stdin.close()
+    bot.wait(10)
+    results.put(moves)
+
+
+RUNNERS = {"one-thread": _runner, "bot-run": _threaded_runner}
 
 
 def _percentiles(values: list[float]) -> str:
@@ -263,6 +330,13 @@ def main() -> None:
     )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--runner",
+        choices=sorted(RUNNERS),
+        default="one-thread",
+        help="one-thread: one thread does a runner's work; bot-run: its threads hand "
+        "each move on as `gamehost bot run`'s do",
+    )
     args = parser.parse_args()
     if not 0 <= args.busy < 1:
         parser.error("--busy is a fraction: 0 or more, under 1")
@@ -283,7 +357,9 @@ def main() -> None:
         for _ in range(args.rounds):
             results: multiprocessing.Queue = multiprocessing.Queue()
             runners = [
-                multiprocessing.Process(target=_runner, args=(port, args.seconds, results))
+                multiprocessing.Process(
+                    target=RUNNERS[args.runner], args=(port, args.seconds, results)
+                )
                 for _ in range(args.bots)
             ]
             for runner in runners:
@@ -300,7 +376,7 @@ def main() -> None:
             ours = _children_cpu() - children
             print(
                 f"{len(moves)} moves in {elapsed:.0f} s ({len(moves) / elapsed:.0f} a second), "
-                f"{args.bots} runners, server loop busy besides: {args.busy:g}, "
+                f"{args.bots} runners ({args.runner}), server loop busy besides: {args.busy:g}, "
                 f"a thread besides: {args.thread_busy:g}",
                 flush=True,
             )
