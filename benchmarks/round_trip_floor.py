@@ -41,7 +41,6 @@ import os
 import pathlib
 import queue
 import random
-import socket
 import struct
 import subprocess
 import sys
@@ -51,11 +50,16 @@ import uuid
 
 import grpc
 import psutil
-import redis
 import redis.asyncio as aioredis
 import uvloop
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.answer_paths import _busy, _identity  # noqa: E402
+from benchmarks.peer_server import _delete_prefix, free_port  # noqa: E402
+
 BOT = ROOT / "examples" / "bots" / "random_bot.py"
 SERVICE = "bench.Floor"
 ACT, REPLY, ANSWER = b"A", b"R", b"N"
@@ -80,16 +84,6 @@ def act_line(game_id: str, version: int) -> str:
     legal = [{"id": i, "notation": f"move {i}"} for i in range(6)]
     message = {"type": "act", "game_id": game_id, "seat": 0, "state": state, "legal": legal}
     return json.dumps({**message, "ms_left": 10_000}, separators=(",", ":"))
-
-
-def _identity(data: bytes) -> bytes:
-    return data
-
-
-def _busy(ms: float) -> None:
-    end = time.perf_counter() + ms / 1000
-    while time.perf_counter() < end:
-        pass
 
 
 def _thread_work(fraction: float) -> None:
@@ -340,9 +334,7 @@ def main() -> None:
     args = parser.parse_args()
     if not 0 <= args.busy < 1:
         parser.error("--busy is a fraction: 0 or more, under 1")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     prefix = f"floor-{uuid.uuid4().hex[:8]}"
     gap = args.bots / args.rate
     ready = multiprocessing.Event()
@@ -392,10 +384,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.join(10)
-        store = redis.Redis.from_url(args.redis)
-        for key in store.scan_iter(match=f"{prefix}:*", count=1000):
-            store.delete(key)
-        store.close()
+        _delete_prefix(args.redis, prefix)
 
 
 if __name__ == "__main__":
