@@ -4,7 +4,7 @@ code on the way. What it measures is what this machine and this stack (Python, g
 Redis, a bot program on a pipe) cost a move before gamehost adds anything.
 
     .venv/bin/python benchmarks/round_trip_floor.py [--bots 50] [--seconds 120]
-        [--rate 150] [--busy 0.0] [--thread-busy 0.0] [--runner one-thread|bot-run]
+        [--rate 200] [--busy 0.0] [--thread-busy 0.0] [--runner one-thread|bot-run]
         [--redis URL] [--rounds 1]
 
 - a server process: a grpc.aio server on uvloop with one bidirectional stream per
@@ -58,7 +58,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.answer_paths import _busy, _identity  # noqa: E402
-from benchmarks.peer_server import _delete_prefix, free_port  # noqa: E402
+from benchmarks.peer_server import _delete_prefix, cpu_seconds, free_port, quantile  # noqa: E402
 
 BOT = ROOT / "examples" / "bots" / "random_bot.py"
 SERVICE = "bench.Floor"
@@ -187,6 +187,22 @@ def _bot() -> subprocess.Popen:
     )
 
 
+def _stream(channel: grpc.Channel, requests: queue.SimpleQueue):
+    """The runner's one call: its requests from ``requests`` (None ends them)."""
+    play = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)
+    return play(iter(requests.get, None))
+
+
+def _move(
+    arrived: float, written: float, returned: float, now: float, answer: bytes
+) -> tuple[float, float, float]:
+    """A move's figures in ms: the round trip less the bot's own time (``written`` to
+    ``returned``), the answer (its line sent to the answer back), the server's handler."""
+    (handled,) = SECONDS.unpack_from(answer, 1 + VERSION.size)
+    bot = returned - written
+    return (now - arrived - bot) * 1000, (now - returned) * 1000, handled * 1000
+
+
 def _runner(port: int, seconds: float, results) -> None:
     """One runner and its bot, one thread: (round trip, answer, handler) in ms per move."""
     bot = _bot()
@@ -194,9 +210,7 @@ def _runner(port: int, seconds: float, results) -> None:
     moves: list[tuple[float, float, float]] = []
     requests: queue.SimpleQueue = queue.SimpleQueue()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)(
-            iter(requests.get, None)
-        )
+        call = _stream(channel, requests)
         end = time.monotonic() + seconds
         arrived = written = returned = 0.0
         for message in call:
@@ -213,11 +227,7 @@ def _runner(port: int, seconds: float, results) -> None:
                 returned = time.perf_counter()
                 requests.put(REPLY + version + line.strip().encode())
             elif message[:1] == ANSWER:
-                (handled,) = SECONDS.unpack_from(message, 1 + VERSION.size)
-                bot_ms = returned - written
-                moves.append(
-                    ((now - arrived - bot_ms) * 1000, (now - returned) * 1000, handled * 1000)
-                )
+                moves.append(_move(arrived, written, returned, now, message))
         requests.put(None)
         call.cancel()
     bot.stdin.close()
@@ -254,18 +264,13 @@ def _threaded_runner(port: int, seconds: float, results) -> None:
             answered.clear()
             requests.put(REPLY + message[1 : 1 + VERSION.size] + line.strip().encode())
             answered.wait(10)
-            now = time.perf_counter()
-            (handled,) = SECONDS.unpack_from(answer[0], 1 + VERSION.size)
-            bot_ms = returned - written
-            moves.append(((now - arrived - bot_ms) * 1000, (now - returned) * 1000, handled * 1000))
+            moves.append(_move(arrived, written, returned, time.perf_counter(), answer[0]))
 
     threading.Thread(target=read_bot, daemon=True).start()
     copying = threading.Thread(target=copy)
     copying.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)(
-            iter(requests.get, None)
-        )
+        call = _stream(channel, requests)
         end = time.monotonic() + seconds
         for message in call:
             if message[:1] == ACT:
@@ -289,16 +294,8 @@ RUNNERS = {"one-thread": _runner, "bot-run": _threaded_runner}
 
 def _percentiles(values: list[float]) -> str:
     ordered = sorted(values)
-
-    def at(q: float) -> float:
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-    return f"p50 {at(0.5):.2f} ms, p90 {at(0.9):.2f} ms, p99 {at(0.99):.2f} ms"
-
-
-def _cpu(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system + times.children_user + times.children_system
+    p50, p90, p99 = (quantile(ordered, q) for q in (0.5, 0.9, 0.99))
+    return f"p50 {p50:.2f} ms, p90 {p90:.2f} ms, p99 {p99:.2f} ms"
 
 
 def _children_cpu() -> float:
@@ -317,7 +314,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=120.0)
-    parser.add_argument("--rate", type=float, default=150.0, help="acts a second, all runners")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=200.0,
+        help="acts a second, all runners (200: ladder_load.py --bots 50's pace)",
+    )
     parser.add_argument("--busy", type=float, default=0.0, help="the server loop's other work")
     parser.add_argument(
         "--thread-busy", type=float, default=0.0, help="a thread's Python work besides"
@@ -356,7 +358,7 @@ def main() -> None:
             ]
             for runner in runners:
                 runner.start()
-            server_cpu, machine = _cpu(psutil.Process(server.pid)), _machine_busy()
+            server_cpu, machine = cpu_seconds(server.pid), _machine_busy()
             children = _children_cpu()
             started = time.monotonic()
             moves = [m for _ in runners for m in results.get()]
@@ -374,7 +376,7 @@ def main() -> None:
             )
             for name, column in (("round trip", 0), ("answer", 1), ("server handler", 2)):
                 print(f"  {name:15s} {_percentiles([m[column] for m in moves])}", flush=True)
-            server_now = _cpu(psutil.Process(server.pid))
+            server_now = cpu_seconds(server.pid)
             print(
                 f"  CPU, % of one core: server {100 * (server_now - server_cpu) / elapsed:.0f}, "
                 f"runners and bots {100 * ours / elapsed:.0f}, "
