@@ -436,7 +436,8 @@ class Client:
 
     def play_bot(self, key: str, concurrency: int = 1) -> BotLink:
         """A runner's connection on one PlayBot call: ``directives()`` as ConnectBot's,
-        and ``reply()`` as BotReply, over the same stream (not retried: connect again)."""
+        and ``reply()`` as BotReply, over the same stream. The stream is not retried
+        (connect again); an answer of UNAVAILABLE is sent again, with ``retries``."""
         return BotLink(
             self._stub.PlayBot,
             key,
