@@ -60,7 +60,7 @@ class _Stale(Exception):
 
 class Submitting:
     """``GameHost.submit_action`` and its steps; ``GameHost`` provides ``store``,
-    ``load``, ``viewer``, ``_recent``, ``_keep_position`` and ``_kick_bots``."""
+    ``hub``, ``load``, ``viewer``, ``_recent``, ``_keep_position`` and ``_kick_bots``."""
 
     async def submit_action(
         self,
@@ -142,11 +142,16 @@ class Submitting:
         text = state.action_to_string(chosen)
         step = steps.play_on(snapshot, state, chosen)
         result = {"version": step.version, "action": chosen, "notation": text}
-        committed = await steps.commit_step(self.store, snapshot, step, attempt.request_key, result)
+        # The watches here get the commit's event once it is answered and kept.
+        with self.hub.commits.committing(snapshot.game_id):
+            committed = await steps.commit_step(
+                self.store, snapshot, step, attempt.request_key, result
+            )
+            if committed.outcome is CommitOutcome.APPLIED:
+                self._remember(snapshot, step, committed)
         if committed.outcome is CommitOutcome.APPLIED:
             metrics.ACTIONS.labels(meta.game_type).inc()
             metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
-            self._remember(snapshot, step, committed)
             self._kick_bots(snapshot, step.state)
             return Submitted(**result, duplicate=False)
         if committed.outcome is CommitOutcome.DUPLICATE:

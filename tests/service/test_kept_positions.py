@@ -7,6 +7,7 @@ stores, with two replicas (two hosts; on Redis, two connections)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import pytest
@@ -169,3 +170,65 @@ async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, reque
         loads.on = False
         after = await second.get_state(game_id, tokens[mover])
         assert after.snapshot.version == moved.version and not moved.duplicate
+
+
+async def test_a_commit_is_answered_before_its_event_reaches_this_replicas_watches(store, request):
+    """On Redis a commit's event (the watch hub's blocked XREAD) and the commit's own
+    reply come back at once, either first. The replica's watches get the event once
+    the commit has its reply: the committer is answered first, and the next seat's
+    legal actions come from the position the commit wrote, with no store read."""
+    async with _two_replicas(store, request) as (first, second):
+        loads = _CountedLoads(store)
+        game_id, seat, tokens, newest = await _moved_elsewhere(first, second)
+        async with contextlib.AsyncExitStack() as open_:
+            streams = [
+                await open_.enter_async_context(
+                    contextlib.aclosing(first.watch(game_id, tokens[s], newest.last_event_id - 1))
+                )
+                for s in (0, 1)
+            ]
+            for stream in streams:
+                event, _ = await anext(stream)
+                assert event.event_id == newest.last_event_id
+            view = await first.view_at(game_id, tokens[seat], newest.last_event_id)
+            # Both streams wait for the move's event while it is committed.
+            waiting = [asyncio.ensure_future(anext(stream)) for stream in streams]
+            delivered = asyncio.gather(*waiting)
+            held = asyncio.Event()  # the hub holds the event for the commit's reply
+            replied = first.hub.commits.replied
+
+            async def replied_and_tell(sources):
+                if game_id in sources:
+                    held.set()
+                await replied(sources)
+
+            first.hub.commits.replied = replied_and_tell
+            writing = store.write
+
+            async def reply_after_the_event(commit):
+                # The commit's reply is handled once the hub has its event: held
+                # for the reply, or else delivered to both streams.
+                done = await writing(commit)
+                holding = asyncio.ensure_future(held.wait())
+                await asyncio.wait([holding, delivered], return_when=asyncio.FIRST_COMPLETED)
+                holding.cancel()
+                return done
+
+            store.write = reply_after_the_event
+            loads.on = True
+            done = await first.submit_action(
+                game_id,
+                tokens[seat],
+                expected_version=newest.version,
+                action=view.legal_actions[0][0],
+            )
+            events = await delivered
+            loads.on = False
+            store.write = writing
+            stored = await second.get_state(game_id, tokens[0])
+            assert stored.snapshot.version == done.version
+            event, seen = events[stored.to_move]
+            assert event.event_id == stored.snapshot.last_event_id  # the move's one event
+            assert seen["legal"] == stored.legal_actions
+            assert loads.count == 0  # the legal actions came from the kept position
+            assert held.is_set()
