@@ -1,0 +1,182 @@
+"""A move's commit on Redis with and without watches of its game on the same replica
+(docs/ladder.md, "At light load"). One event loop, nothing else on it: a
+``GameHost`` on a Redis store plays 2-player Cité games by SubmitAction, one move at
+a time, and times each move's ``store.write`` (the commit script's round trip) and its
+whole SubmitAction, in three ways, alternated ``--rounds`` times:
+
+- ``unwatched``: no stream watches the game;
+- ``watched``: both seats' streams watch it (the ladder's two feeds), each taking
+  its events as they come, as a client's WatchGame does;
+- ``watched, not held``: the same, with the watch hub handing a game's events to its
+  watches at once, not after this replica's commit there has its reply
+  (``services.watch.hub.CommitsInFlight``; changed here only, never in gamehost).
+
+    .venv/bin/python benchmarks/commit_watch.py [--redis URL] [--games 20] [--rounds 3]
+
+Prints, per way, the commit's and the SubmitAction's p50/p99 in ms, and the store's
+reads of the game per move besides the driver's own (a watch reads the seat's legal
+actions from the store when it had the event before the commit's reply kept the
+position). Its keys are removed after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+import uvloop
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from services.kinds import SeatKind  # noqa: E402
+from services.play.host import GameHost, SeatSpec  # noqa: E402
+from services.stores.redis_store import RedisStore  # noqa: E402
+from services.turns import clock  # noqa: E402
+from services.watch.hub import CommitsInFlight  # noqa: E402
+
+WAYS = ("unwatched", "watched", "watched, not held")
+
+
+class _NoRunner:
+    def kick(self, game_id: str) -> None:
+        return None
+
+
+class _Timed:
+    """The store's commits and game reads, timed and counted."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.commits: list[float] = []
+        self.loads = 0  # besides the driver's
+        self.driving = False  # the driver reads: not counted
+        write, load = store.write, store.load
+
+        async def timed_write(commit):
+            started = time.perf_counter()
+            try:
+                return await write(commit)
+            finally:
+                self.commits.append(time.perf_counter() - started)
+
+        async def counted_load(game_id, request_key=None):
+            self.loads += not self.driving
+            return await load(game_id, request_key)
+
+        store.write, store.load = timed_write, counted_load
+
+
+async def _not_held(self, sources: Iterable) -> None:
+    return None
+
+
+async def _play(host: GameHost, timed: _Timed, seed: int, watched: bool) -> list[float]:
+    """One game played out by SubmitAction; each move's time."""
+    timer = clock.Timer(600.0, 60.0, "random", 3)  # timed, as every ladder game is
+    people = [SeatSpec(SeatKind.HUMAN), SeatSpec(SeatKind.HUMAN)]
+    created = await host.create_game("cite", people, {}, seed=seed, timer=timer)
+    game_id = created.snapshot.game_id
+    tokens = dict([await host.join_game(game_id, seat, "") for seat in (0, 1)])
+    watches: list[asyncio.Task] = []
+
+    async def follow(token: str) -> None:
+        async for _ in host.watch(game_id, token, 0):
+            pass
+
+    if watched:
+        watches = [asyncio.create_task(follow(tokens[seat])) for seat in (0, 1)]
+    moves = []
+
+    async def read(seat: int):
+        timed.driving = True
+        try:
+            return await host.get_state(game_id, tokens[seat])
+        finally:
+            timed.driving = False
+
+    try:
+        view = await read(0)
+        while not view.over:
+            view = await read(view.to_move)
+            action = view.legal_actions[0][0]
+            started = time.perf_counter()
+            await host.submit_action(
+                game_id, tokens[view.to_move], expected_version=view.snapshot.version, action=action
+            )
+            moves.append(time.perf_counter() - started)
+            view = await read(0)
+    finally:
+        for task in watches:
+            task.cancel()
+        await asyncio.gather(*watches, return_exceptions=True)
+    return moves
+
+
+def _ms(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def main(args: argparse.Namespace) -> None:
+    prefix = f"commit-watch-{uuid.uuid4().hex[:8]}"
+    store = RedisStore.from_url(args.redis, prefix=prefix)
+    await store.settle_layout()
+    timed = _Timed(store)
+    host = GameHost(store, _NoRunner())
+    held = CommitsInFlight.replied
+    figures: dict[str, dict[str, list[float] | int]] = {
+        way: {"commits": [], "moves": [], "loads": 0} for way in WAYS
+    }
+    try:
+        seed = 0
+        for _ in range(args.rounds):
+            for way in WAYS:
+                CommitsInFlight.replied = _not_held if way == "watched, not held" else held
+                timed.commits.clear()
+                loads_before = timed.loads
+                moves: list[float] = []
+                for _ in range(args.games):
+                    seed += 1
+                    moves += await _play(host, timed, seed, way != "unwatched")
+                figure = figures[way]
+                figure["commits"] += timed.commits  # type: ignore[operator]
+                figure["moves"] += moves  # type: ignore[operator]
+                figure["loads"] += timed.loads - loads_before  # type: ignore[operator]
+    finally:
+        CommitsInFlight.replied = held
+        await host.hub.close()
+        redis = store._redis
+        keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]
+        for start in range(0, len(keys), 500):
+            await redis.delete(*keys[start : start + 500])
+        await store.close()
+    print(f"{args.games} games a way, {args.rounds} rounds, alternated; ms p50 / p99")
+    print(f"{'way':20} {'commit':>16} {'SubmitAction':>16} {'moves':>7}")
+    for way in WAYS:
+        figure = figures[way]
+        commits, moves = figure["commits"], figure["moves"]
+        assert isinstance(commits, list) and isinstance(moves, list)
+        print(
+            f"{way:20} {_ms(commits, 0.5):7.2f} / {_ms(commits, 0.99):5.2f}"
+            f" {_ms(moves, 0.5):7.2f} / {_ms(moves, 0.99):5.2f} {len(moves):7d}"
+        )
+    print("store reads of the game per move, besides the driver's:")
+    for way in WAYS:
+        figure = figures[way]
+        moves = figure["moves"]
+        assert isinstance(moves, list)
+        print(f"  {way}: {int(figure['loads']) / max(1, len(moves)):.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--games", type=int, default=20, help="games per way per round")
+    parser.add_argument("--rounds", type=int, default=3)
+    uvloop.run(main(parser.parse_args()))
