@@ -4,7 +4,7 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--out FILE]
+        [--processes N] [--target-ms MS] [--tables N] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -198,7 +198,14 @@ def main() -> None:
         default=2.0,
         help="gamehost serve --ladder-target-ms: fewer open sets while the bots' round "
         "trips run this much longer than their fastest (or the server's event loop this "
-        "late); 0: always --ladder-tables (bots + 2)",
+        "late); 0: always --tables",
+    )
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=0,
+        help="gamehost serve --ladder-tables: the most duplicate sets open at once; "
+        "0: bots + 2 (every bot can be in a set)",
     )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
@@ -231,7 +238,8 @@ def main() -> None:
         serve += ["--metrics-port", str(metrics_port)]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
-        serve += ["--ladder-tables", str(args.bots + 2), "--ladder-registrations", "0"]
+        tables = args.tables or args.bots + 2
+        serve += ["--ladder-tables", str(tables), "--ladder-registrations", "0"]
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
         server = gamehost(serve, work / "server.log", celery)
@@ -355,6 +363,7 @@ def main() -> None:
             "think_ms": args.think_ms,
             "processes": args.processes,
             "target_ms": args.target_ms,
+            "tables": tables,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
