@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.peer_server import quantile  # noqa: E402
 from services.kinds import SeatKind  # noqa: E402
 from services.play.host import GameHost, SeatSpec  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
@@ -119,8 +120,7 @@ async def _play(host: GameHost, timed: _Timed, seed: int, watched: bool) -> list
 
 
 def _ms(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+    return 1000 * quantile(sorted(values), share)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -130,9 +130,9 @@ async def main(args: argparse.Namespace) -> None:
     timed = _Timed(store)
     host = GameHost(store, _NoRunner())
     held = CommitsInFlight.replied
-    figures: dict[str, dict[str, list[float] | int]] = {
-        way: {"commits": [], "moves": [], "loads": 0} for way in WAYS
-    }
+    commits: dict[str, list[float]] = {way: [] for way in WAYS}
+    moves: dict[str, list[float]] = {way: [] for way in WAYS}
+    loads = dict.fromkeys(WAYS, 0)
     try:
         seed = 0
         for _ in range(args.rounds):
@@ -140,14 +140,11 @@ async def main(args: argparse.Namespace) -> None:
                 CommitsInFlight.replied = _not_held if way == "watched, not held" else held
                 timed.commits.clear()
                 loads_before = timed.loads
-                moves: list[float] = []
                 for _ in range(args.games):
                     seed += 1
-                    moves += await _play(host, timed, seed, way != "unwatched")
-                figure = figures[way]
-                figure["commits"] += timed.commits  # type: ignore[operator]
-                figure["moves"] += moves  # type: ignore[operator]
-                figure["loads"] += timed.loads - loads_before  # type: ignore[operator]
+                    moves[way] += await _play(host, timed, seed, way != "unwatched")
+                commits[way] += timed.commits
+                loads[way] += timed.loads - loads_before
     finally:
         CommitsInFlight.replied = held
         await host.hub.close()
@@ -159,19 +156,13 @@ async def main(args: argparse.Namespace) -> None:
     print(f"{args.games} games a way, {args.rounds} rounds, alternated; ms p50 / p99")
     print(f"{'way':20} {'commit':>16} {'SubmitAction':>16} {'moves':>7}")
     for way in WAYS:
-        figure = figures[way]
-        commits, moves = figure["commits"], figure["moves"]
-        assert isinstance(commits, list) and isinstance(moves, list)
         print(
-            f"{way:20} {_ms(commits, 0.5):7.2f} / {_ms(commits, 0.99):5.2f}"
-            f" {_ms(moves, 0.5):7.2f} / {_ms(moves, 0.99):5.2f} {len(moves):7d}"
+            f"{way:20} {_ms(commits[way], 0.5):7.2f} / {_ms(commits[way], 0.99):5.2f}"
+            f" {_ms(moves[way], 0.5):7.2f} / {_ms(moves[way], 0.99):5.2f} {len(moves[way]):7d}"
         )
     print("store reads of the game per move, besides the driver's:")
     for way in WAYS:
-        figure = figures[way]
-        moves = figure["moves"]
-        assert isinstance(moves, list)
-        print(f"  {way}: {int(figure['loads']) / max(1, len(moves)):.2f}")
+        print(f"  {way}: {loads[way] / max(1, len(moves[way])):.2f}")
 
 
 if __name__ == "__main__":
