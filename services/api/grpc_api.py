@@ -406,9 +406,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @duplex
     async def PlayBot(self, requests, context):
-        async with contextlib.aclosing(play_bot(self._sessions, requests)) as messages:
-            async for message in messages:
-                yield message
+        await play_bot(self._sessions, requests, context.write)
 
     @unary
     async def BotReply(self, request, context):

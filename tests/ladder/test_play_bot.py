@@ -4,6 +4,7 @@ refusals included, and a refused reply leaves the stream open."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
@@ -27,20 +28,28 @@ from tests.ladder.conftest import (
 D = pb.BotDirective
 R = pb.BotReplyResponse
 ANSWERS = "gamehost_ladder_answer_seconds_count"
+SENT = "grpc_server_msg_sent_total"
+PLAY_BOT = {
+    "grpc_type": "bidi_stream",
+    "grpc_service": "gamehost.v1.GameHost",
+    "grpc_method": "PlayBot",
+}
 
 
 class Linked:
     """``Client.play_bot`` with its directives read on a thread of its own."""
 
-    def __init__(self, client: Client, key: str) -> None:
-        self.link = client.play_bot(key)
+    def __init__(self, client: Client, key: str, concurrency: int = 1) -> None:
+        self.link = client.play_bot(key, concurrency)
         self.directives: queue.Queue = queue.Queue()
+        self.read = 0  # directives the stream brought
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         try:
             for directive in self.link.directives():
+                self.read += 1
                 self.directives.put(directive)
         except GameError as exc:
             self.directives.put(exc)
@@ -71,6 +80,7 @@ def test_directives_and_answers_share_one_call_and_a_refusal_leaves_it_open(sqli
     with server, Client(server.target) as client:
         key = client.register_bot("duplex", "cite", 2).key
         answered_before = REGISTRY.get_sample_value(ANSWERS) or 0.0
+        sent_before = REGISTRY.get_sample_value(SENT, PLAY_BOT) or 0.0
         linked = Linked(client, key)
         welcome = linked.next()
         assert welcome.kind == D.WELCOME and welcome.bot == "duplex"
@@ -108,6 +118,10 @@ def test_directives_and_answers_share_one_call_and_a_refusal_leaves_it_open(sqli
         answered = REGISTRY.get_sample_value(ANSWERS) - answered_before
         assert answered == 2 + 2 * moves  # the refusal, the stale one, the moves twice
         linked.close()
+        # The server counted every message it wrote on the call, directives and answers
+        # (and maybe a directive written as the runner closed, never read).
+        sent = REGISTRY.get_sample_value(SENT, PLAY_BOT) - sent_before
+        assert sent >= linked.read + answered
         with pytest.raises(GameError) as closed:  # no reply after the runner closed
             linked.link.reply(game_id, 1, '{"id": 0}')
         assert closed.value.code == grpc.StatusCode.CANCELLED
@@ -144,6 +158,45 @@ def test_a_call_that_does_not_open_with_a_good_connect_is_refused(sqlite_url):
         with pytest.raises(GameError) as refused:
             next(iter(client.play_bot("ghb_not_a_key").directives()))
         assert refused.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_runner_with_several_copies_has_its_replies_handled_side_by_side(sqlite_url):
+    # With --concurrency N the copies answer independently: a reply still being handled
+    # holds up none sent after it. (A runner of one copy sends one reply at a time, and
+    # its replies are handled in the order they come.) Here the playable reply waits on
+    # the server until the stale one sent after it has been handled.
+    server = ladder_server(sqlite_url, quick())
+    with server, Client(server.target) as client:
+        key = client.register_bot("copies", "cite", 2).key
+        sessions = server.running.sessions
+        handle = sessions.reply
+        stale_handled = asyncio.Event()
+
+        async def reply(key, game_id, version, line, error, last_round_trip_ms=0.0):
+            if version == act.version:
+                await asyncio.wait_for(stale_handled.wait(), 60)
+            try:
+                return await handle(key, game_id, version, line, error, last_round_trip_ms)
+            finally:
+                stale_handled.set()
+
+        sessions.reply = reply
+        linked = Linked(client, key, concurrency=2)
+        act = linked.next(D.ACT)
+        first = json.loads(act.line)["legal"][0]["id"]
+        played: queue.Queue = queue.Queue()
+        playing = threading.Thread(
+            target=lambda: played.put(
+                linked.link.reply(act.game_id, act.version, json.dumps({"id": first}))
+            ),
+            daemon=True,
+        )
+        playing.start()
+        stale = linked.link.reply(act.game_id, act.version + 7, '{"id": 0}')
+        assert stale.outcome == R.STALE
+        answer = played.get(timeout=90)
+        assert answer.outcome == R.PLAYED and answer.version > act.version
+        linked.close()
 
 
 class _StandIn:
