@@ -26,8 +26,9 @@ for the same reason. It prints:
   Prometheus does);
 - CPU in the window, in % of one core: the server's, the worker's, the runners' with
   their bots', and the whole machine's (all its cores: 200% is a 2-core machine
-  saturated). The server's event loop runs on one core: near 100% it is saturated
-  and every call queues; a machine near its cores' total queues every process;
+  saturated), and of that the time the host gave another machine (``stolen``: a
+  shared host's noise). The server's event loop runs on one core: near 100% it is
+  saturated and every call queues; a machine near its cores' total queues every process;
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
 - the ladder's admission of games (services/ladder/admission.py): the limit on open
@@ -287,6 +288,9 @@ def main() -> None:
             }
             times = psutil.cpu_times()
             used["machine"] = sum(times) - times.idle - getattr(times, "iowait", 0.0)
+            # Of which stolen: the host ran another machine on our cores (a shared
+            # host's noise, not this machine's load).
+            used["stolen"] = getattr(times, "steal", 0.0)
             return used
 
         cpu_at_start = cpu_now()

@@ -406,7 +406,9 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @duplex
     async def PlayBot(self, requests, context):
-        await play_bot(self._sessions, requests, context.write)
+        async with contextlib.aclosing(play_bot(self._sessions, requests)) as messages:
+            async for message in messages:
+                yield message
 
     @unary
     async def BotReply(self, request, context):

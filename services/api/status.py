@@ -122,21 +122,20 @@ def streaming(method: Callable) -> Callable:
     return wrapper
 
 
-async def _admitted(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    async for request in requests:
-        _admit(request)
-        yield request
-
-
 def duplex(method: Callable) -> Callable:
-    """``unary`` for bidirectional calls whose method writes its messages itself
-    (``context.write``, from whichever of its tasks has one) and returns None: each
-    request is checked as it arrives."""
+    """``streaming`` for bidirectional calls: each request is checked as it arrives."""
 
     @functools.wraps(method)
-    async def wrapper(self: Any, requests: AsyncIterator[Any], context: Any) -> None:
+    async def wrapper(self: Any, requests: AsyncIterator[Any], context: Any) -> Any:
+        async def admitted() -> AsyncIterator[Any]:
+            async for request in requests:
+                _admit(request)
+                yield request
+
         try:
-            await method(self, _admitted(requests), context)
+            async with contextlib.aclosing(method(self, admitted(), context)) as items:
+                async for item in items:
+                    yield item
         except grpc.aio.AbortError:
             raise
         except Exception as exc:

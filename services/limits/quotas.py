@@ -182,11 +182,7 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key:
         try:
             # request: the request, or for bidirectional calls (PlayBot) their iterator
             streamed = handler.unary_stream or handler.stream_stream
-            replies = streamed(request, context)
-            if not hasattr(replies, "__aiter__"):  # a handler that writes itself (PlayBot)
-                await replies
-                return
-            async with contextlib.aclosing(replies) as items:
+            async with contextlib.aclosing(streamed(request, context)) as items:
                 async for item in items:
                     yield item
         finally:

@@ -180,22 +180,6 @@ def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable
     return wrapper
 
 
-class _CountedWrites:
-    """A call's context whose ``write`` counts the message sent: for a handler that
-    writes its messages itself (PlayBot). Everything else is the context's own."""
-
-    def __init__(self, context: grpc.aio.ServicerContext, call: _Call) -> None:
-        self._context = context
-        self._call = call
-
-    async def write(self, message: Any) -> None:
-        await self._context.write(message)
-        self._call.sent()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._context, name)
-
-
 def _server_stream(
     behavior: Callable[..., Any], method: str, grpc_type: str = "server_stream"
 ) -> Callable[..., Awaitable[None]]:
@@ -210,7 +194,7 @@ def _server_stream(
         streams.inc()
         error: BaseException | None = None
         try:
-            replies = behavior(request, _CountedWrites(context, call))
+            replies = behavior(request, context)
             if hasattr(replies, "__aiter__"):
                 async with contextlib.aclosing(replies):
                     async for reply in replies:

@@ -162,9 +162,8 @@ def test_a_call_that_does_not_open_with_a_good_connect_is_refused(sqlite_url):
 
 def test_a_runner_with_several_copies_has_its_replies_handled_side_by_side(sqlite_url):
     # With --concurrency N the copies answer independently: a reply still being handled
-    # holds up none sent after it. (A runner of one copy sends one reply at a time, and
-    # its replies are handled in the order they come.) Here the playable reply waits on
-    # the server until the stale one sent after it has been handled.
+    # holds up none sent after it on the same call. Here the playable reply waits on the
+    # server until the stale one sent after it has been handled.
     server = ladder_server(sqlite_url, quick())
     with server, Client(server.target) as client:
         key = client.register_bot("copies", "cite", 2).key
