@@ -167,6 +167,8 @@ def test_a_runner_with_several_copies_has_its_replies_handled_side_by_side(sqlit
     server = ladder_server(sqlite_url, quick())
     with server, Client(server.target) as client:
         key = client.register_bot("copies", "cite", 2).key
+        linked = Linked(client, key, concurrency=2)
+        act = linked.next(D.ACT)
         sessions = server.running.sessions
         handle = sessions.reply
         stale_handled = asyncio.Event()
@@ -179,9 +181,7 @@ def test_a_runner_with_several_copies_has_its_replies_handled_side_by_side(sqlit
             finally:
                 stale_handled.set()
 
-        sessions.reply = reply
-        linked = Linked(client, key, concurrency=2)
-        act = linked.next(D.ACT)
+        sessions.reply = reply  # before this test's first reply
         first = json.loads(act.line)["legal"][0]["id"]
         played: queue.Queue = queue.Queue()
         playing = threading.Thread(
