@@ -9,10 +9,12 @@ Cluster, and how many replicas must confirm a write before a client is told of i
                                               (also rediss+cluster://)
 
 Query parameters this module reads (and removes before redis-py sees the URL):
-``min_replicas=N`` (every acknowledged write waits for ``WAIT N``) and
-``wait_timeout=SECONDS`` (how long it waits). One string thus tells every process (the
-serving replicas, their children, the Celery workers a bot turn is handed to) how to
-reach the store and how to write to it.
+``min_replicas=N`` (every acknowledged write waits for ``WAIT N``),
+``wait_timeout=SECONDS`` (how long it waits) and, on a single server only,
+``inline_commits=0`` (a move's commit awaited like any call, not run on a blocking
+connection of its own: ``services.stores.inline_commit``). One string thus tells every
+process (the serving replicas, their children, the Celery workers a bot turn is handed
+to) how to reach the store and how to write to it.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class RedisTarget:
     password: str | None = None
     tls: bool = False
     durability: Durability = Durability()
+    inline_commits: bool = False  # single: moves' commits on a blocking connection
 
 
 def parse(url: str) -> RedisTarget:
@@ -88,8 +91,17 @@ def parse(url: str) -> RedisTarget:
         raise BadRedisUrl(f"{url}: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in _SCHEMES:
+        inline = query.pop("inline_commits", "1")
+        if inline not in ("0", "1"):
+            raise BadRedisUrl(f"{url}: inline_commits is 0 or 1, not {inline!r}")
         plain = urlunsplit(parts._replace(query=urlencode(query)))
-        return RedisTarget("single", plain, durability=durability)
+        return RedisTarget(
+            "single",
+            plain,
+            durability=durability,
+            # WAIT needs the commit's own connection: min_replicas takes the pool's.
+            inline_commits=inline == "1" and durability.min_replicas == 0,
+        )
     kind, tls = _SCHEMES[scheme]
     if query:
         raise BadRedisUrl(f"{url}: unknown parameter {sorted(query)[0]!r} for {scheme}")
@@ -165,7 +177,8 @@ def with_durability(url: str, durability: Durability) -> str:
 def base_url(url: str) -> str:
     """``url`` without this module's parameters (a Celery broker on the store's Redis)."""
     parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ("min_replicas", "wait_timeout")]
+    ours = ("min_replicas", "wait_timeout", "inline_commits")
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k not in ours]
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 

@@ -98,6 +98,7 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.inline_commit import InlineCommits
 from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
@@ -439,8 +440,10 @@ class RedisStore(GameStore):
         prefix: str = "gamehost",
         request_ttl: float = 86400.0,
         durability: Durability | None = None,
+        inline: InlineCommits | None = None,
     ) -> None:
         self._redis = client
+        self._inline = inline  # moves' commits on a blocking connection (single Redis)
         self._prefix = prefix
         self._durability = durability or Durability()
         self._wait_ms = max(1, int(self._durability.wait_timeout * 1000))
@@ -495,7 +498,8 @@ class RedisStore(GameStore):
             pool_timeout=cls.POOL_WAIT_SECONDS,
             socket_timeout=3 * cls.MAX_BLOCK_SECONDS,
         )
-        return cls(client, prefix, request_ttl, target.durability)
+        inline = InlineCommits(target.url) if target.inline_commits else None
+        return cls(client, prefix, request_ttl, target.durability, inline)
 
     # ------------------------------------------------------------------ durability
     async def _durable(
@@ -699,36 +703,37 @@ class RedisStore(GameStore):
         if self._on_cluster is not None and commit.bot_due_in is not None:
             # Before the commit: a turn the commit makes due is never missing.
             await self._schedule_beside(game_id, commit.bot_due_in)
-        reply, replicas = await self._durable(
-            self._commit,
-            [
-                self._key(game_id, "game"),
-                self._key(game_id, "requests"),
-                self._key(game_id, "events"),
-                self._cross(game_id, self._bot_turns_key),
-                self._key(game_id, "tokens"),
-                self._cross(game_id, self._archive_key),
-                self._cross(game_id, self._archiving_key),
-                self._key(game_id, f"request:{key}"),
-            ],
-            [
-                str(commit.expected_version),
-                str(commit.new_version),
-                commit.state,
-                commit.status,
-                self._request_ttl_ms,
-                _dumps(commit.request_result or {}),
-                _ms(commit.bot_due_in),
-                commit.game_id,
-                "" if commit.luck is None else "=" + commit.luck,  # '=': set (even to empty)
-                b"" if commit.meta is None else _dumps(commit.meta),
-                # cjson decodes [] as an empty table; {} would not be a list
-                _dumps(token_changes) if token_changes else b"[]",
-                _kept_as(key, commit.turn_request, newest),
-                key,
-                *map(compact.pack if newest else _dumps, commit.events),
-            ],
-        )
+        keys = [
+            self._key(game_id, "game"),
+            self._key(game_id, "requests"),
+            self._key(game_id, "events"),
+            self._cross(game_id, self._bot_turns_key),
+            self._key(game_id, "tokens"),
+            self._cross(game_id, self._archive_key),
+            self._cross(game_id, self._archiving_key),
+            self._key(game_id, f"request:{key}"),
+        ]
+        args = [
+            str(commit.expected_version),
+            str(commit.new_version),
+            commit.state,
+            commit.status,
+            self._request_ttl_ms,
+            _dumps(commit.request_result or {}),
+            _ms(commit.bot_due_in),
+            commit.game_id,
+            "" if commit.luck is None else "=" + commit.luck,  # '=': set (even to empty)
+            b"" if commit.meta is None else _dumps(commit.meta),
+            # cjson decodes [] as an empty table; {} would not be a list
+            _dumps(token_changes) if token_changes else b"[]",
+            _kept_as(key, commit.turn_request, newest),
+            key,
+            *map(compact.pack if newest else _dumps, commit.events),
+        ]
+        reply = None if self._inline is None else self._inline.run(self._commit, keys, args)
+        replicas: int | None = None
+        if reply is None:  # no blocking path, or set aside: awaited
+            reply, replicas = await self._durable(self._commit, keys, args)
         outcome = CommitOutcome(reply[0].decode())
         if outcome is CommitOutcome.NOT_FOUND:
             return CommitResult(outcome)
@@ -1215,6 +1220,8 @@ class RedisStore(GameStore):
         await self._t_renew(keys=[f"{self._prefix}:tournamentsweep"], args=[name, _ms(lease)])
 
     async def close(self) -> None:
+        if self._inline is not None:
+            self._inline.close()
         await self._redis.aclose()
 
 

@@ -19,6 +19,15 @@ def test_a_plain_url_passes_through_without_our_parameters():
     assert rc.parse("redis://h:1/0").durability == rc.Durability(0, rc.DEFAULT_WAIT_TIMEOUT)
 
 
+def test_a_single_servers_moves_commit_inline_unless_the_url_says_no_or_waits_for_replicas():
+    assert rc.parse("redis://h:1/0").inline_commits
+    off = rc.parse("redis://h:1/0?inline_commits=0&socket_timeout=3")
+    assert not off.inline_commits and off.url == "redis://h:1/0?socket_timeout=3"
+    assert not rc.parse("redis://h:1/0?min_replicas=1").inline_commits  # WAIT: the pool's
+    assert not rc.parse("redis+sentinel://a:1/svc").inline_commits
+    assert rc.base_url("redis://h:1/0?inline_commits=0") == "redis://h:1/0"
+
+
 def test_sentinel_url_names_sentinels_service_and_database():
     target = rc.parse("redis+sentinel://:pw@a:26379,b:26380/mymaster/3?min_replicas=2")
     assert target.kind == "sentinel"
@@ -45,6 +54,7 @@ def test_cluster_url_names_startup_nodes():
         "redis://h:1/0?min_replicas=-1",
         "redis://h:1/0?min_replicas=1&wait_timeout=0",  # WAIT 0 blocks for ever
         "redis://h:1/0?min_replicas=many",
+        "redis://h:1/0?inline_commits=yes",
     ],
 )
 def test_bad_urls_say_what_is_wrong(url):

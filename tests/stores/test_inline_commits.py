@@ -1,0 +1,64 @@
+"""A move's commit on a single Redis runs on a blocking connection of its own, inside
+its caller's turn of the event loop (services/stores/inline_commit.py), so its reply
+never waits behind other work on a busy loop; ``inline_commits=0`` in the store URL
+awaits it like any call; a fault on the blocking connection sets it aside, and the
+commit is made the awaited way."""
+
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio as aioredis
+
+from services.stores import CommitOutcome
+from services.stores.inline_commit import InlineCommits
+from services.stores.redis_store import RedisStore
+from tests.stores.test_store_contract import new_game
+
+
+async def commit_and_see_whether_the_loop_turned(store: RedisStore) -> bool:
+    """Commit a move; True when the event loop ran another callback meanwhile."""
+    await store.settle_layout()
+    await store.create(new_game())
+    await store.layout()  # the deployment's layout read now, not during the commit
+    turned = asyncio.Event()
+    asyncio.get_running_loop().call_soon(turned.set)
+    result = await store.commit("g1", 0, 1, b"state-1", "in_progress", [{"n": 1}])
+    loop_turned = turned.is_set()
+    assert result.outcome is CommitOutcome.APPLIED
+    snap = await store.load("g1")
+    assert (snap.state, snap.version) == (b"state-1", 1)
+    return loop_turned
+
+
+async def test_a_commit_on_a_single_redis_takes_no_turn_of_the_event_loop(redis_url, redis_prefix):
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        assert not await commit_and_see_whether_the_loop_turned(store)
+    finally:
+        await store.close()
+
+
+async def test_inline_commits_0_in_the_url_awaits_the_commit(redis_url, redis_prefix):
+    sep = "&" if "?" in redis_url else "?"
+    store = RedisStore.from_url(f"{redis_url}{sep}inline_commits=0", prefix=redis_prefix)
+    try:
+        assert await commit_and_see_whether_the_loop_turned(store)
+    finally:
+        await store.close()
+
+
+async def test_a_fault_sets_the_blocking_connection_aside_and_the_commit_is_still_made(
+    redis_url, redis_prefix
+):
+    unreachable = InlineCommits("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    store = RedisStore(aioredis.Redis.from_url(redis_url), redis_prefix, inline=unreachable)
+    try:
+        assert await commit_and_see_whether_the_loop_turned(store)  # made awaited
+        assert unreachable.set_aside
+        again = await store.commit("g1", 1, 2, b"state-2", "in_progress", [{"n": 2}])
+        assert again.outcome is CommitOutcome.APPLIED and again.version == 2
+        stale = await store.commit("g1", 1, 2, b"other", "in_progress", [{"n": 3}])
+        assert stale.outcome is CommitOutcome.STALE
+    finally:
+        await store.close()
