@@ -4,7 +4,7 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tables N] [--out FILE]
+        [--processes N] [--target-ms MS] [--tables N] [--await-commits] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -208,6 +208,12 @@ def main() -> None:
         help="gamehost serve --ladder-tables: the most duplicate sets open at once; "
         "0: bots + 2 (every bot can be in a set)",
     )
+    parser.add_argument(
+        "--await-commits",
+        action="store_true",
+        help="the server's store URL with inline_commits=0: every move's commit awaited "
+        "like any call, not run on a blocking connection (docs/operations.md)",
+    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -235,7 +241,10 @@ def main() -> None:
         worker = gamehost(["worker", "--concurrency", "1"], work / "worker.log", celery)
         processes.append(worker)
         port, metrics_port = free_port(), free_port()
-        serve = ["serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix]
+        store_url = args.redis
+        if args.await_commits:
+            store_url += ("&" if "?" in store_url else "?") + "inline_commits=0"
+        serve = ["serve", "--port", str(port), "--redis", store_url, "--redis-prefix", prefix]
         serve += ["--metrics-port", str(metrics_port)]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
         serve += ["--ladder", "cite:2", "--ladder-house", args.house]
@@ -368,6 +377,7 @@ def main() -> None:
             "processes": args.processes,
             "target_ms": args.target_ms,
             "tables": tables,
+            "commits": "awaited" if args.await_commits else "inline",
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
