@@ -1,15 +1,18 @@
 """A move's commit on Redis with and without watches of its game on the same replica
-(docs/ladder.md, "At light load"). One event loop, nothing else on it: a
-``GameHost`` on a Redis store plays 2-player Cité games by SubmitAction, one move at
-a time, and times each move's ``store.write`` (the commit script's round trip) and its
-whole SubmitAction, in three ways, alternated ``--rounds`` times:
+(docs/ladder.md, "Under load"). One event loop, nothing else on it: a ``GameHost`` on
+a Redis store plays 2-player Cité games by SubmitAction, one move at a time, and
+times each move's ``store.write`` (the commit script's round trip) and its whole
+SubmitAction, in four ways, alternated ``--rounds`` times. The first three await the
+commit (``inline_commits=0``, as on Sentinel, Cluster or with ``min_replicas``):
 
 - ``unwatched``: no stream watches the game;
 - ``watched``: both seats' streams watch it (the ladder's two feeds), each taking
   its events as they come, as a client's WatchGame does;
 - ``watched, not held``: the same, with the watch hub handing a game's events to its
   watches at once, not after this replica's commit there has its reply
-  (``services.watch.hub.CommitsInFlight``; changed here only, never in gamehost).
+  (``services.watch.hub.CommitsInFlight``; changed here only, never in gamehost);
+- ``watched, inline``: watched, the commit run on its blocking connection inside
+  the loop's turn (a single Redis's default: services/stores/inline_commit.py).
 
     .venv/bin/python benchmarks/commit_watch.py [--redis URL] [--games 20] [--rounds 3]
 
@@ -42,7 +45,7 @@ from services.stores.redis_store import RedisStore  # noqa: E402
 from services.turns import clock  # noqa: E402
 from services.watch.hub import CommitsInFlight  # noqa: E402
 
-WAYS = ("unwatched", "watched", "watched, not held")
+WAYS = ("unwatched", "watched", "watched, not held", "watched, inline")
 
 
 class _NoRunner:
@@ -125,10 +128,14 @@ def _ms(values: list[float], share: float) -> float:
 
 async def main(args: argparse.Namespace) -> None:
     prefix = f"commit-watch-{uuid.uuid4().hex[:8]}"
-    store = RedisStore.from_url(args.redis, prefix=prefix)
-    await store.settle_layout()
-    timed = _Timed(store)
-    host = GameHost(store, _NoRunner())
+    awaited_url = args.redis + ("&" if "?" in args.redis else "?") + "inline_commits=0"
+    stores = {
+        inline: RedisStore.from_url(args.redis if inline else awaited_url, prefix=prefix)
+        for inline in (False, True)
+    }
+    await stores[True].settle_layout()
+    timers = {inline: _Timed(store) for inline, store in stores.items()}
+    hosts = {inline: GameHost(store, _NoRunner()) for inline, store in stores.items()}
     held = CommitsInFlight.replied
     commits: dict[str, list[float]] = {way: [] for way in WAYS}
     moves: dict[str, list[float]] = {way: [] for way in WAYS}
@@ -138,6 +145,7 @@ async def main(args: argparse.Namespace) -> None:
         for _ in range(args.rounds):
             for way in WAYS:
                 CommitsInFlight.replied = _not_held if way == "watched, not held" else held
+                host, timed = hosts[way.endswith("inline")], timers[way.endswith("inline")]
                 timed.commits.clear()
                 loads_before = timed.loads
                 for _ in range(args.games):
@@ -147,12 +155,14 @@ async def main(args: argparse.Namespace) -> None:
                 loads[way] += timed.loads - loads_before
     finally:
         CommitsInFlight.replied = held
-        await host.hub.close()
-        redis = store._redis
+        for host in hosts.values():
+            await host.hub.close()
+        redis = stores[False]._redis
         keys = [key async for key in redis.scan_iter(match=f"{prefix}*")]
         for start in range(0, len(keys), 500):
             await redis.delete(*keys[start : start + 500])
-        await store.close()
+        for store in stores.values():
+            await store.close()
     print(f"{args.games} games a way, {args.rounds} rounds, alternated; ms p50 / p99")
     print(f"{'way':20} {'commit':>16} {'SubmitAction':>16} {'moves':>7}")
     for way in WAYS:

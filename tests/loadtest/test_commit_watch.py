@@ -1,5 +1,5 @@
 """benchmarks/commit_watch.py runs end to end on a real Redis: it plays games in its
-three ways, prints the figures docs/ladder.md quotes, and leaves no key behind. The
+four ways, prints the figures docs/ladder.md quotes, and leaves no key behind. The
 figures themselves are the benchmark's to print."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import redis
 
 from benchmarks.peer_server import ROOT
 
-WAYS = ("unwatched", "watched", "watched, not held")
+WAYS = ("unwatched", "watched", "watched, not held", "watched, inline")
 
 
-def test_the_commit_benchmark_plays_its_three_ways_prints_its_figures_and_cleans_up(redis_url):
+def test_the_commit_benchmark_plays_its_four_ways_prints_its_figures_and_cleans_up(redis_url):
     command = [sys.executable, str(ROOT / "benchmarks" / "commit_watch.py")]
     command += ["--games", "1", "--rounds", "1", "--redis", redis_url]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
