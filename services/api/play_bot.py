@@ -4,9 +4,8 @@ The directives come from ``Sessions.connect`` as on ConnectBot. Each reply is ha
 by ``Sessions.reply`` in a task of its own (a slow answer holds up no other), and its
 outcome goes back on the stream as an ``answer``; a reply that BotReply would refuse
 gets the same status code and message in its answer, and the stream goes on. An answer
-on an open stream skips what a new call costs the server (accepting the call and
-reading its request, each a turn of the event loop), which is most of a move's round
-trip beyond the bot's time under load (docs/ladder.md).
+on an open stream skips what a new call costs a busy server (accepting the call and
+reading its request, each a turn of the event loop: docs/ladder.md, "Under load").
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the event loop.
 
 Awaited like any call, the commit's reply waits for the loop to come round twice (the
 socket's read, then the handler's task), each time behind whatever else is ready: on a
-busy serving process that wait, not Redis, is most of an answer's tail
+busy serving process that wait, not Redis, was most of a move's time in the server
 (docs/ladder.md, "Under load"). Run blocking, the commit holds the loop for its round
 trip to Redis (a fraction of a millisecond on a healthy one) and the handler goes on at
 once. Only on a single Redis with no ``min_replicas`` (``WAIT`` must follow the write on
