@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
 from benchmarks.peer_server import quantile  # noqa: E402
 from services.kinds import SeatKind  # noqa: E402
 from services.play.host import GameHost, SeatSpec  # noqa: E402
+from services.stores.redis_connect import with_commits_awaited  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
 from services.turns import clock  # noqa: E402
 from services.watch.hub import CommitsInFlight  # noqa: E402
@@ -128,7 +129,7 @@ def _ms(values: list[float], share: float) -> float:
 
 async def main(args: argparse.Namespace) -> None:
     prefix = f"commit-watch-{uuid.uuid4().hex[:8]}"
-    awaited_url = args.redis + ("&" if "?" in args.redis else "?") + "inline_commits=0"
+    awaited_url = with_commits_awaited(args.redis)
     stores = {
         inline: RedisStore.from_url(args.redis if inline else awaited_url, prefix=prefix)
         for inline in (False, True)

@@ -75,6 +75,7 @@ from loadtest.scrape import (  # noqa: E402
     samples,
 )
 from services.archive.schema import ladder_games  # noqa: E402
+from services.stores.redis_connect import with_commits_awaited  # noqa: E402
 
 WARMUP = 60.0  # seconds before the window: validation games, first pairings
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
@@ -241,9 +242,7 @@ def main() -> None:
         worker = gamehost(["worker", "--concurrency", "1"], work / "worker.log", celery)
         processes.append(worker)
         port, metrics_port = free_port(), free_port()
-        store_url = args.redis
-        if args.await_commits:
-            store_url += ("&" if "?" in store_url else "?") + "inline_commits=0"
+        store_url = with_commits_awaited(args.redis) if args.await_commits else args.redis
         serve = ["serve", "--port", str(port), "--redis", store_url, "--redis-prefix", prefix]
         serve += ["--metrics-port", str(metrics_port)]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]

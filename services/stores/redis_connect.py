@@ -174,6 +174,14 @@ def with_durability(url: str, durability: Durability) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
+def with_commits_awaited(url: str) -> str:
+    """A single server's ``url`` with ``inline_commits=0``: every commit awaited."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    query["inline_commits"] = "0"
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
 def base_url(url: str) -> str:
     """``url`` without this module's parameters (a Celery broker on the store's Redis)."""
     parts = urlsplit(url)

@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from services.stores import CommitOutcome
 from services.stores.inline_commit import InlineCommits
+from services.stores.redis_connect import with_commits_awaited
 from services.stores.redis_store import RedisStore
 from tests.stores.test_store_contract import new_game
 
@@ -40,8 +41,7 @@ async def test_a_commit_on_a_single_redis_takes_no_turn_of_the_event_loop(redis_
 
 
 async def test_inline_commits_0_in_the_url_awaits_the_commit(redis_url, redis_prefix):
-    sep = "&" if "?" in redis_url else "?"
-    store = RedisStore.from_url(f"{redis_url}{sep}inline_commits=0", prefix=redis_prefix)
+    store = RedisStore.from_url(with_commits_awaited(redis_url), prefix=redis_prefix)
     try:
         assert await commit_and_see_whether_the_loop_turned(store)
     finally:

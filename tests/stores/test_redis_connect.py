@@ -26,6 +26,8 @@ def test_a_single_servers_moves_commit_inline_unless_the_url_says_no_or_waits_fo
     assert not rc.parse("redis://h:1/0?min_replicas=1").inline_commits  # WAIT: the pool's
     assert not rc.parse("redis+sentinel://a:1/svc").inline_commits
     assert rc.base_url("redis://h:1/0?inline_commits=0") == "redis://h:1/0"
+    awaited = rc.with_commits_awaited("redis://h:1/0?socket_timeout=3")
+    assert not rc.parse(awaited).inline_commits and "socket_timeout=3" in awaited
 
 
 def test_sentinel_url_names_sentinels_service_and_database():
