@@ -2,7 +2,7 @@
 examples/bots/random_bot.py, each behind its own `gamehost bot run`) connected to one
 server with Redis, PostgreSQL and a Celery worker, for a while; then the figures.
 
-    .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600]
+    .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
         [--processes N] [--target-ms MS] [--tables N] [--await-commits] [--out FILE]
 
@@ -13,7 +13,8 @@ count as one client (the per-key limits still apply), and `--ladder-registration
 for the same reason. It prints:
 
 - ladder games per hour: rated games (validation games not counted) finished in the
-  measured window, after the first minute (every bot validated);
+  measured window, which starts after ``--warmup`` seconds (validation games, first
+  pairings) once every bot is active (validated);
 - matchmaking wait p50/p99: for each bot, from the end of its last game in progress
   to the start of its next one (seen by its runner; the set's result is rated first);
 - move round trip through `bot run` p50/p99: from an act's arrival at the runner to
@@ -77,7 +78,7 @@ from loadtest.scrape import (  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
 from services.stores.redis_connect import with_commits_awaited  # noqa: E402
 
-WARMUP = 60.0  # seconds before the window: validation games, first pairings
+VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
@@ -173,10 +174,27 @@ def waits_of(stats: pathlib.Path) -> list[float]:
     return waits
 
 
+def wait_active(client: Client, bots: int, at_most: float) -> int:
+    """How many bots are active (validated), once all are or ``at_most`` seconds on."""
+    deadline = time.monotonic() + at_most
+    while True:
+        active = sum(b.status == pb.BOT_ACTIVE for b in client.list_bots())
+        if active == bots or time.monotonic() >= deadline:
+            return active
+        time.sleep(0.5)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bots", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=60.0,
+        help="seconds before the measured window (validation games, first pairings); "
+        "the window also waits for every bot to be active",
+    )
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--house", default="random,greedy")
@@ -269,7 +287,7 @@ def main() -> None:
             run += ["--stats", str(work / f"{name}.jsonl")]
             runners[name] = gamehost(run, work / f"{name}.log")
             processes.append(runners[name])
-        print(f"{args.bots} bots connecting; warming up {WARMUP:g} s", flush=True)
+        print(f"{args.bots} bots connecting; warming up {args.warmup:g} s", flush=True)
         engine = sa.create_engine(archive.replace("postgresql://", "postgresql+psycopg://"))
 
         def rated() -> int:
@@ -280,8 +298,8 @@ def main() -> None:
                     .where(ladder_games.c.status == "rated", ladder_games.c.validation.is_(False))
                 ).scalar_one()
 
-        time.sleep(WARMUP)
-        active = sum(b.status == pb.BOT_ACTIVE for b in client.list_bots())
+        time.sleep(args.warmup)
+        active = wait_active(client, args.bots, VALIDATING_AT_MOST)
         started, at_start = time.monotonic(), rated()
         window_start = time.time()
         print(f"{active} of {args.bots} bots active; measuring {args.seconds:g} s", flush=True)
@@ -370,6 +388,8 @@ def main() -> None:
         games = at_end - at_start
         figures = {
             "bots": args.bots,
+            "bots_active": active,
+            "warmup": args.warmup,
             "seconds": round(elapsed, 1),
             "house": args.house,
             "think_ms": args.think_ms,
