@@ -4,7 +4,8 @@ code on the way. What it measures is what this machine and this stack (Python, g
 Redis, a bot program on a pipe) cost a move before gamehost adds anything.
 
     .venv/bin/python benchmarks/round_trip_floor.py [--bots 50] [--seconds 120]
-        [--rate 200] [--busy 0.0] [--thread-busy 0.0] [--runner one-thread|bot-run]
+        [--rate 200] [--busy 0.0] [--burst-ms 0.1-0.6] [--thread-busy 0.0]
+        [--runner one-thread|bot-run]
         [--redis URL] [--rounds 1]
 
 - a server process: a grpc.aio server on uvloop with one bidirectional stream per
@@ -15,7 +16,8 @@ Redis, a bot program on a pipe) cost a move before gamehost adds anything.
   the move's event appended to the game's stream. The runner's next act follows
   after a random wait (the opponent's move), so that all runners together answer
   about ``--rate`` acts a second. ``--busy F`` keeps the server's event loop busy
-  about that fraction of the time besides (as a ladder server's other games do).
+  about that fraction of the time besides (as a ladder server's other games do), in
+  bursts of ``--burst-ms`` (a range: each burst's length drawn evenly from it).
 - ``--bots`` runner processes, each a synchronous gRPC stream as `bot run`'s (the
   requests from a queue) and one copy of the example bot
   (examples/bots/random_bot.py) on its stdin and stdout. One thread reads the stream,
@@ -95,12 +97,12 @@ def _thread_work(fraction: float) -> None:
         time.sleep(work * (1 - fraction) / fraction / 1000)
 
 
-async def _background(fraction: float) -> None:
-    """Four tasks that hold the loop ``fraction`` of the time in bursts of 0.1-0.6 ms."""
+async def _background(fraction: float, burst_ms: tuple[float, float]) -> None:
+    """Four tasks that hold the loop ``fraction`` of the time in bursts of ``burst_ms``."""
 
     async def one() -> None:
         while True:
-            work = random.uniform(0.1, 0.6)
+            work = random.uniform(*burst_ms)
             _busy(work)
             await asyncio.sleep(work * 4 * (1 - fraction) / fraction / 1000)
 
@@ -149,7 +151,14 @@ class Floor:
 
 
 async def _serve(
-    port: int, url: str, prefix: str, gap: float, busy: float, threaded: float, ready
+    port: int,
+    url: str,
+    prefix: str,
+    gap: float,
+    busy: float,
+    burst_ms: tuple[float, float],
+    threaded: float,
+    ready,
 ) -> None:
     store = aioredis.Redis.from_url(url)
     floor = Floor(store, prefix, gap)
@@ -159,7 +168,7 @@ async def _serve(
     server.add_generic_rpc_handlers((generic,))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
-    background = asyncio.ensure_future(_background(busy)) if busy > 0 else None
+    background = asyncio.ensure_future(_background(busy, burst_ms)) if busy > 0 else None
     if threaded > 0:
         threading.Thread(target=_thread_work, args=(threaded,), daemon=True).start()
     ready.set()
@@ -304,6 +313,17 @@ def _children_cpu() -> float:
     return times.children_user + times.children_system
 
 
+def _burst_range(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    try:
+        burst = (float(low), float(high or low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: LOW-HIGH in ms, e.g. 0.1-0.6") from None
+    if not 0 < burst[0] <= burst[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: 0 < LOW <= HIGH")
+    return burst
+
+
 def _machine_busy() -> float:
     """CPU seconds the machine has been busy, all its cores together."""
     times = psutil.cpu_times()
@@ -321,6 +341,12 @@ def main() -> None:
         help="acts a second, all runners (200: ladder_load.py --bots 50's pace)",
     )
     parser.add_argument("--busy", type=float, default=0.0, help="the server loop's other work")
+    parser.add_argument(
+        "--burst-ms",
+        type=_burst_range,
+        default=(0.1, 0.6),
+        help="LOW-HIGH: how long each of --busy's bursts holds the loop (default 0.1-0.6)",
+    )
     parser.add_argument(
         "--thread-busy", type=float, default=0.0, help="a thread's Python work besides"
     )
@@ -342,7 +368,7 @@ def main() -> None:
     ready = multiprocessing.Event()
     server = multiprocessing.Process(
         target=_server,
-        args=(port, args.redis, prefix, gap, args.busy, args.thread_busy, ready),
+        args=(port, args.redis, prefix, gap, args.busy, args.burst_ms, args.thread_busy, ready),
         daemon=True,
     )
     server.start()
@@ -370,7 +396,8 @@ def main() -> None:
             ours = _children_cpu() - children
             print(
                 f"{len(moves)} moves in {elapsed:.0f} s ({len(moves) / elapsed:.0f} a second), "
-                f"{args.bots} runners ({args.runner}), server loop busy besides: {args.busy:g}, "
+                f"{args.bots} runners ({args.runner}), server loop busy besides: {args.busy:g} "
+                f"in bursts of {args.burst_ms[0]:g}-{args.burst_ms[1]:g} ms, "
                 f"a thread besides: {args.thread_busy:g}",
                 flush=True,
             )

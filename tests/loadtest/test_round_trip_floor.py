@@ -16,7 +16,7 @@ from benchmarks.peer_server import ROOT
 def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url):
     command = [sys.executable, str(ROOT / "benchmarks" / "round_trip_floor.py")]
     command += ["--bots", "2", "--seconds", "3", "--rate", "20", "--redis", redis_url]
-    command += ["--busy", "0.1", "--thread-busy", "0.02"]
+    command += ["--busy", "0.1", "--burst-ms", "0.2-1", "--thread-busy", "0.02"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     moves = re.search(r"^(\d+) moves in", done.stdout, re.MULTILINE)
@@ -29,6 +29,7 @@ def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url):
         )
         assert line and float(line.group(1)) <= float(line.group(2)), done.stdout
     assert "CPU, % of one core: server" in done.stdout
+    assert "server loop busy besides: 0.1 in bursts of 0.2-1 ms" in done.stdout
     store = redis.Redis.from_url(redis_url)
     try:
         assert list(store.scan_iter(match="floor-*", count=1000)) == []
