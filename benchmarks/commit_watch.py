@@ -3,7 +3,7 @@
 a Redis store plays 2-player Cité games by SubmitAction, one move at a time, and
 times each move's ``store.write`` (the commit script's round trip) and its whole
 SubmitAction, in four ways, alternated ``--rounds`` times. The first three await the
-commit (``inline_commits=0``, as on Sentinel, Cluster or with ``min_replicas``):
+commit (the default; always so on Sentinel, Cluster or with ``min_replicas``):
 
 - ``unwatched``: no stream watches the game;
 - ``watched``: both seats' streams watch it (the ladder's two feeds), each taking
@@ -12,7 +12,8 @@ commit (``inline_commits=0``, as on Sentinel, Cluster or with ``min_replicas``):
   watches at once, not after this replica's commit there has its reply
   (``services.watch.hub.CommitsInFlight``; changed here only, never in gamehost);
 - ``watched, inline``: watched, the commit run on its blocking connection inside
-  the loop's turn (a single Redis's default: services/stores/inline_commit.py).
+  the loop's turn (``inline_commits=1`` on a single Redis:
+  services/stores/inline_commit.py).
 
     .venv/bin/python benchmarks/commit_watch.py [--redis URL] [--games 20] [--rounds 3]
 
@@ -41,7 +42,7 @@ if str(ROOT) not in sys.path:
 from benchmarks.peer_server import quantile  # noqa: E402
 from services.kinds import SeatKind  # noqa: E402
 from services.play.host import GameHost, SeatSpec  # noqa: E402
-from services.stores.redis_connect import with_commits_awaited  # noqa: E402
+from services.stores.redis_connect import with_inline_commits  # noqa: E402
 from services.stores.redis_store import RedisStore  # noqa: E402
 from services.turns import clock  # noqa: E402
 from services.watch.hub import CommitsInFlight  # noqa: E402
@@ -129,9 +130,8 @@ def _ms(values: list[float], share: float) -> float:
 
 async def main(args: argparse.Namespace) -> None:
     prefix = f"commit-watch-{uuid.uuid4().hex[:8]}"
-    awaited_url = with_commits_awaited(args.redis)
     stores = {
-        inline: RedisStore.from_url(args.redis if inline else awaited_url, prefix=prefix)
+        inline: RedisStore.from_url(with_inline_commits(args.redis, inline), prefix=prefix)
         for inline in (False, True)
     }
     await stores[True].settle_layout()

@@ -4,7 +4,7 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tables N] [--await-commits] [--out FILE]
+        [--processes N] [--target-ms MS] [--tables N] [--inline-commits] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -76,7 +76,7 @@ from loadtest.scrape import (  # noqa: E402
     samples,
 )
 from services.archive.schema import ladder_games  # noqa: E402
-from services.stores.redis_connect import with_commits_awaited  # noqa: E402
+from services.stores.redis_connect import with_inline_commits  # noqa: E402
 
 VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
@@ -228,10 +228,10 @@ def main() -> None:
         "0: bots + 2 (every bot can be in a set)",
     )
     parser.add_argument(
-        "--await-commits",
+        "--inline-commits",
         action="store_true",
-        help="the server's store URL with inline_commits=0: every move's commit awaited "
-        "like any call, not run on a blocking connection (docs/operations.md)",
+        help="the server's store URL with inline_commits=1: every move's commit run on a "
+        "blocking connection inside the loop's turn, not awaited (docs/operations.md)",
     )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
@@ -260,7 +260,7 @@ def main() -> None:
         worker = gamehost(["worker", "--concurrency", "1"], work / "worker.log", celery)
         processes.append(worker)
         port, metrics_port = free_port(), free_port()
-        store_url = with_commits_awaited(args.redis) if args.await_commits else args.redis
+        store_url = with_inline_commits(args.redis, args.inline_commits)
         serve = ["serve", "--port", str(port), "--redis", store_url, "--redis-prefix", prefix]
         serve += ["--metrics-port", str(metrics_port)]
         serve += ["--archive", archive, "--celery", "--rate-limit", "0"]
@@ -396,7 +396,7 @@ def main() -> None:
             "processes": args.processes,
             "target_ms": args.target_ms,
             "tables": tables,
-            "commits": "awaited" if args.await_commits else "inline",
+            "commits": "inline" if args.inline_commits else "awaited",
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),

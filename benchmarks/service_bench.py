@@ -2,6 +2,7 @@
 Redis compare-and-set measured in the same run.
 
     python benchmarks/service_bench.py [--redis URL] [--seconds S] [--clients N]
+        [--processes 1,2] [--inline-commits]
 
 The service and the echo server each run in their own process (as in production);
 the clients run here. Submissions follow scripts computed offline from each
@@ -32,6 +33,7 @@ from loadtest.driver import script, store_secret  # noqa: E402  (shared with the
 from loadtest.echo import FULL_METHOD  # noqa: E402  (the one echo server: loadtest/echo.py)
 from loadtest.parts import free_port  # noqa: E402
 from services.limits import access  # noqa: E402
+from services.stores.redis_connect import with_inline_commits  # noqa: E402
 
 _CAS = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
@@ -128,8 +130,12 @@ class ScriptedGames:
         self.submit()
 
 
-def start_servers(processes: int, redis_url: str, prefix: str) -> tuple[list, int, int]:
-    """``processes`` echo servers and ``processes`` service processes, each set on one port."""
+def start_servers(
+    processes: int, redis_url: str, prefix: str, inline_commits: bool = False
+) -> tuple[list, int, int]:
+    """``processes`` echo servers and ``processes`` service processes, each set on one port;
+    ``inline_commits``: the service's store URL with ``inline_commits=1``."""
+    store_url = with_inline_commits(redis_url, inline_commits)
     echo_port, service_port = free_port(), free_port()
     echo = [
         start_process([sys.executable, "-m", "loadtest.echo", str(echo_port)], echo_port)
@@ -137,7 +143,7 @@ def start_servers(processes: int, redis_url: str, prefix: str) -> tuple[list, in
     ]
     service = start_process(
         [sys.executable, "-m", "gamehost.cli", "serve", "--port", str(service_port),
-         "--redis", redis_url, "--redis-prefix", prefix, "--bot-workers", "1",
+         "--redis", store_url, "--redis-prefix", prefix, "--bot-workers", "1",
          "--processes", str(processes),
          # The benchmark is one client at full speed: no per-client limits.
          "--rate-limit", "0", "--live-games-per-client", "0"],
@@ -165,19 +171,24 @@ def main() -> None:
         default="1,2",
         help="comma-separated serving-process counts for the throughput runs (echo and service alike)",
     )
+    parser.add_argument(
+        "--inline-commits",
+        action="store_true",
+        help="the service's store URL with inline_commits=1: every move's commit run on a "
+        "blocking connection inside the loop's turn, not awaited (docs/operations.md)",
+    )
     args = parser.parse_args()
 
     prefix = f"gamehost-bench-{uuid.uuid4().hex[:8]}"
     r = redis.Redis.from_url(args.redis)
     payload = b"x" * 600  # about a Cité state blob
     secret = store_secret(args.redis, prefix)
-    figures: dict = {"clients": args.clients, "throughput": {}}
+    commits = "inline" if args.inline_commits else "awaited"
+    figures: dict = {"clients": args.clients, "commits": commits, "throughput": {}}
     try:
-        procs, echo_port, service_port = start_servers(1, args.redis, prefix)
+        procs, echo_port, service_port = start_servers(1, args.redis, prefix, args.inline_commits)
         try:
-            echo_call = grpc.insecure_channel(f"127.0.0.1:{echo_port}").unary_unary(
-                FULL_METHOD
-            )
+            echo_call = grpc.insecure_channel(f"127.0.0.1:{echo_port}").unary_unary(FULL_METHOD)
             echo_lat = latencies(lambda: echo_call(payload), args.seconds)
             cas = r.register_script(_CAS)
             key = f"{prefix}:{{cas}}:game"
@@ -199,13 +210,13 @@ def main() -> None:
 
         seeds = iter(range(1000, 10**9, 1000))
         for processes in (int(p) for p in args.processes.split(",")):
-            procs, echo_port, service_port = start_servers(processes, args.redis, prefix)
+            procs, echo_port, service_port = start_servers(
+                processes, args.redis, prefix, args.inline_commits
+            )
             try:
 
                 def echo_worker(port: int = echo_port) -> Callable[[], object]:
-                    call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary(
-                        FULL_METHOD
-                    )
+                    call = grpc.insecure_channel(f"127.0.0.1:{port}").unary_unary(FULL_METHOD)
                     return lambda: call(payload)
 
                 def submit_worker(port: int = service_port) -> Callable[[], object]:

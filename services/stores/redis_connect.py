@@ -11,8 +11,10 @@ Cluster, and how many replicas must confirm a write before a client is told of i
 Query parameters this module reads (and removes before redis-py sees the URL):
 ``min_replicas=N`` (every acknowledged write waits for ``WAIT N``),
 ``wait_timeout=SECONDS`` (how long it waits) and, on a single server only,
-``inline_commits=0`` (a move's commit awaited like any call, not run on a blocking
-connection of its own: ``services.stores.inline_commit``). One string thus tells every
+``inline_commits=1`` (a move's commit run on a blocking connection of its own, inside
+the event loop's turn, instead of awaited like any call: ``services.stores.inline_commit``;
+a shorter move on a lightly loaded replica, fewer moves a second on a saturated one:
+docs/operations.md). One string thus tells every
 process (the serving replicas, their children, the Celery workers a bot turn is handed
 to) how to reach the store and how to write to it.
 """
@@ -91,7 +93,7 @@ def parse(url: str) -> RedisTarget:
         raise BadRedisUrl(f"{url}: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in _SCHEMES:
-        inline = query.pop("inline_commits", "1")
+        inline = query.pop("inline_commits", "0")
         if inline not in ("0", "1"):
             raise BadRedisUrl(f"{url}: inline_commits is 0 or 1, not {inline!r}")
         plain = urlunsplit(parts._replace(query=urlencode(query)))
@@ -174,11 +176,12 @@ def with_durability(url: str, durability: Durability) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def with_commits_awaited(url: str) -> str:
-    """A single server's ``url`` with ``inline_commits=0``: every commit awaited."""
+def with_inline_commits(url: str, inline: bool = True) -> str:
+    """A single server's ``url`` with ``inline_commits`` set: 1 (``inline``) runs every
+    move's commit on a blocking connection, 0 awaits it (the default)."""
     parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
-    query["inline_commits"] = "0"
+    query["inline_commits"] = "1" if inline else "0"
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 

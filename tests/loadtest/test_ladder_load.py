@@ -38,7 +38,7 @@ def test_the_ladder_load_plays_moves_prints_its_figures_and_cleans_up(redis_url,
     assert figures["moves"] > 0, figures
     assert figures["errors"] == 0, (figures, done.stderr)
     assert figures["move_round_trip_p50_ms"] <= figures["move_round_trip_p99_ms"], figures
-    assert figures["commits"] == "inline"
+    assert figures["commits"] == "awaited"
     assert set(figures["cpu_percent_of_a_core"]) >= {"server", "runners_and_bots", "machine"}
     assert _databases() == before
     store = redis.Redis.from_url(redis_url)

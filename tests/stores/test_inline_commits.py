@@ -1,8 +1,8 @@
-"""A move's commit on a single Redis runs on a blocking connection of its own, inside
-its caller's turn of the event loop (services/stores/inline_commit.py), so its reply
-never waits behind other work on a busy loop; ``inline_commits=0`` in the store URL
-awaits it like any call; a fault on the blocking connection sets it aside, and the
-commit is made the awaited way."""
+"""With ``inline_commits=1`` in the store URL, a move's commit on a single Redis runs
+on a blocking connection of its own, inside its caller's turn of the event loop
+(services/stores/inline_commit.py), so its reply never waits behind other work on a
+busy loop; by default it is awaited like any call; a fault on the blocking connection
+sets it aside, and the commit is made the awaited way."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from services.stores import CommitOutcome
 from services.stores.inline_commit import InlineCommits
-from services.stores.redis_connect import with_commits_awaited
+from services.stores.redis_connect import with_inline_commits
 from services.stores.redis_store import RedisStore
 from tests.stores.test_store_contract import new_game
 
@@ -32,20 +32,22 @@ async def commit_and_see_whether_the_loop_turned(store: RedisStore) -> bool:
     return loop_turned
 
 
-async def test_a_commit_on_a_single_redis_takes_no_turn_of_the_event_loop(redis_url, redis_prefix):
-    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+async def test_inline_commits_1_in_the_url_takes_no_turn_of_the_event_loop(redis_url, redis_prefix):
+    store = RedisStore.from_url(with_inline_commits(redis_url), prefix=redis_prefix)
     try:
         assert not await commit_and_see_whether_the_loop_turned(store)
     finally:
         await store.close()
 
 
-async def test_inline_commits_0_in_the_url_awaits_the_commit(redis_url, redis_prefix):
-    store = RedisStore.from_url(with_commits_awaited(redis_url), prefix=redis_prefix)
-    try:
-        assert await commit_and_see_whether_the_loop_turned(store)
-    finally:
-        await store.close()
+async def test_by_default_or_with_inline_commits_0_the_commit_is_awaited(redis_url, redis_prefix):
+    for n, url in enumerate((redis_url, with_inline_commits(redis_url, False))):
+        # A prefix under the test's own for each store: both make game g1.
+        store = RedisStore.from_url(url, prefix=f"{redis_prefix}:{n}")
+        try:
+            assert await commit_and_see_whether_the_loop_turned(store)
+        finally:
+            await store.close()
 
 
 async def test_a_fault_sets_the_blocking_connection_aside_and_the_commit_is_still_made(

@@ -19,14 +19,18 @@ def test_a_plain_url_passes_through_without_our_parameters():
     assert rc.parse("redis://h:1/0").durability == rc.Durability(0, rc.DEFAULT_WAIT_TIMEOUT)
 
 
-def test_a_single_servers_moves_commit_inline_unless_the_url_says_no_or_waits_for_replicas():
-    assert rc.parse("redis://h:1/0").inline_commits
-    off = rc.parse("redis://h:1/0?inline_commits=0&socket_timeout=3")
-    assert not off.inline_commits and off.url == "redis://h:1/0?socket_timeout=3"
-    assert not rc.parse("redis://h:1/0?min_replicas=1").inline_commits  # WAIT: the pool's
+def test_a_single_servers_moves_commit_inline_only_when_the_url_asks_and_waits_for_none():
+    assert not rc.parse("redis://h:1/0").inline_commits  # awaited by default
+    on = rc.parse("redis://h:1/0?inline_commits=1&socket_timeout=3")
+    assert on.inline_commits and on.url == "redis://h:1/0?socket_timeout=3"
+    assert not rc.parse("redis://h:1/0?inline_commits=0").inline_commits
+    # WAIT needs the pool's connection; Sentinel and Cluster never commit inline.
+    assert not rc.parse("redis://h:1/0?inline_commits=1&min_replicas=1").inline_commits
     assert not rc.parse("redis+sentinel://a:1/svc").inline_commits
-    assert rc.base_url("redis://h:1/0?inline_commits=0") == "redis://h:1/0"
-    awaited = rc.with_commits_awaited("redis://h:1/0?socket_timeout=3")
+    assert rc.base_url("redis://h:1/0?inline_commits=1") == "redis://h:1/0"
+    inline = rc.with_inline_commits("redis://h:1/0?socket_timeout=3")
+    assert rc.parse(inline).inline_commits and "socket_timeout=3" in inline
+    awaited = rc.with_inline_commits(inline, False)
     assert not rc.parse(awaited).inline_commits and "socket_timeout=3" in awaited
 
 
