@@ -29,9 +29,11 @@ more over the tick (its event loop is one thread): below that its own queue is s
 slowness is jitter or lies elsewhere, and fewer games would not cure it but leave bots
 waiting for one (bots that think a second a move, say, whose answers vary by a few ms).
 
-Both are this replica's: bots served by other replicas report there. A ladder starts
-at ``START`` sets and grows from there, so that bots' fastest answers are seen before
-the machine is loaded.
+Every replica measures both for itself, as a ``Pace`` a tick, and publishes it
+(``paces``): the matchmaking replica judges each replica's pace on its own (a replica's
+busyness is its own), and a tick is slow when any busy replica's is. A ladder starts at
+``START`` sets and grows from there, so that bots' fastest answers are seen before the
+machine is loaded.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import asyncio
 import contextlib
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services import metrics
@@ -141,6 +144,36 @@ class LoopLag:
                 await self._task
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How one replica fared since its last tick: the median lateness of its event
+    loop's timer (None: fewer than MIN_SAMPLES samples), the round trips its bots'
+    runners reported beyond their fastest (ms, one per bot, ``RoundTrips``), and its
+    CPU in cores (``CpuShare``)."""
+
+    lag_ms: float | None
+    round_trips: tuple[float, ...]
+    busy: float
+
+    @classmethod
+    def measured(cls, lags: Sequence[float], round_trips: Sequence[float], busy: float) -> Pace:
+        """From a tick's lag samples (seconds) and round trips (ms)."""
+        lag_ms = statistics.median(lags) * 1000 if len(lags) >= MIN_SAMPLES else None
+        return cls(lag_ms, tuple(round_trips), busy)
+
+    def slow(self, target_ms: float) -> bool | None:
+        """True: this replica answers late and is busy (fewer games would help); False:
+        on time, or late while idle (they would not); None: too few samples to say."""
+        verdicts = []
+        if self.lag_ms is not None:
+            verdicts.append(self.lag_ms > target_ms)
+        if len(self.round_trips) >= MIN_BOTS:
+            verdicts.append(statistics.median(self.round_trips) > target_ms)
+        if not verdicts:
+            return None
+        return any(verdicts) and self.busy >= BUSY
+
+
 class TableLimit:
     """One ladder's limit on open duplicate sets, between 1 and ``tables``."""
 
@@ -151,23 +184,16 @@ class TableLimit:
         self.limit = tables if target_ms <= 0 else min(tables, START)
         metrics.LADDER_TABLE_LIMIT.labels(ladder).set(self.limit)
 
-    def after_tick(
-        self, lags: list[float], round_trips: list[float], open_sets: int, busy: float = 1.0
-    ) -> int:
-        """The limit for the next tick, given the loop's lateness samples (seconds), the
-        bots' round trips beyond their fastest (milliseconds, ``RoundTrips``) and the
-        process's CPU in cores (``CpuShare``) since the last one, and the sets open now;
+    def after_tick(self, paces: Sequence[Pace], open_sets: int) -> int:
+        """The limit for the next tick, given the replicas' paces since the last one
+        (this replica's and those the others published) and the sets open now;
         returns it."""
         if self.target_ms <= 0:
             return self.limit
-        slow = []
-        if len(lags) >= MIN_SAMPLES:
-            slow.append(statistics.median(lags) * 1000 > self.target_ms)
-        if len(round_trips) >= MIN_BOTS:
-            slow.append(statistics.median(round_trips) > self.target_ms)
-        if not slow:
+        verdicts = [v for v in (p.slow(self.target_ms) for p in paces) if v is not None]
+        if not verdicts:
             return self.limit
-        if any(slow) and busy >= BUSY:
+        if any(verdicts):
             if open_sets <= self.limit:  # the last cut has taken effect: cut again
                 self.limit = max(1, min(self.limit - 1, int(open_sets * CUT)))
         elif open_sets >= self.limit:  # the limit holds the ladder back: one more

@@ -34,15 +34,16 @@ import secrets
 import socket
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
-from services.ladder.admission import CpuShare, LoopLag, RoundTrips, TableLimit
+from services.ladder.admission import CpuShare, LoopLag, Pace, RoundTrips, TableLimit
 from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
 from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
+from services.ladder.paces import PaceBoard
 from services.ladder.seats import seat_token
 from services.ladder.service import LEASE_SECONDS, LadderService
 from services.limits.access import hash_token
@@ -92,6 +93,7 @@ class Matchmaker:
         self._lag = LoopLag()
         self._cpu = CpuShare()
         self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
+        self._paces = PaceBoard(service.engine, self.replica)  # the other replicas' paces
         self.limits = {
             spec.name: TableLimit(spec.name, self.config.tables, self.config.target_ms)
             for spec in self.config.ladders
@@ -123,7 +125,7 @@ class Matchmaker:
             lags, busy = self._lag.take(), self._cpu.take()
             for spec in self.config.ladders:
                 try:
-                    await self.tick(spec, lags, busy)
+                    await self.tick(spec, await self._paces_of(spec, lags, busy))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
@@ -132,13 +134,20 @@ class Matchmaker:
                     )
             await self._wake.nap(self.TICK)
 
+    async def _paces_of(self, spec: LadderSpec, lags: list[float], busy: float) -> list[Pace]:
+        """This replica's pace since its last tick (the event loop's lateness samples,
+        its bots' round trips, the process's CPU in cores), published for whichever
+        replica matchmakes, and the other replicas' new ones (``paces``)."""
+        mine = Pace.measured(lags, self._round_trips.take(spec.name), busy)
+        if self.config.target_ms <= 0:
+            return [mine]  # no pacing: nobody reads them
+        others = await asyncio.to_thread(self._paces.exchange, spec.name, mine, time.time())
+        return [mine, *others]
+
     # ------------------------------------------------------------------ one tick
-    async def tick(
-        self, spec: LadderSpec, lags: list[float] | None = None, busy: float = 1.0
-    ) -> bool:
-        """One tick of ``spec``'s ladder; False when another replica holds it. ``lags``
-        and ``busy``: the event loop's lateness samples and the process's CPU (in
-        cores) since the last tick (``admission``)."""
+    async def tick(self, spec: LadderSpec, paces: Sequence[Pace] = ()) -> bool:
+        """One tick of ``spec``'s ladder; False when another replica holds it. ``paces``:
+        how this and the other replicas kept time since the last tick (``admission``)."""
         name = self.service.lease_name(spec.name)
         engine = self.service.engine
         held = await asyncio.to_thread(
@@ -161,7 +170,7 @@ class Matchmaker:
         listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
         accounts = {a.name: a for a in listed}
         await self._validate(spec, open_games, accounts)
-        await self._pair(spec, open_games, accounts, lags or [], busy)
+        await self._pair(spec, open_games, accounts, paces)
         return True
 
     # ------------------------------------------------------------------ 1. settle
@@ -368,8 +377,7 @@ class Matchmaker:
         spec: LadderSpec,
         open_games: list[OpenGame],
         accounts: dict[str, BotAccount],
-        lags: list[float],
-        busy: float,
+        paces: Sequence[Pace],
     ) -> None:
         now = time.time()
         sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
@@ -398,8 +406,7 @@ class Matchmaker:
             return row.mu if row is not None else 25.0
 
         opened = len(all_sets)
-        round_trips = self._round_trips.take(spec.name)
-        limit = self.limits[spec.name].after_tick(lags, round_trips, opened, busy)
+        limit = self.limits[spec.name].after_tick(paces, opened)
         house_open = len(house_sets)
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))

@@ -26,6 +26,7 @@ TABLES = {
     "ladder_games",
     "ladder_seats",
     "ladder_leases",
+    "ladder_paces",
 }
 
 

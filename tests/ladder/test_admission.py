@@ -9,16 +9,22 @@ import asyncio
 import random
 import time
 
+import sqlalchemy as sa
+
 from gamehost import Client
+from services.archive import database
+from services.archive.schema import ladder_paces
 from services.ladder.admission import (
     FLOOR_SECONDS,
     MIN_BOTS,
     MIN_SAMPLES,
     START,
     LoopLag,
+    Pace,
     RoundTrips,
     TableLimit,
 )
+from services.ladder.paces import FORGET, FRESH, PaceBoard
 from tests.ladder.conftest import ladder_server, quick
 from tests.procs import wait_until
 
@@ -28,27 +34,34 @@ SLOW = [12.0] * MIN_BOTS  # a tick's round trips beyond the bots' fastest (ms), 
 QUICK = [1.5] * MIN_BOTS
 
 
+def tick(
+    limit: TableLimit, lags: list[float], trips: list[float], open_sets: int, busy: float = 1.0
+) -> int:
+    """One tick of a lone replica: its own pace alone."""
+    return limit.after_tick([Pace.measured(lags, trips, busy)], open_sets)
+
+
 def test_a_slow_tick_cuts_the_limit_once_per_drain_and_only_a_binding_limit_grows():
     limit = TableLimit("cite:2", tables=8, target_ms=4.0)
     assert limit.limit == START  # it starts low, and grows while answers keep time
     while limit.limit < 8:
-        limit.after_tick(ON_TIME, QUICK, open_sets=limit.limit)
-    assert limit.after_tick(ON_TIME, SLOW, open_sets=8) == 6  # a quarter fewer
+        tick(limit, ON_TIME, QUICK, open_sets=limit.limit)
+    assert tick(limit, ON_TIME, SLOW, open_sets=8) == 6  # a quarter fewer
     # Still 8 open (games are never stopped): no second cut until they drain to 6.
-    assert limit.after_tick(ON_TIME, SLOW, open_sets=8) == 6
-    assert limit.after_tick(ON_TIME, SLOW, open_sets=7) == 6
-    assert limit.after_tick(ON_TIME, SLOW, open_sets=6) == 4
-    assert limit.after_tick(LATE, QUICK, open_sets=4) == 3  # the loop late: slow too
-    assert limit.after_tick(LATE, [], open_sets=2) == 1  # cut from what is open
-    assert limit.after_tick(ON_TIME, SLOW, open_sets=1) == 1  # never below one set
+    assert tick(limit, ON_TIME, SLOW, open_sets=8) == 6
+    assert tick(limit, ON_TIME, SLOW, open_sets=7) == 6
+    assert tick(limit, ON_TIME, SLOW, open_sets=6) == 4
+    assert tick(limit, LATE, QUICK, open_sets=4) == 3  # the loop late: slow too
+    assert tick(limit, LATE, [], open_sets=2) == 1  # cut from what is open
+    assert tick(limit, ON_TIME, SLOW, open_sets=1) == 1  # never below one set
     # On time: one more per tick while the limit is what holds the ladder back...
-    assert limit.after_tick(ON_TIME, QUICK, open_sets=1) == 2
-    assert limit.after_tick([], QUICK, open_sets=2) == 3
-    assert limit.after_tick(ON_TIME, [], open_sets=3) == 4
+    assert tick(limit, ON_TIME, QUICK, open_sets=1) == 2
+    assert tick(limit, [], QUICK, open_sets=2) == 3
+    assert tick(limit, ON_TIME, [], open_sets=3) == 4
     # ...and not while fewer sets are open than it allows (no bots waiting for one).
-    assert limit.after_tick(ON_TIME, QUICK, open_sets=1) == 4
+    assert tick(limit, ON_TIME, QUICK, open_sets=1) == 4
     for _ in range(10):
-        limit.after_tick(ON_TIME, QUICK, open_sets=limit.limit)
+        tick(limit, ON_TIME, QUICK, open_sets=limit.limit)
     assert limit.limit == 8  # never above --ladder-tables
 
 
@@ -56,16 +69,70 @@ def test_an_idle_process_is_never_slow():
     limit = TableLimit("cite:2", tables=8, target_ms=4.0)
     # Slow answers while the process uses a tenth of a core: jitter, or slowness
     # elsewhere; fewer games would not cure it.
-    assert limit.after_tick(LATE, SLOW, open_sets=START, busy=0.1) == START + 1
-    assert limit.after_tick(LATE, SLOW, open_sets=START + 1, busy=0.9) == START
+    assert tick(limit, LATE, SLOW, open_sets=START, busy=0.1) == START + 1
+    assert tick(limit, LATE, SLOW, open_sets=START + 1, busy=0.9) == START
 
 
 def test_a_tick_with_too_few_samples_or_no_target_decides_nothing():
     limit = TableLimit("cite:2", tables=8, target_ms=4.0)
     few_lags, few_bots = LATE[: MIN_SAMPLES - 1], SLOW[: MIN_BOTS - 1]
-    assert limit.after_tick(few_lags, few_bots, open_sets=START) == START
+    assert tick(limit, few_lags, few_bots, open_sets=START) == START
     unbounded = TableLimit("cite:2", tables=8, target_ms=0.0)  # --ladder-target-ms 0
-    assert unbounded.after_tick(LATE * 10, SLOW * 10, open_sets=8) == 8
+    assert tick(unbounded, LATE * 10, SLOW * 10, open_sets=8) == 8
+
+
+def test_any_busy_replica_that_answers_late_cuts_the_limit():
+    limit = TableLimit("cite:2", tables=8, target_ms=4.0)
+    on_time = Pace.measured(ON_TIME, QUICK, busy=1.0)
+    late_busy = Pace.measured(ON_TIME, SLOW, busy=0.9)  # another replica's bots wait
+    late_idle = Pace.measured(LATE, SLOW, busy=0.1)  # jitter: fewer games would not help
+    undecided = Pace.measured(LATE[:1], SLOW[:1], busy=1.0)
+    assert limit.after_tick([on_time, late_idle, undecided], open_sets=START) == START + 1
+    assert limit.after_tick([on_time, late_busy], open_sets=START + 1) == START
+    assert limit.after_tick([undecided], open_sets=START) == START  # nothing to go by
+
+
+def test_replicas_read_each_others_paces_once_each_while_fresh(archive_url):
+    engine = database.make_engine(archive_url)
+    try:
+        database.upgrade(engine)
+        here, there = PaceBoard(engine, "here/1/a"), PaceBoard(engine, "there/2/b")
+        slow = Pace(7.5, (12.0, 0.5, 3.25), 0.8)
+        assert here.exchange("cite:2", Pace(None, (), 0.1), now=1000.0) == []
+        assert there.exchange("cite:2", slow, now=1000.2) == [Pace(None, (), 0.1)]
+        assert here.exchange("cite:2", Pace(None, (), 0.1), now=1000.5) == [slow]
+        assert here.exchange("cite:2", Pace(None, (), 0.1), now=1001.0) == []  # taken once
+        assert here.exchange("catan:4", Pace(None, (), 0.1), now=1001.0) == []  # per ladder
+        there.exchange("cite:2", slow, now=1001.1)
+        later = 1001.1 + FRESH + 0.5  # that report is stale by now: the replica stopped?
+        assert here.exchange("cite:2", Pace(None, (), 0.1), now=later) == []
+        # Long gone replicas' rows are deleted by whoever publishes next.
+        here.exchange("cite:2", Pace(None, (), 0.1), now=1001.1 + FORGET + 1)
+        with engine.connect() as connection:
+            replicas = connection.execute(sa.select(ladder_paces.c.replica)).scalars().all()
+        assert sorted(replicas) == ["here/1/a", "here/1/a"]  # one row per ladder
+    finally:
+        engine.dispose()
+
+
+def test_the_matchmaker_opens_fewer_sets_while_another_replica_answers_late(sqlite_url):
+    # Two replicas on one archive. The one that matchmakes is idle (never slow itself);
+    # the other reports its loop late while busy, as it would with its bots' answers
+    # queueing: the matchmaker paces the ladder by that report.
+    ladder = quick(tables=4, house_tables=4, target_ms=2.0)
+    with ladder_server(sqlite_url, ladder) as first:
+        holder = first.running.matchmaker
+        wait_until(lambda: "cite:2" in holder._held, 60, "the first replica to matchmake")
+        holder._cpu.take = lambda: 0.0  # idle: its own pace never slow
+        with ladder_server(sqlite_url, ladder) as second:
+            other = second.running.matchmaker
+            other._cpu.take = lambda: 1.0
+            other._lag.take = lambda: LATE
+            limit = holder.limits["cite:2"]
+            wait_until(lambda: limit.limit == 1, 120, "the limit cut to one set")
+            assert "cite:2" not in other._held  # it only reported
+            other._lag.take = lambda: ON_TIME
+            wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
 
 
 def test_round_trips_count_each_bot_once_a_tick_beyond_its_own_fastest():
