@@ -116,6 +116,7 @@ LADDER_TABLE_LIMIT = Gauge(
     "gamehost_ladder_table_limit",
     "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",
     ["ladder"],
-    # Processes not holding the ladder's lease keep --ladder-tables: the holder's is lower.
+    # Processes not holding the ladder's lease show --ladder-tables (TableLimit.stand_by):
+    # the holder's is lower.
     multiprocess_mode="livemin",
 )

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from services.archive import codec, database
 from services.archive.codec import ArchivedGame
 from services.archive.schema import games, ladder_seats, seats, tournaments
+from services.archive.sql import insert_new, insert_or_ignore
 from services.kinds import EventKind
 from services.stores import Snapshot, StoredEvent, TournamentSnapshot
 
@@ -25,15 +26,6 @@ _CACHED_GAMES = 256  # decoded games kept per replica: a replay is read many tim
 
 def _utc(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
-
-
-def _insert(engine: sa.Engine, table: sa.Table):
-    """INSERT ... ON CONFLICT DO NOTHING in the engine's dialect."""
-    if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table).on_conflict_do_nothing()
 
 
 @dataclass(frozen=True)
@@ -168,9 +160,9 @@ class Archive:
             for index, seat in enumerate(meta.seats)
         ]
         with self.engine.begin() as connection:
-            inserted = connection.execute(_insert(self.engine, games).values(row)).rowcount
+            inserted = insert_new(connection, games, row)
             if inserted and seat_rows:
-                connection.execute(_insert(self.engine, seats), seat_rows)
+                connection.execute(insert_or_ignore(connection, seats), seat_rows)
         return bool(inserted)
 
     async def game(self, game_id: str, cache: bool = True) -> ArchivedGame | None:
@@ -318,7 +310,7 @@ class Archive:
             "record": codec.pack(record, self.codec),
         }
         with self.engine.begin() as connection:
-            return bool(connection.execute(_insert(self.engine, tournaments).values(row)).rowcount)
+            return insert_new(connection, tournaments, row)
 
     async def tournament(self, name: str) -> tuple[TournamentSnapshot, list[StoredEvent]] | None:
         return await asyncio.to_thread(self._tournament, name)

@@ -181,8 +181,18 @@ class TableLimit:
         self.ladder = ladder
         self.tables = tables
         self.target_ms = target_ms  # 0: no limit but ``tables``
-        self.limit = tables if target_ms <= 0 else min(tables, START)
+        self.limit = self._first()
         metrics.LADDER_TABLE_LIMIT.labels(ladder).set(self.limit)
+
+    def _first(self) -> int:
+        return self.tables if self.target_ms <= 0 else min(self.tables, START)
+
+    def stand_by(self) -> None:
+        """Another replica matchmakes the ladder: this one starts afresh if it takes
+        over, and shows ``tables`` meanwhile, so that the lowest over the replicas (a
+        process group's gauge: ``multiprocess_mode="livemin"``) is the holder's."""
+        self.limit = self._first()
+        metrics.LADDER_TABLE_LIMIT.labels(self.ladder).set(self.tables)
 
     def after_tick(self, paces: Sequence[Pace], open_sets: int) -> int:
         """The limit for the next tick, given the replicas' paces since the last one

@@ -16,14 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from services.archive.schema import ladder_leases
-
-
-def _insert(connection: sa.Connection):
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(ladder_leases).on_conflict_do_nothing()
+from services.archive.sql import insert_new
 
 
 def acquire(engine: sa.Engine, name: str, holder: str, seconds: float, now: float) -> bool:
@@ -40,7 +33,7 @@ def acquire(engine: sa.Engine, name: str, holder: str, seconds: float, now: floa
         if taken:
             return True
         row = {"name": name, "holder": holder, "expires_at": now + seconds}
-        return bool(connection.execute(_insert(connection).values(row)).rowcount)
+        return insert_new(connection, ladder_leases, row)
 
 
 def fence(connection: sa.Connection, name: str, holder: str, seconds: float, now: float) -> bool:

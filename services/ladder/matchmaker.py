@@ -155,6 +155,7 @@ class Matchmaker:
         )
         if not held:
             self._held.discard(spec.name)
+            self.limits[spec.name].stand_by()
             return False
         if spec.name not in self._held:
             log.info("ladder %s: matchmaking here (%s)", spec.name, self.replica)

@@ -16,20 +16,11 @@ import json
 import sqlalchemy as sa
 
 from services.archive.schema import ladder_paces
+from services.archive.sql import upsert
 from services.ladder.admission import Pace
 
 FRESH = 3.0  # seconds a report stays worth taking: a few ticks
 FORGET = 60.0  # seconds after which a replica's row is deleted
-
-
-def _upsert(connection: sa.Connection, row: dict):
-    if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(ladder_paces).values(row)
-    changed = {k: statement.excluded[k] for k in ("reported_at", "busy", "lag_ms", "round_trips")}
-    return statement.on_conflict_do_update(index_elements=["ladder", "replica"], set_=changed)
 
 
 class PaceBoard:
@@ -52,7 +43,7 @@ class PaceBoard:
             "round_trips": json.dumps([round(ms, 3) for ms in mine.round_trips]),
         }
         with self.engine.begin() as connection:
-            connection.execute(_upsert(connection, row))
+            upsert(connection, ladder_paces, row)
             connection.execute(
                 sa.delete(ladder_paces).where(
                     ladder_paces.c.ladder == ladder, ladder_paces.c.reported_at < now - FORGET

@@ -10,6 +10,7 @@ import random
 import time
 
 import sqlalchemy as sa
+from prometheus_client import REGISTRY
 
 from gamehost import Client
 from services.archive import database
@@ -32,6 +33,7 @@ LATE = [0.010] * MIN_SAMPLES  # a tick's lag samples (s): the loop 10 ms late
 ON_TIME = [0.0001] * MIN_SAMPLES
 SLOW = [12.0] * MIN_BOTS  # a tick's round trips beyond the bots' fastest (ms), one per bot
 QUICK = [1.5] * MIN_BOTS
+TABLE_LIMIT = "gamehost_ladder_table_limit"
 
 
 def tick(
@@ -92,6 +94,18 @@ def test_any_busy_replica_that_answers_late_cuts_the_limit():
     assert limit.after_tick([undecided], open_sets=START) == START  # nothing to go by
 
 
+def test_a_replica_that_does_not_matchmake_shows_the_most_and_starts_afresh():
+    limit = TableLimit("standby:2", tables=8, target_ms=4.0)
+    for _ in range(3):
+        tick(limit, ON_TIME, QUICK, open_sets=limit.limit)
+    assert limit.limit == START + 3
+    limit.stand_by()  # another replica took the ladder over
+    assert REGISTRY.get_sample_value(TABLE_LIMIT, {"ladder": "standby:2"}) == 8
+    assert limit.limit == START  # if it takes the ladder back, it starts low again
+    assert tick(limit, ON_TIME, QUICK, open_sets=START) == START + 1
+    assert REGISTRY.get_sample_value(TABLE_LIMIT, {"ladder": "standby:2"}) == START + 1
+
+
 def test_replicas_read_each_others_paces_once_each_while_fresh(archive_url):
     engine = database.make_engine(archive_url)
     try:
@@ -131,6 +145,7 @@ def test_the_matchmaker_opens_fewer_sets_while_another_replica_answers_late(sqli
             limit = holder.limits["cite:2"]
             wait_until(lambda: limit.limit == 1, 120, "the limit cut to one set")
             assert "cite:2" not in other._held  # it only reported
+            assert other.limits["cite:2"].limit == START  # and stood by
             other._lag.take = lambda: ON_TIME
             wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
 
