@@ -298,7 +298,51 @@ def _threaded_runner(port: int, seconds: float, results) -> None:
     results.put(moves)
 
 
-RUNNERS = {"one-thread": _runner, "bot-run": _threaded_runner}
+async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
+    """One event loop does all of it: the stream on grpc.aio, the bot on asyncio pipes."""
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(BOT),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert bot.stdin is not None and bot.stdout is not None
+    moves: list[tuple[float, float, float]] = []
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)()
+        end = time.monotonic() + seconds
+        arrived = written = returned = 0.0
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                break
+            now = time.perf_counter()
+            if message[:1] == ACT:
+                if time.monotonic() >= end:
+                    break
+                arrived = now
+                version = message[1 : 1 + VERSION.size]
+                written = time.perf_counter()
+                bot.stdin.write(message[1 + VERSION.size :] + b"\n")
+                line = await bot.stdout.readline()
+                returned = time.perf_counter()
+                await call.write(REPLY + version + line.strip())
+            elif message[:1] == ANSWER:
+                moves.append(_move(arrived, written, returned, now, message))
+        call.cancel()
+    bot.stdin.close()
+    await bot.wait()
+    return moves
+
+
+def _aio_runner(port: int, seconds: float, results) -> None:
+    """One runner and its bot on one uvloop event loop (grpc.aio)."""
+    uvloop.install()
+    results.put(asyncio.run(_aio_runner_main(port, seconds)))
+
+
+RUNNERS = {"one-thread": _runner, "bot-run": _threaded_runner, "aio": _aio_runner}
 
 
 def _percentiles(values: list[float]) -> str:

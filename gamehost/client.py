@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 
+from gamehost.aio_bot_link import AioBotLink
 from gamehost.bot_link import BotLink
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -74,12 +75,13 @@ MAX_RECEIVE_BYTES = 64 * 1024 * 1024
 _OPTIONS = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
 
 
-def _channel(target: str, tls: bool, ca_file: str | None) -> grpc.Channel:
+def _channel(target: str, tls: bool, ca_file: str | None, aio: bool = False) -> Any:
+    kind = grpc.aio if aio else grpc
     if not tls:
-        return grpc.insecure_channel(target, options=_OPTIONS)
+        return kind.insecure_channel(target, options=_OPTIONS)
     ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
     credentials = grpc.ssl_channel_credentials(root_certificates=ca)
-    return grpc.secure_channel(target, credentials, options=_OPTIONS)
+    return kind.secure_channel(target, credentials, options=_OPTIONS)
 
 
 class Client:
@@ -105,7 +107,9 @@ class Client:
         ca_file: str | None = None,
     ) -> None:
         self.target = target
-        self._channel = _channel(target, tls or bool(ca_file), ca_file)
+        self._tls = tls or bool(ca_file)
+        self._ca_file = ca_file
+        self._channel = _channel(target, self._tls, ca_file)
         self._stub = pb_grpc.GameHostStub(self._channel)
         self._metadata = (("x-api-key", api_key),) if api_key else ()
         self.timeout = timeout
@@ -440,6 +444,24 @@ class Client:
         (connect again); an answer of UNAVAILABLE is sent again, with ``retries``."""
         return BotLink(
             self._stub.PlayBot,
+            key,
+            concurrency,
+            self._metadata,
+            self.timeout,
+            retries=self.retries,
+            delay=self._delay,
+        )
+
+    def aio_channel(self) -> grpc.aio.Channel:
+        """A grpc.aio channel to the same server, secured the same way, for asyncio code
+        (``aio_play_bot``); made inside the running event loop, closed by the caller."""
+        return _channel(self.target, self._tls, self._ca_file, aio=True)
+
+    def aio_play_bot(self, channel: grpc.aio.Channel, key: str, concurrency: int = 1) -> AioBotLink:
+        """``play_bot`` on asyncio, on ``channel`` (from ``aio_channel``): ``gamehost bot
+        run``'s connection."""
+        return AioBotLink(
+            channel,
             key,
             concurrency,
             self._metadata,

@@ -11,7 +11,9 @@ judges it. No line in time is reported ``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
-The program's stderr is the runner's.
+The program's stderr is the runner's. All of it runs on one event loop (uvloop where
+installed): the connection on grpc.aio, the copies' pipes on asyncio, each copy a task,
+so that a move's way through the runner is one thread's (gamehost/aio_bot_link.py).
 
 A broken connection is made again, as is one the server refused while busy or
 limiting this bot's connects (``RETRIED``), waiting longer each time up to 10 s (the
@@ -22,26 +24,32 @@ the run (exit status 1)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
-import queue
 import shlex
 import subprocess
 import sys
-import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import grpc
 
-from gamehost.bot_link import BotLink
-from gamehost.client import Client, GameError
+from gamehost.aio_bot_link import AioBotLink
+from gamehost.client import Client
+from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
 MARGIN_SECONDS = 0.25  # an answer is due this long before the server's deadline
 MIN_WAIT_SECONDS = 0.1  # the least time given to answer, however late the act came
 HANG_SECONDS = 10.0  # a copy silent this long past a deadline is started again
+KILL_WAIT_SECONDS = 5.0  # how long a killed copy is waited for
 MAX_LINE = 1024  # what the server reads of an answer
+# What the runner keeps of a line while reading it: the rest of an overlong line is
+# dropped as it comes (a line of MAX_LINE characters is at most 4 bytes a character).
+MAX_LINE_BYTES = 4 * (MAX_LINE + 1)
 RECONNECT_SECONDS = (0.5, 10.0)  # first and longest wait before connecting again
 # Worth connecting again: the server away, stopping, busy or limiting this bot's connects.
 RETRIED = (
@@ -76,16 +84,53 @@ class Stats:
 
     def __init__(self, path: str | None) -> None:
         self._file = open(path, "a", buffering=1) if path else None  # noqa: SIM115
-        self._lock = threading.Lock()
 
     def write(self, **record: object) -> None:
         if self._file is not None:
-            with self._lock:
-                self._file.write(json.dumps({"t": time.time(), **record}) + "\n")
+            self._file.write(json.dumps({"t": time.time(), **record}) + "\n")
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
+
+
+class _Output(asyncio.SubprocessProtocol):
+    """A copy's process as the event loop sees it: its stdout cut into lines (None at
+    its end), bytes that are not UTF-8 replaced (a garbage answer, not a hang), and
+    when it exited."""
+
+    def __init__(self, lines: asyncio.Queue[str | None]) -> None:
+        self.lines = lines
+        self.exited = asyncio.get_running_loop().create_future()
+        self._partial = bytearray()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            self._keep(data[start:end])
+            self._line()
+            start = end + 1
+        self._keep(data[start:])
+
+    def _keep(self, piece: bytes) -> None:
+        room = MAX_LINE_BYTES - len(self._partial)
+        if room > 0:
+            self._partial += piece[:room]
+
+    def _line(self) -> None:
+        line = self._partial.decode("utf-8", errors="replace").rstrip("\r")
+        self._partial.clear()
+        self.lines.put_nowait(line[: MAX_LINE + 1])
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            if self._partial:
+                self._line()
+            self.lines.put_nowait(None)  # end of output: the process died or closed it
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 @dataclass
@@ -94,74 +139,80 @@ class Copy:
 
     index: int
     argv: list[str]
-    reply: object  # callable(game_id, version, line, error, round_trip_ms) -> BotReplyResponse
+    # (game id, version, line, error, round trip ms) -> the server's answer
+    reply: Callable[[str, int, str, str, float], Awaitable[pb.BotReplyResponse]]
     stats: Stats
     games: dict[str, str] = field(default_factory=dict)  # game id -> its start line
-    inbox: queue.Queue = field(default_factory=queue.Queue)
-    process: subprocess.Popen | None = None
-    lines: queue.Queue = field(default_factory=queue.Queue)
+    inbox: asyncio.Queue[Act | Line | None] = field(default_factory=asyncio.Queue)
+    transport: asyncio.SubprocessTransport | None = None
+    output: _Output | None = None
+    lines: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     warned: bool = False
     free_at: float = 0.0  # time.monotonic() when it finished its last line or act
     last_round_trip_ms: float = 0.0  # its last answer's, beyond the program's own time
 
-    def launch(self) -> None:
-        self.lines = queue.Queue()
-        self.process = subprocess.Popen(
-            self.argv,
+    async def launch(self) -> None:
+        """Start the program (OSError when it cannot be)."""
+        self.lines = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        self.transport, self.output = await loop.subprocess_exec(
+            lambda: _Output(self.lines),
+            *self.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            text=True,
-            errors="replace",  # bytes that are not UTF-8 make a garbage answer, not a hang
-            bufsize=1,
+            stderr=None,  # the program's stderr is the runner's
         )
-        threading.Thread(target=self._read, args=(self.process, self.lines), daemon=True).start()
-
-    @staticmethod
-    def _read(process: subprocess.Popen, lines: queue.Queue) -> None:
-        assert process.stdout is not None
-        try:
-            for line in process.stdout:
-                lines.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass  # its stdout broke: as if it ended
-        finally:
-            lines.put(None)  # end of output: the process died or closed it
 
     def _write(self, line: str) -> bool:
-        process = self.process
-        assert process is not None and process.stdin is not None
+        transport = self.transport
+        if transport is None or transport.get_returncode() is not None:
+            return False
+        # uvloop's pipe transports are not asyncio.WriteTransport's subclasses.
+        stdin = cast(asyncio.WriteTransport | None, transport.get_pipe_transport(0))
+        if stdin is None or stdin.is_closing():
+            return False
         try:
-            process.stdin.write(line + "\n")
-            process.stdin.flush()
+            stdin.write(line.encode() + b"\n")
             return True
-        except (BrokenPipeError, OSError, ValueError):
+        except (BrokenPipeError, OSError, RuntimeError):
             return False
 
-    def restart(self, why: str) -> None:
+    async def restart(self, why: str) -> None:
         """Start the program again and tell it about every game it holds."""
         print(f"gamehost bot run: copy {self.index} {why}; starting it again", file=sys.stderr)
-        self.kill()
-        self.launch()
+        await self.kill()
+        try:
+            await self.launch()
+        except OSError as exc:  # tried again at its next act
+            print(f"gamehost bot run: copy {self.index} cannot start: {exc}", file=sys.stderr)
+            return
         for line in self.games.values():
             self._write(line)
 
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=5)
+    async def kill(self) -> None:
+        transport, output = self.transport, self.output
+        self.transport = self.output = None
+        if transport is None or output is None:
+            return
+        if transport.get_returncode() is None:
+            with contextlib.suppress(ProcessLookupError):
+                transport.kill()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(KILL_WAIT_SECONDS):
+                    await output.exited
+        transport.close()
 
-    def work(self) -> None:
-        """The copy's thread (launched first): its lines in order, one act at a time."""
+    async def work(self) -> None:
+        """The copy's task: its lines in order, one act at a time."""
         while True:
-            item = self.inbox.get()
+            item = await self.inbox.get()
             if item is None:
                 return
             if isinstance(item, Line):
                 if not item.end:
                     self.games[item.game_id] = item.line
                 if not self._write(item.line):
-                    self.restart("exited")
+                    await self.restart("exited")
                 if item.end:
                     self.games.pop(item.game_id, None)
                     self.stats.write(event="end", game_id=item.game_id)
@@ -169,17 +220,14 @@ class Copy:
                     self.stats.write(event="start", game_id=item.game_id)
                 self.free_at = time.monotonic()
                 continue
-            self._act(item)
+            await self._act(item)
             self.free_at = time.monotonic()
 
     def _drop_unasked(self) -> None:
-        while True:
-            try:
-                line = self.lines.get_nowait()
-            except queue.Empty:
-                return
+        while not self.lines.empty():
+            line = self.lines.get_nowait()
             if line is None:
-                self.lines.put(None)  # keep the end for the read that follows
+                self.lines.put_nowait(None)  # keep the end for the read that follows
                 return
             if not self.warned:
                 self.warned = True
@@ -189,7 +237,12 @@ class Copy:
                     file=sys.stderr,
                 )
 
-    def _act(self, act: Act) -> None:
+    async def _line(self, seconds: float) -> str | None:
+        """The program's next line within ``seconds`` (TimeoutError), None at its end."""
+        async with asyncio.timeout(max(0.0, seconds)):
+            return await self.lines.get()
+
+    async def _act(self, act: Act) -> None:
         # An act that came late (a busy server) or waited behind this copy's other acts
         # still goes to the program, with a moment to answer: the server's own clock
         # says whether the answer is in time, and a fallback it played is not counted.
@@ -198,33 +251,42 @@ class Copy:
         written = time.monotonic()
         act.written = written
         if not self._write(act.line):
-            self._send(act, error="missing: the program had exited", bot_ms=0.0)
-            self.restart("exited")
+            await self._send(act, error="missing: the program had exited", bot_ms=0.0)
+            await self.restart("exited")
             return
         try:
-            line = self.lines.get(timeout=max(0.0, act.due - time.monotonic()))
-        except queue.Empty:
-            self._send(act, error="late: no answer within ms_left", bot_ms=0.0)
+            line = await self._line(act.due - time.monotonic())
+        except TimeoutError:
+            await self._send(act, error="late: no answer within ms_left", bot_ms=0.0)
             try:  # wait for the late answer, so it is not read as the next act's
-                line = self.lines.get(timeout=HANG_SECONDS)
-            except queue.Empty:
-                self.restart(f"hung (no answer {HANG_SECONDS:g} s past a deadline)")
+                line = await self._line(HANG_SECONDS)
+            except TimeoutError:
+                await self.restart(f"hung (no answer {HANG_SECONDS:g} s past a deadline)")
                 return
             if line is None:
-                self.restart("exited")
+                await self.restart("exited")
             return
         bot_ms = (time.monotonic() - written) * 1000
         if line is None:
-            code = self.process.poll() if self.process is not None else None
-            self._send(act, error=f"missing: the program exited (status {code})", bot_ms=bot_ms)
-            self.restart("exited")
+            code = self.transport.get_returncode() if self.transport is not None else None
+            if code is None and self.output is not None:  # its stdout closed first
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(0.5):
+                        await self.output.exited
+                code = self.transport.get_returncode() if self.transport is not None else None
+            await self._send(
+                act, error=f"missing: the program exited (status {code})", bot_ms=bot_ms
+            )
+            await self.restart("exited")
             return
-        self._send(act, line=line[: MAX_LINE + 1], bot_ms=bot_ms)
+        await self._send(act, line=line, bot_ms=bot_ms)
 
-    def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
+    async def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
         sent = time.monotonic()
         try:
-            answer = self.reply(act.game_id, act.version, line, error, self.last_round_trip_ms)
+            answer = await self.reply(
+                act.game_id, act.version, line, error, self.last_round_trip_ms
+            )
         except GameError as exc:
             print(f"gamehost bot run: answer to {act.game_id} not taken: {exc}", file=sys.stderr)
             return
@@ -243,7 +305,7 @@ class Copy:
             rtt_ms=rtt_ms,
             bot_ms=bot_ms,  # the program's own time
             queued_ms=queued_ms,
-            reply_ms=(done - sent) * 1000,  # the BotReply call: the server's answer
+            reply_ms=(done - sent) * 1000,  # the reply on the stream to its answer back
         )
         if answer.outcome == pb.BotReplyResponse.FALLBACK:
             print(f"gamehost bot run: {act.game_id}: {answer.message}", file=sys.stderr)
@@ -254,70 +316,83 @@ class Runner:
         self.client = client
         self.key = args.key
         self.stats = Stats(args.stats)
-        argv = shlex.split(args.cmd)
-        if not argv:
+        self.argv = shlex.split(args.cmd)
+        if not self.argv:
             raise ValueError("--cmd is empty")
-
-        def reply(game_id: str, version: int, line: str, error: str, round_trip_ms: float):
-            link = self.link
-            if link is None:
-                raise GameError(grpc.StatusCode.UNAVAILABLE, "not connected to the server")
-            return link.reply(game_id, version, line, error, round_trip_ms)
-
-        self.copies = [Copy(i, argv, reply, self.stats) for i in range(args.concurrency)]
+        self.concurrency = args.concurrency
+        self.copies: list[Copy] = []
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it
         self.welcomed = False  # the last connection got as far as the server's welcome
-        self.link: BotLink | None = None  # the PlayBot call the answers go on
+        self.link: AioBotLink | None = None  # the PlayBot call the answers go on
 
-    def run(self) -> int:
-        for copy in self.copies:
-            try:
-                copy.launch()
-            except OSError as exc:
-                print(f"gamehost: cannot start --cmd: {exc}", file=sys.stderr)
-                return 2
-            threading.Thread(target=copy.work, daemon=True).start()
-        wait = RECONNECT_SECONDS[0]
+    async def _reply(
+        self, game_id: str, version: int, line: str, error: str, round_trip_ms: float
+    ) -> pb.BotReplyResponse:
+        link = self.link
+        if link is None:
+            raise GameError(grpc.StatusCode.UNAVAILABLE, "not connected to the server")
+        return await link.reply(game_id, version, line, error, round_trip_ms)
+
+    async def run(self) -> int:
+        self.copies = [Copy(i, self.argv, self._reply, self.stats) for i in range(self.concurrency)]
+        workers: list[asyncio.Task[None]] = []
+        channel = self.client.aio_channel()
         try:
-            while True:
-                self.welcomed = False
+            for copy in self.copies:
                 try:
-                    status = self._connection()
-                except GameError as exc:
-                    if exc.code not in RETRIED:
-                        print(f"gamehost: {exc}", file=sys.stderr)
-                        return 1
-                    if self.welcomed:  # it was connected: a new break, not the same one
-                        wait = RECONNECT_SECONDS[0]
-                    print(
-                        f"gamehost bot run: connection lost ({exc}); again in {wait:g} s",
-                        file=sys.stderr,
-                    )
-                    time.sleep(wait)
-                    wait = min(RECONNECT_SECONDS[1], wait * 2)
-                    continue
-                if status is not None:
-                    return status
-                time.sleep(RECONNECT_SECONDS[0])  # the server ended the stream (stopping)
-                wait = RECONNECT_SECONDS[0]
+                    await copy.launch()
+                except OSError as exc:
+                    print(f"gamehost: cannot start --cmd: {exc}", file=sys.stderr)
+                    return 2
+                workers.append(asyncio.create_task(copy.work()))
+            return await self._connect_for_good(channel)
         finally:
             for copy in self.copies:
-                copy.inbox.put(None)
-                copy.kill()
+                copy.inbox.put_nowait(None)
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            for copy in self.copies:
+                await copy.kill()
+            await channel.close()
             self.stats.close()
 
-    def _connection(self) -> int | None:
+    async def _connect_for_good(self, channel: grpc.aio.Channel) -> int:
+        wait = RECONNECT_SECONDS[0]
+        while True:
+            self.welcomed = False
+            try:
+                status = await self._connection(channel)
+            except GameError as exc:
+                if exc.code not in RETRIED:
+                    print(f"gamehost: {exc}", file=sys.stderr)
+                    return 1
+                if self.welcomed:  # it was connected: a new break, not the same one
+                    wait = RECONNECT_SECONDS[0]
+                print(
+                    f"gamehost bot run: connection lost ({exc}); again in {wait:g} s",
+                    file=sys.stderr,
+                )
+                await asyncio.sleep(wait)
+                wait = min(RECONNECT_SECONDS[1], wait * 2)
+                continue
+            if status is not None:
+                return status
+            await asyncio.sleep(RECONNECT_SECONDS[0])  # the server ended the stream (stopping)
+            wait = RECONNECT_SECONDS[0]
+
+    async def _connection(self, channel: grpc.aio.Channel) -> int | None:
         """One connection: route its lines until it ends; the exit status, or None to
         connect again. The answers go back on the same call (PlayBot)."""
-        link = self.link = self.client.play_bot(self.key, len(self.copies))
+        link = self.link = self.client.aio_play_bot(channel, self.key, len(self.copies))
         try:
-            return self._route(link)
+            return await self._route(link)
         finally:
             self.link = None
             link.close()
 
-    def _route(self, link: BotLink) -> int | None:
-        for directive in link.directives():
+    async def _route(self, link: AioBotLink) -> int | None:
+        async for directive in link.directives():
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:
                 self.welcomed = True
@@ -332,20 +407,29 @@ class Runner:
                 if directive.game_id not in self.owner:  # sent again after a reconnect: known
                     copy = min(self.copies, key=lambda c: sum(o is c for o in self.owner.values()))
                     self.owner[directive.game_id] = copy
-                    copy.inbox.put(Line(directive.game_id, directive.line))
+                    copy.inbox.put_nowait(Line(directive.game_id, directive.line))
             elif kind == pb.BotDirective.ACT:
                 copy = self.owner.get(directive.game_id)
                 if copy is not None:
                     now = time.monotonic()
                     due = now + max(0.0, directive.ms_left / 1000 - MARGIN_SECONDS)
-                    copy.inbox.put(
+                    copy.inbox.put_nowait(
                         Act(directive.game_id, directive.version, directive.line, due, now)
                     )
             elif kind == pb.BotDirective.END:
                 copy = self.owner.pop(directive.game_id, None)
                 if copy is not None:
-                    copy.inbox.put(Line(directive.game_id, directive.line, end=True))
+                    copy.inbox.put_nowait(Line(directive.game_id, directive.line, end=True))
         return None  # the server ended the stream (it stops): connect again
+
+
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop where installed (fewer system calls a message), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
 
 
 def run(client: Client, args: argparse.Namespace) -> int:
@@ -354,4 +438,5 @@ def run(client: Client, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 2
-    return runner.run()
+    with asyncio.Runner(loop_factory=_event_loop) as loop:
+        return loop.run(runner.run())
