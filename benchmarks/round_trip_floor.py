@@ -5,7 +5,7 @@ Redis, a bot program on a pipe) cost a move before gamehost adds anything.
 
     .venv/bin/python benchmarks/round_trip_floor.py [--bots 50] [--seconds 120]
         [--rate 200] [--busy 0.0] [--burst-ms 0.1-0.6] [--thread-busy 0.0]
-        [--runner one-thread|bot-run]
+        [--runner aio|threads|one-thread]
         [--redis URL] [--rounds 1]
 
 - a server process: a grpc.aio server on uvloop with one bidirectional stream per
@@ -18,11 +18,14 @@ Redis, a bot program on a pipe) cost a move before gamehost adds anything.
   about ``--rate`` acts a second. ``--busy F`` keeps the server's event loop busy
   about that fraction of the time besides (as a ladder server's other games do), in
   bursts of ``--burst-ms`` (a range: each burst's length drawn evenly from it).
-- ``--bots`` runner processes, each a synchronous gRPC stream as `bot run`'s (the
-  requests from a queue) and one copy of the example bot
-  (examples/bots/random_bot.py) on its stdin and stdout. One thread reads the stream,
-  writes each act to the bot, reads its line, and sends it: fewer hand-overs than
-  `bot run`'s threads (``--runner bot-run``: the same hand-overs as `bot run`'s).
+- ``--bots`` runner processes, each with one copy of the example bot
+  (examples/bots/random_bot.py) on its stdin and stdout, and one stream to the server.
+  ``--runner aio`` (the default), as `gamehost bot run` does it: one uvloop event loop
+  reads the stream (grpc.aio), writes each act to the bot, reads its line, and sends
+  it. ``--runner threads``, as `bot run` did it before: a synchronous gRPC stream (the
+  requests from a queue), the act handed from the stream's reader thread to a copy's
+  thread, the bot's line from its reader thread, the answer back from the stream's.
+  ``--runner one-thread``: a synchronous stream, one thread doing the rest.
 
 Left out, each of which only adds: the watch that finds the next act, the seat's view,
 the matchmaker, ratings and the archive (PostgreSQL), house bots, the Celery worker.
@@ -245,8 +248,8 @@ def _runner(port: int, seconds: float, results) -> None:
 
 
 def _threaded_runner(port: int, seconds: float, results) -> None:
-    """As `bot run` hands a move around (gamehost/runner.py, gamehost/bot_link.py): the
-    stream's reader thread queues each act for the copy's thread, which writes it to
+    """As `bot run` handed a move around before it ran on asyncio: the stream's reader
+    thread queues each act for the copy's thread, which writes it to
     the bot, takes its line from the bot's reader thread, sends it, and waits for the
     stream's reader to hand the answer back."""
     bot = _bot()
@@ -299,7 +302,8 @@ def _threaded_runner(port: int, seconds: float, results) -> None:
 
 
 async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
-    """One event loop does all of it: the stream on grpc.aio, the bot on asyncio pipes."""
+    """One event loop does all of it, as `bot run` (gamehost/runner.py): the stream on
+    grpc.aio, the bot on asyncio pipes."""
     bot = await asyncio.create_subprocess_exec(
         sys.executable,
         str(BOT),
@@ -342,7 +346,7 @@ def _aio_runner(port: int, seconds: float, results) -> None:
     results.put(asyncio.run(_aio_runner_main(port, seconds)))
 
 
-RUNNERS = {"one-thread": _runner, "bot-run": _threaded_runner, "aio": _aio_runner}
+RUNNERS = {"aio": _aio_runner, "threads": _threaded_runner, "one-thread": _runner}
 
 
 def _percentiles(values: list[float]) -> str:
@@ -399,9 +403,10 @@ def main() -> None:
     parser.add_argument(
         "--runner",
         choices=sorted(RUNNERS),
-        default="one-thread",
-        help="one-thread: one thread does a runner's work; bot-run: its threads hand "
-        "each move on as `gamehost bot run`'s do",
+        default="aio",
+        help="aio: one event loop does a runner's work, as `gamehost bot run`'s; threads: "
+        "threads hand each move on, as `bot run`'s did; one-thread: a synchronous stream "
+        "and one thread",
     )
     args = parser.parse_args()
     if not 0 <= args.busy < 1:

@@ -220,7 +220,10 @@ class Copy:
                     self.stats.write(event="start", game_id=item.game_id)
                 self.free_at = time.monotonic()
                 continue
-            await self._act(item)
+            try:
+                await self._act(item)
+            except Exception as exc:  # this act's trouble only: the server's clock plays it
+                print(f"gamehost bot run: copy {self.index}: {exc!r}", file=sys.stderr)
             self.free_at = time.monotonic()
 
     def _drop_unasked(self) -> None:

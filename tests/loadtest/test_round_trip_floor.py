@@ -8,14 +8,17 @@ import re
 import subprocess
 import sys
 
+import pytest
 import redis
 
 from benchmarks.peer_server import ROOT
 
 
-def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url):
+@pytest.mark.parametrize("runner", ["aio", "threads", "one-thread"])
+def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url, runner):
     command = [sys.executable, str(ROOT / "benchmarks" / "round_trip_floor.py")]
     command += ["--bots", "2", "--seconds", "3", "--rate", "20", "--redis", redis_url]
+    command += ["--runner", runner]
     command += ["--busy", "0.1", "--burst-ms", "0.2-1", "--thread-busy", "0.02"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -30,6 +33,7 @@ def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url):
         assert line and float(line.group(1)) <= float(line.group(2)), done.stdout
     assert "CPU, % of one core: server" in done.stdout
     assert "server loop busy besides: 0.1 in bursts of 0.2-1 ms" in done.stdout
+    assert f"2 runners ({runner})" in done.stdout
     store = redis.Redis.from_url(redis_url)
     try:
         assert list(store.scan_iter(match="floor-*", count=1000)) == []
