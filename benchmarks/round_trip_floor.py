@@ -303,15 +303,18 @@ def _threaded_runner(port: int, seconds: float, results) -> None:
 
 async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
     """One event loop does all of it, as `bot run` (gamehost/runner.py): the stream on
-    grpc.aio, the bot on asyncio pipes."""
-    bot = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(BOT),
+    grpc.aio, the bot's pipes on the loop (the bot started by subprocess, as there)."""
+    bot = subprocess.Popen(
+        [sys.executable, str(BOT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     assert bot.stdin is not None and bot.stdout is not None
+    loop = asyncio.get_running_loop()
+    output = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(output), bot.stdout)
+    stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, bot.stdin)
     moves: list[tuple[float, float, float]] = []
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)()
@@ -328,15 +331,15 @@ async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float
                 arrived = now
                 version = message[1 : 1 + VERSION.size]
                 written = time.perf_counter()
-                bot.stdin.write(message[1 + VERSION.size :] + b"\n")
-                line = await bot.stdout.readline()
+                stdin.write(message[1 + VERSION.size :] + b"\n")
+                line = await output.readline()
                 returned = time.perf_counter()
                 await call.write(REPLY + version + line.strip())
             elif message[:1] == ANSWER:
                 moves.append(_move(arrived, written, returned, now, message))
         call.cancel()
-    bot.stdin.close()
-    await bot.wait()
+    stdin.close()
+    await asyncio.to_thread(bot.wait, 10)
     return moves
 
 

@@ -33,7 +33,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import cast
 
 import grpc
 
@@ -94,17 +93,15 @@ class Stats:
             self._file.close()
 
 
-class _Output(asyncio.SubprocessProtocol):
-    """A copy's process as the event loop sees it: its stdout cut into lines (None at
-    its end), bytes that are not UTF-8 replaced (a garbage answer, not a hang), and
-    when it exited."""
+class _Output(asyncio.Protocol):
+    """A copy's stdout as the event loop reads it: cut into lines (None at its end),
+    bytes that are not UTF-8 replaced (a garbage answer, not a hang)."""
 
     def __init__(self, lines: asyncio.Queue[str | None]) -> None:
         self.lines = lines
-        self.exited = asyncio.get_running_loop().create_future()
         self._partial = bytearray()
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
+    def data_received(self, data: bytes) -> None:
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
             self._keep(data[start:end])
@@ -122,15 +119,10 @@ class _Output(asyncio.SubprocessProtocol):
         self._partial.clear()
         self.lines.put_nowait(line[: MAX_LINE + 1])
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            if self._partial:
-                self._line()
-            self.lines.put_nowait(None)  # end of output: the process died or closed it
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._partial:
+            self._line()
+        self.lines.put_nowait(None)  # end of output: the process died or closed it
 
 
 @dataclass
@@ -144,35 +136,35 @@ class Copy:
     stats: Stats
     games: dict[str, str] = field(default_factory=dict)  # game id -> its start line
     inbox: asyncio.Queue[Act | Line | None] = field(default_factory=asyncio.Queue)
-    transport: asyncio.SubprocessTransport | None = None
-    output: _Output | None = None
+    process: subprocess.Popen[bytes] | None = None
+    stdin: asyncio.WriteTransport | None = None
+    stdout: asyncio.ReadTransport | None = None
     lines: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     warned: bool = False
     free_at: float = 0.0  # time.monotonic() when it finished its last line or act
     last_round_trip_ms: float = 0.0  # its last answer's, beyond the program's own time
 
     async def launch(self) -> None:
-        """Start the program (OSError when it cannot be)."""
-        self.lines = asyncio.Queue()
+        """Start the program (OSError when it cannot be). Started by subprocess, whose
+        vfork runs no fork handlers: a plain fork (uvloop's own subprocesses) runs
+        gRPC's, and a child forked while gRPC's threads were busy could crash before
+        it ran the program (seen: SIGSEGV, about one start in a hundred under load)."""
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self.lines = lines
+        process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert process.stdin is not None and process.stdout is not None
         loop = asyncio.get_running_loop()
-        self.transport, self.output = await loop.subprocess_exec(
-            lambda: _Output(self.lines),
-            *self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None,  # the program's stderr is the runner's
-        )
+        self.process = process
+        self.stdout, _ = await loop.connect_read_pipe(lambda: _Output(lines), process.stdout)
+        self.stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, process.stdin)
 
     def _write(self, line: str) -> bool:
-        transport = self.transport
-        if transport is None or transport.get_returncode() is not None:
+        if self.process is None or self.process.poll() is not None:
             return False
-        # uvloop's pipe transports are not asyncio.WriteTransport's subclasses.
-        stdin = cast(asyncio.WriteTransport | None, transport.get_pipe_transport(0))
-        if stdin is None or stdin.is_closing():
+        if self.stdin is None or self.stdin.is_closing():
             return False
         try:
-            stdin.write(line.encode() + b"\n")
+            self.stdin.write(line.encode() + b"\n")
             return True
         except (BrokenPipeError, OSError, RuntimeError):
             return False
@@ -189,18 +181,26 @@ class Copy:
         for line in self.games.values():
             self._write(line)
 
+    async def _exit_status(self, seconds: float) -> int | None:
+        """The program's exit status, waiting at most ``seconds`` for it to end."""
+        process = self.process
+        if process is None:
+            return None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return await asyncio.to_thread(process.wait, seconds)
+        return None
+
     async def kill(self) -> None:
-        transport, output = self.transport, self.output
-        self.transport = self.output = None
-        if transport is None or output is None:
-            return
-        if transport.get_returncode() is None:
+        process, stdin, stdout = self.process, self.stdin, self.stdout
+        self.process = self.stdin = self.stdout = None
+        for pipe in (stdin, stdout):
+            if pipe is not None:
+                pipe.close()
+        if process is not None and process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                transport.kill()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(KILL_WAIT_SECONDS):
-                    await output.exited
-        transport.close()
+                process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(process.wait, KILL_WAIT_SECONDS)
 
     async def work(self) -> None:
         """The copy's task: its lines in order, one act at a time."""
@@ -271,12 +271,7 @@ class Copy:
             return
         bot_ms = (time.monotonic() - written) * 1000
         if line is None:
-            code = self.transport.get_returncode() if self.transport is not None else None
-            if code is None and self.output is not None:  # its stdout closed first
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(0.5):
-                        await self.output.exited
-                code = self.transport.get_returncode() if self.transport is not None else None
+            code = await self._exit_status(0.5)  # its stdout may have closed first
             await self._send(
                 act, error=f"missing: the program exited (status {code})", bot_ms=bot_ms
             )
