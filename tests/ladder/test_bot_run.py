@@ -122,7 +122,7 @@ async def test_answers_go_back_in_order_with_the_last_round_trip():
         ladder.act("g1", 3, legal_id=33)
         second = await ladder.reply()
         assert (second.version, _answer(second)["id"]) == (3, 33)
-        assert second.last_round_trip_ms > 0.0  # the first answer's, for the ladder's pace
+        assert second.last_round_trip_ms > 0.0  # not timed: the first one's, for pacing
 
 
 async def test_a_late_answer_is_reported_late_and_not_taken_for_the_next_acts():
