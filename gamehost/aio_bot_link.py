@@ -20,11 +20,10 @@ from typing import Any
 
 import grpc
 
+from gamehost.bot_link import outcome, reply_request
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 class AioBotLink:
@@ -99,15 +98,8 @@ class AioBotLink:
         waiting: asyncio.Future[pb.BotAnswer] = asyncio.get_running_loop().create_future()
         waits = self._waiting.setdefault((game_id, version), [])
         waits.append(waiting)
-        request = pb.BotReplyRequest(
-            game_id=game_id,
-            version=version,
-            line=line,
-            error=error,
-            last_round_trip_ms=last_round_trip_ms,
-        )
         try:
-            await self._write(pb.PlayBotRequest(reply=request))
+            await self._write(reply_request(game_id, version, line, error, last_round_trip_ms))
             async with asyncio.timeout(self._timeout):
                 answer = await waiting
         except TimeoutError:
@@ -123,9 +115,7 @@ class AioBotLink:
                 waits.remove(waiting)
             if not waits:
                 self._waiting.pop((game_id, version), None)
-        if answer.code:
-            raise GameError(_CODES.get(answer.code, grpc.StatusCode.UNKNOWN), answer.message)
-        return answer.response
+        return outcome(answer)
 
     async def _write(self, request: pb.PlayBotRequest) -> None:
         async with self._writing:

@@ -22,6 +22,27 @@ _CODES = {code.value[0]: code for code in grpc.StatusCode}
 _CLOSE = object()  # ends the request iterator: the runner's side of the call is done
 
 
+def reply_request(
+    game_id: str, version: int, line: str, error: str, last_round_trip_ms: float
+) -> pb.PlayBotRequest:
+    """A reply to the act at ``version``, as it goes on the PlayBot stream."""
+    reply = pb.BotReplyRequest(
+        game_id=game_id,
+        version=version,
+        line=line,
+        error=error,
+        last_round_trip_ms=last_round_trip_ms,
+    )
+    return pb.PlayBotRequest(reply=reply)
+
+
+def outcome(answer: pb.BotAnswer) -> pb.BotReplyResponse:
+    """An answer on the stream as BotReply's response, or its refusal as GameError."""
+    if answer.code:
+        raise GameError(_CODES.get(answer.code, grpc.StatusCode.UNKNOWN), answer.message)
+    return answer.response
+
+
 class _Waiting:
     """One reply's wait for its answer."""
 
@@ -101,14 +122,8 @@ class BotLink:
             if self._ended is not None:
                 raise self._ended
             self._waiting.setdefault((game_id, version), []).append(waiting)
-        request = pb.BotReplyRequest(
-            game_id=game_id,
-            version=version,
-            line=line,
-            error=error,
-            last_round_trip_ms=last_round_trip_ms,
-        )
-        self._requests.put(pb.PlayBotRequest(reply=request))
+        request = reply_request(game_id, version, line, error, last_round_trip_ms)
+        self._requests.put(request)
         if not waiting.done.wait(self._timeout):
             with self._lock:
                 waits = self._waiting.get((game_id, version), [])
@@ -123,9 +138,7 @@ class BotLink:
             raise waiting.error
         answer = waiting.answer
         assert answer is not None
-        if answer.code:
-            raise GameError(_CODES.get(answer.code, grpc.StatusCode.UNKNOWN), answer.message)
-        return answer.response
+        return outcome(answer)
 
     def close(self) -> None:
         self._call.cancel()
