@@ -125,6 +125,14 @@ class _Output(asyncio.Protocol):
         self.lines.put_nowait(None)  # end of output: the process died or closed it
 
 
+async def _exit_status(process: subprocess.Popen[bytes], seconds: float) -> int | None:
+    """The program's exit status, waiting at most ``seconds`` (off the event loop) for
+    it to end; None if it has not."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        return await asyncio.to_thread(process.wait, seconds)
+    return None
+
+
 @dataclass
 class Copy:
     """One copy of the bot program: its process, its games and its inbox."""
@@ -181,15 +189,6 @@ class Copy:
         for line in self.games.values():
             self._write(line)
 
-    async def _exit_status(self, seconds: float) -> int | None:
-        """The program's exit status, waiting at most ``seconds`` for it to end."""
-        process = self.process
-        if process is None:
-            return None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return await asyncio.to_thread(process.wait, seconds)
-        return None
-
     async def kill(self) -> None:
         process, stdin, stdout = self.process, self.stdin, self.stdout
         self.process = self.stdin = self.stdout = None
@@ -199,8 +198,7 @@ class Copy:
         if process is not None and process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                await asyncio.to_thread(process.wait, KILL_WAIT_SECONDS)
+            await _exit_status(process, KILL_WAIT_SECONDS)
 
     async def work(self) -> None:
         """The copy's task: its lines in order, one act at a time."""
@@ -271,7 +269,8 @@ class Copy:
             return
         bot_ms = (time.monotonic() - written) * 1000
         if line is None:
-            code = await self._exit_status(0.5)  # its stdout may have closed first
+            # Its stdout may have closed before it exited.
+            code = await _exit_status(self.process, 0.5) if self.process else None
             await self._send(
                 act, error=f"missing: the program exited (status {code})", bot_ms=bot_ms
             )
