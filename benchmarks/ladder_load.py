@@ -4,7 +4,8 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tables N] [--inline-commits] [--out FILE]
+        [--processes N] [--target-ms MS] [--tail-ms MS] [--tables N] [--inline-commits]
+        [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -221,6 +222,13 @@ def main() -> None:
         "late); 0: always --tables",
     )
     parser.add_argument(
+        "--tail-ms",
+        type=float,
+        default=4.0,
+        help="gamehost serve --ladder-tail-ms: fewer open sets while more than 1%% of the "
+        "bots' round trips run this much longer than their fastest; 0: the medians alone",
+    )
+    parser.add_argument(
         "--tables",
         type=int,
         default=0,
@@ -269,6 +277,7 @@ def main() -> None:
         serve += ["--ladder-tables", str(tables), "--ladder-registrations", "0"]
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
+        serve += ["--ladder-tail-ms", f"{args.tail_ms:g}"]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -395,6 +404,7 @@ def main() -> None:
             "think_ms": args.think_ms,
             "processes": args.processes,
             "target_ms": args.target_ms,
+            "tail_ms": args.tail_ms,
             "tables": tables,
             "commits": "inline" if args.inline_commits else "awaited",
             "ladder_games": games,

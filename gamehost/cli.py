@@ -296,6 +296,15 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         "fastest (the median over the bots, as their runners report), so the games "
         "playing keep quick answers; 0: always --ladder-tables (2)",
     )
+    serve.add_argument(
+        "--ladder-tail-ms",
+        type=float,
+        default=4.0,
+        metavar="MS",
+        help="open fewer sets while more than 1%% of bots' answers take this much longer "
+        "than their fastest, so the slowest answers stay quick too; 0: pace by the "
+        "medians alone (4)",
+    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

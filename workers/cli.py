@@ -232,6 +232,7 @@ def _ladder_config(args: argparse.Namespace):
         tables=args.ladder_tables,
         house_tables=args.ladder_house_tables,
         target_ms=args.ladder_target_ms,
+        tail_ms=args.ladder_tail_ms,
         registrations_per_hour=args.ladder_registrations,
     ).check()
 
@@ -371,6 +372,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-tables", str(args.ladder_tables)]
     argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
     argv += ["--ladder-target-ms", str(args.ladder_target_ms)]
+    argv += ["--ladder-tail-ms", str(args.ladder_tail_ms)]
     argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).

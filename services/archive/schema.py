@@ -166,4 +166,8 @@ ladder_paces = sa.Table(
     sa.Column("busy", sa.Float, nullable=False),  # the replica's CPU, in cores
     sa.Column("lag_ms", sa.Float, nullable=True),  # null: too few samples
     sa.Column("round_trips", sa.Text, nullable=False),  # a JSON list of ms, one per bot
+    # answers whose round trips were reported, and a JSON list of the bot of each that
+    # ran past --ladder-tail-ms (0005_ladder_pace_tails)
+    sa.Column("answers", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("late", sa.Text, nullable=False, server_default="[]"),
 )

@@ -95,7 +95,9 @@ class Matchmaker:
         self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
         self._paces = PaceBoard(service.engine, self.replica)  # the other replicas' paces
         self.limits = {
-            spec.name: TableLimit(spec.name, self.config.tables, self.config.target_ms)
+            spec.name: TableLimit(
+                spec.name, self.config.tables, self.config.target_ms, self.config.tail_ms
+            )
             for spec in self.config.ladders
         }
 
@@ -138,7 +140,9 @@ class Matchmaker:
         """This replica's pace since its last tick (the event loop's lateness samples,
         its bots' round trips, the process's CPU in cores), published for whichever
         replica matchmakes, and the other replicas' new ones (``paces``)."""
-        mine = Pace.measured(lags, self._round_trips.take(spec.name), busy)
+        trips = self._round_trips
+        tail = trips.take_tail(spec.name, self.config.tail_ms)
+        mine = Pace.measured(lags, trips.take(spec.name), busy, tail)
         if self.config.target_ms <= 0:
             return [mine]  # no pacing: nobody reads them
         others = await asyncio.to_thread(self._paces.exchange, spec.name, mine, time.time())

@@ -91,6 +91,9 @@ class LadderConfig:
     # Fewer sets while bots' answers take this much longer than their fastest, or the
     # event loop runs this late (medians over a tick: ``admission``); 0: ``tables``.
     target_ms: float = 2.0
+    # Fewer sets while more than 1% of answers run this much longer than their bot's
+    # fastest (over many ticks: ``admission.TailWindow``); 0: the medians alone.
+    tail_ms: float = 4.0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
     answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
@@ -114,4 +117,6 @@ class LadderConfig:
             raise ValueError("--ladder-house-tables must be 0 or more")
         if self.target_ms < 0:
             raise ValueError("--ladder-target-ms must be 0 (always --ladder-tables) or more")
+        if self.tail_ms < 0:
+            raise ValueError("--ladder-tail-ms must be 0 (the medians alone) or more")
         return self

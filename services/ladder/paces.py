@@ -41,6 +41,8 @@ class PaceBoard:
             "busy": mine.busy,
             "lag_ms": mine.lag_ms,
             "round_trips": json.dumps([round(ms, 3) for ms in mine.round_trips]),
+            "answers": mine.answers,
+            "late": json.dumps(list(mine.late)),
         }
         with self.engine.begin() as connection:
             upsert(connection, ladder_paces, row)
@@ -63,7 +65,8 @@ class PaceBoard:
                 continue  # counted at an earlier tick
             self._taken[key] = other.reported_at
             trips = tuple(float(ms) for ms in json.loads(other.round_trips))
-            others.append(Pace(other.lag_ms, trips, other.busy))
+            late = tuple(str(bot) for bot in json.loads(other.late))
+            others.append(Pace(other.lag_ms, trips, other.busy, other.answers, late))
         for key in [k for k, at in self._taken.items() if at < now - FORGET]:
             del self._taken[key]
         return others

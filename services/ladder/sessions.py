@@ -139,6 +139,11 @@ class Sessions:
         self._keys: OrderedDict[str, tuple[float, BotAccount]] = OrderedDict()
         self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._moves: dict[str, tuple[int, bool]] = {}  # name -> (moves, ends its row)
+        # When each act went out (game id, version), and each bot's last answer's cycle
+        # (its act sent to its answer back): the runner's round trip of that answer
+        # comes with the next one, and is judged against it (``admission.RoundTrips``).
+        self._asked: OrderedDict[tuple[str, int], float] = OrderedDict()
+        self._cycles: dict[str, float] = {}
         self._flusher: asyncio.Task | None = None
         self._connections: dict[str, _Connection] = {}  # session -> its connection here
         self._poller: asyncio.Task | None = None
@@ -189,6 +194,8 @@ class Sessions:
                     waiting.append(connection.queue.get_nowait())
                 for item in waiting:
                     if item is not None:  # None: the poll read the bot's games again
+                        if item.kind == ACT:
+                            self._asked_now(item.game_id, item.version)
                         yield item
         finally:
             # The bot stays present until its last heartbeat runs out (PRESENCE): a
@@ -335,7 +342,11 @@ class Sessions:
         name = account.name
         if not self.replies.take(name):
             raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
-        self.round_trips.report(account.ladder, name, last_round_trip_ms)
+        asked = self._asked.pop((game_id, version), None)
+        cycle_ms = (time.monotonic() - asked) * 1000 if asked is not None else 0.0
+        previous = self._cycles.get(name, 0.0)
+        self._cycles[name] = cycle_ms
+        self.round_trips.report(account.ladder, name, last_round_trip_ms, previous)
         seats = await self._seats_of(game_id, name)
         if not seats:
             raise PermissionDenied(
@@ -445,6 +456,11 @@ class Sessions:
                 self._seats[(game_id, name)] = cached
                 self._trim_seats()
         return cached
+
+    def _asked_now(self, game_id: str, version: int) -> None:
+        self._asked[(game_id, version)] = time.monotonic()
+        while len(self._asked) > 100_000:  # acts never answered (a fallback played)
+            self._asked.popitem(last=False)
 
     def _remember_seats(self, game_id: str, name: str, seats: list[int]) -> None:
         if (game_id, name) not in self._seats:

@@ -1,7 +1,7 @@
 """The ladder's admission of new sets (services/ladder/admission.py): fewer open
-duplicate sets while the bots' runners report slow round trips or the matchmaking
-replica's event loop runs late, more again, up to ``--ladder-tables``, once answers
-keep time."""
+duplicate sets while the bots' runners report slow round trips (at the median, or more
+than 1% of them past ``--ladder-tail-ms``) or the matchmaking replica's event loop runs
+late, more again, up to ``--ladder-tables``, once answers keep time."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from services.ladder.admission import (
     MIN_BOTS,
     MIN_SAMPLES,
     START,
+    TAIL_ANSWERS,
+    TAIL_OF_CYCLE,
+    TAIL_PATIENCE,
+    TAIL_SHARE,
     LoopLag,
     Pace,
     RoundTrips,
@@ -111,7 +115,7 @@ def test_replicas_read_each_others_paces_once_each_while_fresh(archive_url):
     try:
         database.upgrade(engine)
         here, there = PaceBoard(engine, "here/1/a"), PaceBoard(engine, "there/2/b")
-        slow = Pace(7.5, (12.0, 0.5, 3.25), 0.8)
+        slow = Pace(7.5, (12.0, 0.5, 3.25), 0.8, 250, ("a", "b", "a"))
         assert here.exchange("cite:2", Pace(None, (), 0.1), now=1000.0) == []
         assert there.exchange("cite:2", slow, now=1000.2) == [Pace(None, (), 0.1)]
         assert here.exchange("cite:2", Pace(None, (), 0.1), now=1000.5) == [slow]
@@ -220,3 +224,100 @@ def test_the_matchmaker_opens_fewer_sets_while_its_loop_runs_late(sqlite_url):
         wait_until(lambda: limit.limit == 1, 120, "the limit cut to one set")
         blocking = False
         wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
+
+
+def tail_tick(
+    limit: TableLimit, answers: int, late: tuple[str, ...], open_sets: int, busy: float = 0.2
+) -> int:
+    """One tick of a lone replica whose runners reported ``answers`` round trips, the
+    ``late`` ones' bots past the tail's mark; its loop and medians on time."""
+    pace = Pace.measured(ON_TIME, QUICK, busy, (answers, late))
+    return limit.after_tick([pace], open_sets)
+
+
+def late_bots(n: int) -> tuple[str, ...]:
+    return tuple(f"bot-{i % MIN_BOTS}" for i in range(n))  # from MIN_BOTS bots
+
+
+def test_a_long_tail_cuts_the_limit_even_on_an_idle_process():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    assert limit.limit == START
+    # More late answers than TAIL_SHARE allows of TAIL_ANSWERS: cut at once, at a fifth
+    # of a core (the medians alone would let it grow: test_an_idle_process_is_never_slow).
+    allowed = int(TAIL_SHARE * TAIL_ANSWERS)
+    assert tail_tick(limit, 50, late_bots(allowed + 1), open_sets=START) == START - 1
+
+
+def test_one_bots_late_answers_alone_do_not_cut_the_limit():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    jittery = ("far-away",) * 20  # one bot's network, not the server's queue
+    assert tail_tick(limit, 100, jittery, open_sets=START) == START
+    assert tail_tick(limit, 100, late_bots(3), open_sets=START) == START - 1
+
+
+def test_one_more_set_waits_for_enough_answers_with_a_short_tail():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    per_tick = TAIL_ANSWERS // 4
+    for _ in range(3):  # the medians say grow; the tail is not known yet: hold
+        assert tail_tick(limit, per_tick, (), open_sets=START) == START
+    assert tail_tick(limit, per_tick, (), open_sets=START) == START + 1
+    # Measured afresh at the new limit: between half the share and the share, hold.
+    some = late_bots(int(TAIL_SHARE * 0.75 * TAIL_ANSWERS * 2))
+    for _ in range(8):
+        assert tail_tick(limit, per_tick, some[:1], open_sets=START + 1) == START + 1
+
+
+def test_after_a_cut_for_the_tail_a_set_more_is_tried_again_later_and_later():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    too_many = late_bots(int(TAIL_SHARE * TAIL_ANSWERS) + 1)
+
+    def answers_until_growth(at: int) -> int:
+        answers = 0
+        while tail_tick(limit, 50, (), open_sets=at) == at:
+            answers += 50
+        return answers + 50
+
+    waits = []
+    for _ in range(5):  # every try of START sets has a long tail
+        assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
+        waits.append(answers_until_growth(START - 1))
+    patience = [min(TAIL_PATIENCE, 2**n) for n in range(1, 6)]
+    assert waits == [TAIL_ANSWERS * p for p in patience]
+    # Once START sets answer in time, trying one more is quick again.
+    answers_until_growth(START)
+    assert limit.limit == START + 1
+    assert answers_until_growth(START + 1) == TAIL_ANSWERS
+
+
+def test_while_sets_drain_above_the_limit_their_tail_is_not_counted():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    too_many = late_bots(int(TAIL_SHARE * TAIL_ANSWERS) + 1)
+    assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
+    # The sets above the new limit finish their games: their late answers cut nothing.
+    assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
+    assert tail_tick(limit, 50, (), open_sets=START - 1) == START - 1
+
+
+def test_without_reported_answers_or_tail_ms_the_medians_decide_alone():
+    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
+    assert tail_tick(limit, 0, (), open_sets=START) == START + 1  # no runner reports
+    off = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=0.0)
+    assert tail_tick(off, 50, (), open_sets=START) == START + 1
+
+
+def test_the_tail_counts_every_answer_beyond_its_bots_fastest():
+    trips = RoundTrips()
+    for ms in (1.0, 6.0, 4.9, 5.5):  # its fastest 1 ms: 5 and 4.5 beyond it are late
+        trips.report("cite:2", "a", ms)
+    trips.report("cite:2", "b", 30.0)  # far away: its first answer is its fastest
+    trips.report("cite:2", "b", 33.0)
+    trips.report("catan:4", "c", 9.0)
+    assert trips.take_tail("cite:2", 4.0) == (6, ("a", "a"))
+    assert trips.take_tail("cite:2", 4.0) == (0, ())  # taken
+    assert trips.take_tail("catan:4", 0.0) == (1, ())  # no mark: none late
+    # A bot that thinks a second a move: late only past a tenth of its cycle.
+    trips.report("cite:2", "thinker", 1.0, cycle_ms=1000.0)
+    trips.report("cite:2", "thinker", 60.0, cycle_ms=1060.0)
+    trips.report("cite:2", "thinker", 150.0, cycle_ms=1150.0)
+    assert TAIL_OF_CYCLE * 1000 > 60 - 1
+    assert trips.take_tail("cite:2", 4.0) == (3, ("thinker",))
