@@ -112,6 +112,12 @@ LADDER_ANSWER_SECONDS = Histogram(
     "(BotReply calls and PlayBot replies alike)",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
+LADDER_ROUND_TRIPS = Counter(
+    "gamehost_ladder_round_trips_total",
+    "Answers whose round trips bots' runners reported on this replica, by whether they ran "
+    "past --ladder-tail-ms beyond their bot's fastest (the pacing's tail)",
+    ["ladder", "late"],
+)
 LADDER_TABLE_LIMIT = Gauge(
     "gamehost_ladder_table_limit",
     "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",

@@ -126,9 +126,11 @@ class RoundTrips:
         of each that ran more than ``tail_ms`` (or TAIL_OF_CYCLE of its cycle) beyond its
         bot's fastest."""
         answers = self._answers.pop(ladder, [])
-        if tail_ms <= 0:
-            return len(answers), ()
-        late = tuple(b for b, ms, cycle in answers if ms > max(tail_ms, TAIL_OF_CYCLE * cycle))
+        late: tuple[str, ...] = ()
+        if tail_ms > 0:
+            late = tuple(b for b, ms, cycle in answers if ms > max(tail_ms, TAIL_OF_CYCLE * cycle))
+        metrics.LADDER_ROUND_TRIPS.labels(ladder, "true").inc(len(late))
+        metrics.LADDER_ROUND_TRIPS.labels(ladder, "false").inc(len(answers) - len(late))
         return len(answers), late
 
 

@@ -154,6 +154,28 @@ def test_the_matchmaker_opens_fewer_sets_while_another_replica_answers_late(sqli
             wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
 
 
+def test_the_matchmaker_opens_fewer_sets_while_another_replicas_bots_see_a_long_tail(
+    sqlite_url,
+):
+    # As above, but the other replica is idle as well (its medians would not count):
+    # its runners report more than 1% of their answers past --ladder-tail-ms.
+    ladder = quick(tables=4, house_tables=4, target_ms=2.0, tail_ms=4.0)
+    with ladder_server(sqlite_url, ladder) as first:
+        holder = first.running.matchmaker
+        wait_until(lambda: "cite:2" in holder._held, 60, "the first replica to matchmake")
+        holder._cpu.take = lambda: 0.0
+        with ladder_server(sqlite_url, ladder) as second:
+            other = second.running.matchmaker
+            other._cpu.take = lambda: 0.1
+            too_many = late_bots(int(TAIL_SHARE * TAIL_ANSWERS) + 1)
+            other._round_trips.take_tail = lambda ladder, tail_ms: (50, too_many)
+            limit = holder.limits["cite:2"]
+            wait_until(lambda: limit.limit == 1, 120, "the limit cut to one set")
+            assert "cite:2" not in other._held
+            other._round_trips.take_tail = lambda ladder, tail_ms: (50, ())
+            wait_until(lambda: limit.limit == 4, 120, "the limit back at --ladder-tables")
+
+
 def test_round_trips_count_each_bot_once_a_tick_beyond_its_own_fastest():
     trips = RoundTrips()
     for ms in (50.0, 60.0, 70.0):  # one bot reporting slow answers again and again
