@@ -34,8 +34,10 @@ for the same reason. It prints:
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
 - the ladder's admission of games (services/ladder/admission.py): the limit on open
-  duplicate sets, its mean over the window (sampled every 5 s) and at the end, and how
-  late the server's event loop woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
+  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the share
+  of reported round trips its pacing counted late (past ``--tail-ms`` beyond their bot's
+  fastest: ``gamehost_ladder_round_trips_total``), and how late the server's event loop
+  woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -84,6 +86,7 @@ ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each a
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
 LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
+ROUND_TRIPS = "gamehost_ladder_round_trips_total"  # reported round trips, late or not
 
 
 def scrape(port: int) -> str:
@@ -146,6 +149,17 @@ def store_calls_per_answer(
         for operation, n in sorted(counts.items(), key=lambda item: -item[1])
         if answers and n / answers >= 0.005
     }
+
+
+def late_percent(before: str, after: str) -> float:
+    """The share of the round trips reported to the server in the window that its pacing
+    counted late (past --tail-ms beyond their bot's fastest), in %."""
+    counts = {"true": 0.0, "false": 0.0}
+    for scraped, sign in ((after, 1), (before, -1)):
+        for labels, value in samples(scraped, ROUND_TRIPS):
+            counts[labels["late"]] += sign * value
+    total = counts["true"] + counts["false"]
+    return round(100 * counts["true"] / total, 2) if total else float("nan")
 
 
 def wait_for(condition, seconds: float, what: str):
@@ -424,6 +438,7 @@ def main() -> None:
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "cpu_percent_of_a_core": cpu,
             "server_store_calls_per_answer": store_calls,
+            "round_trips_late_percent": late_percent(scraped_at_start, scraped_at_end),
             "table_limit_mean": round(sum(limits) / max(1, len(limits)), 1),
             "table_limit_at_end": limits[-1] if limits else None,
             "event_loop_lag_p50_ms": round(histogram_quantile(0.5, lag) * 1000, 2),
