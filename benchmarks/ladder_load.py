@@ -34,7 +34,8 @@ for the same reason. It prints:
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
 - the ladder's admission of games (services/ladder/admission.py): the limit on open
-  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the share
+  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the
+  least time between sets' starts at one set (its mean: ``set_rest_mean_s``), the share
   of reported round trips its pacing counted late (past ``--tail-ms`` beyond their bot's
   fastest: ``gamehost_ladder_round_trips_total``), and how late the server's event loop
   woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
@@ -85,6 +86,7 @@ VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is re
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
+SET_REST = "gamehost_ladder_set_rest_seconds"  # at one set, the least time between sets
 LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
 ROUND_TRIPS = "gamehost_ladder_round_trips_total"  # reported round trips, late or not
 
@@ -344,9 +346,12 @@ def main() -> None:
 
         cpu_at_start = cpu_now()
         limits: list[float] = []  # the ladder's limit on open sets, every 5 s
+        rests: list[float] = []  # and at one set, the rest between sets
         while time.monotonic() - started < args.seconds:
             time.sleep(min(5.0, max(0.0, args.seconds - (time.monotonic() - started))))
-            limits.append(gauge_sum(scrape(metrics_port), TABLE_LIMIT))
+            scraped = scrape(metrics_port)
+            limits.append(gauge_sum(scraped, TABLE_LIMIT))
+            rests.append(gauge_sum(scraped, SET_REST))
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
@@ -441,6 +446,7 @@ def main() -> None:
             "round_trips_late_percent": late_percent(scraped_at_start, scraped_at_end),
             "table_limit_mean": round(sum(limits) / max(1, len(limits)), 1),
             "table_limit_at_end": limits[-1] if limits else None,
+            "set_rest_mean_s": round(sum(rests) / max(1, len(rests)), 2),
             "event_loop_lag_p50_ms": round(histogram_quantile(0.5, lag) * 1000, 2),
             "event_loop_lag_p99_ms": round(histogram_quantile(0.99, lag) * 1000, 2),
             "errors": faults + paused + stopped + failed + undelivered + logged,

@@ -43,6 +43,7 @@ from services.play import expiry
 from services.play.host import GameHost
 from services.stores import GameStore, open_store
 from services.stores.redis_connect import display
+from services.sweeps import Wake
 from services.tournament.bounds import TournamentBounds
 from services.tournament.runner import TournamentRunner
 from services.tournament.service import TournamentService
@@ -275,9 +276,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
     ladder = sessions = matchmaker = None
+    archive_wake = Wake()  # a finished game to archive now (the ladder's, as it sees them)
     if config.ladder is not None and archive is not None:
         ladder = LadderService(archive, config.ladder)
-        sessions = Sessions(ladder, host)
+        sessions = Sessions(ladder, host, on_finished=archive_wake.set)
         matchmaker = Matchmaker(
             ladder,
             host,
@@ -340,7 +342,13 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
         matchmaker.start()
     if archive is not None:  # finished games and ended tournaments into SQL
-        archiving = archiver.archive_forever(store, archive, config.finished_retention)
+        archiving = archiver.archive_forever(
+            store,
+            archive,
+            config.finished_retention,
+            wake=archive_wake,
+            on_archived=matchmaker.kick if matchmaker is not None else None,
+        )
         running.background.append(asyncio.create_task(archiving))
     running.store_probe = asyncio.create_task(probe_forever(store))
     running.background.append(

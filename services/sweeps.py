@@ -25,3 +25,14 @@ class Wake:
             await asyncio.wait({woken}, timeout=timeout)
         finally:
             woken.cancel()
+
+    async def take(self, timeout: float) -> None:
+        """Wait until the wake is set (at once if it was set since the last take, so a
+        kick during the sweep before is not lost) or ``timeout`` seconds pass; clear it."""
+        if not self._event.is_set():
+            woken = asyncio.ensure_future(self._event.wait())
+            try:
+                await asyncio.wait({woken}, timeout=timeout)
+            finally:
+                woken.cancel()
+        self._event.clear()

@@ -14,12 +14,13 @@ leaves the entry, whose next archiver finds the row there and forgets the game."
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from collections.abc import Callable
 
 from services.archive.archive import Archive
 from services.stores import GameStore, StoredEvent, TournamentLog
 from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
+from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
 
@@ -89,13 +90,24 @@ async def archive_once(
 
 
 async def archive_forever(
-    store: GameStore, archive: Archive, tombstone: float = TOMBSTONE_SECONDS
+    store: GameStore,
+    archive: Archive,
+    tombstone: float = TOMBSTONE_SECONDS,
+    wake: Wake | None = None,
+    on_archived: Callable[[], None] | None = None,
 ) -> None:
-    """Every replica's archiver; ``tombstone``: the finished retention."""
+    """Every replica's archiver; ``tombstone``: the finished retention. ``wake``: set when
+    a game this replica follows has finished (a sweep at once, not within IDLE_SECONDS);
+    ``on_archived``: called after a sweep that archived something (the ladder rates its
+    games from the archive)."""
+    wake = wake or Wake()
     while True:
         try:
-            if await archive_once(store, archive, tombstone=tombstone) == BATCH:
+            done = await archive_once(store, archive, tombstone=tombstone)
+            if done and on_archived is not None:
+                on_archived()
+            if done == BATCH:
                 continue  # more may be due: no pause
         except Exception:  # the store or the database may be down a while: try again
             log.warning("archive sweep failed; retrying", exc_info=True)
-        await asyncio.sleep(IDLE_SECONDS)
+        await wake.take(IDLE_SECONDS)

@@ -89,6 +89,8 @@ class Matchmaker:
         self._task: asyncio.Task | None = None
         self._closing = False
         self._held: set[str] = set()  # ladders this replica held at its last tick
+        self._set_started: dict[str, float] = {}  # ladder -> when its last set started
+        self._rest_timer: asyncio.TimerHandle | None = None
         self._looked: dict[str, float] = {}  # game id -> when it was last looked for
         self._lag = LoopLag()
         self._cpu = CpuShare()
@@ -108,10 +110,13 @@ class Matchmaker:
                 self._lag.start()
 
     def kick(self) -> None:
+        """A ladder game was archived: settle and pair now, not at the next tick."""
         self._wake.set()
 
     async def close(self) -> None:
         self._closing = True
+        if self._rest_timer is not None:
+            self._rest_timer.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -122,19 +127,28 @@ class Matchmaker:
                 await asyncio.to_thread(lease.release, self.service.engine, name, self.replica)
 
     async def _run(self) -> None:
+        paced = -self.TICK  # when a round last measured the pace
+        lags: list[float] = []
+        busy = 0.0
         while not self._closing:
-            # How the loop fared since the last round of ticks: lateness, CPU.
-            lags, busy = self._lag.take(), self._cpu.take()
+            # How the loop fared since the last paced round: lateness, CPU; every TICK.
+            # A round kicked in between (a ladder game archived: its set's place is
+            # free) settles and pairs under the limit as it stands.
+            due = time.monotonic() - paced >= 0.9 * self.TICK
+            if due:
+                paced = time.monotonic()
+                lags, busy = self._lag.take(), self._cpu.take()
             for spec in self.config.ladders:
                 try:
-                    await self.tick(spec, await self._paces_of(spec, lags, busy))
+                    paces = await self._paces_of(spec, lags, busy) if due else []
+                    await self.tick(spec, paces)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
                     log.warning(
                         "ladder %s: tick failed: %s: %s", spec.name, type(exc).__name__, exc
                     )
-            await self._wake.nap(self.TICK)
+            await self._wake.take(self.TICK)
 
     async def _paces_of(self, spec: LadderSpec, lags: list[float], busy: float) -> list[Pace]:
         """This replica's pace since its last tick (the event loop's lateness samples,
@@ -412,10 +426,16 @@ class Matchmaker:
 
         opened = len(all_sets)
         limit = self.limits[spec.name].after_tick(paces, opened)
+        rest = self.limits[spec.name].rest
         house_open = len(house_sets)
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
         while opened < limit:
+            if rest:  # at one set, answering slowly: not before the rest is over
+                wait = self._set_started.get(spec.name, -rest) + rest - time.monotonic()
+                if wait > 0:
+                    self._wake_in(wait)
+                    return
             if free:
                 focus = free.pop(0)
                 others = [(h, mu(h)) for h in house]
@@ -436,7 +456,14 @@ class Matchmaker:
             self._rng.shuffle(names)
             if not await self._play_set(spec, names):
                 return
+            self._set_started[spec.name] = time.monotonic()
             opened += 1
+
+    def _wake_in(self, seconds: float) -> None:
+        """A round in ``seconds`` (a rest over), sooner than the next tick."""
+        if self._rest_timer is not None:
+            self._rest_timer.cancel()
+        self._rest_timer = asyncio.get_running_loop().call_later(seconds, self._wake.set)
 
     async def _play_set(self, spec: LadderSpec, names: list[str]) -> bool:
         house = set(self.config.house)

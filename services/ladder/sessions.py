@@ -30,7 +30,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from google.protobuf import json_format
@@ -126,9 +126,17 @@ class Sessions:
     FLUSH = 1.0  # seconds between writes of the moves counted here
     MAX_CONCURRENCY = 64
 
-    def __init__(self, service: LadderService, host: GameHost) -> None:
+    def __init__(
+        self,
+        service: LadderService,
+        host: GameHost,
+        on_finished: Callable[[], None] | None = None,
+    ) -> None:
         self.service = service
         self.host = host
+        # A game fed here has finished: archive it now (the ladder rates it from the
+        # archive, and its set's place goes to the next only then).
+        self._on_finished = on_finished or (lambda: None)
         self.accounts = service.accounts
         # Per bot (its name, so per key): answers and connections a second, whoever
         # sends them (the per-client limits of the gRPC edge apply as well).
@@ -242,13 +250,18 @@ class Sessions:
                 playing = await asyncio.to_thread(self.service.ledger.playing, names)
                 for connection in connections:
                     found = playing.get(connection.name, [])
+                    before = connection.playing
                     connection.playing = {game_id: seat for game_id, seat, _ in found}
                     held: dict[str, list[int]] = {}
                     for game_id, seat, _ in found:
                         held.setdefault(game_id, []).append(seat)
                     for game_id, seats in held.items():  # its answers need no read of their own
                         self._remember_seats(game_id, connection.name, seats)
-                    connection.queue.put_nowait(None)  # look again
+                    # Look again only for news: fifty runners woken twice a second for
+                    # nothing hold the event loop a few ms at a stretch (a feed broken
+                    # off meanwhile is fed again at the connection's own timeout).
+                    if connection.gone or connection.playing.keys() != before.keys():
+                        connection.queue.put_nowait(None)
             except Exception as exc:  # the archive is down: the connections wait
                 log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
             await self._wake.nap(self.POLL)
@@ -282,6 +295,7 @@ class Sessions:
             asked = -1
             async for event, data in self.host.watch(game_id, token, 0):
                 if data["kind"] == EventKind.FINISHED:
+                    self._on_finished()
                     line = protocol.end_line(game_id, data.get("returns", []))
                     await queue.put(Directive(END, line, game_id))
                     return True

@@ -42,12 +42,12 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
     with server, Client(server.target) as client:
         # The round trips the runners measure reach the ladder's pacing (admission).
         round_trips = server.running.sessions.round_trips
-        reported: list[tuple[str, str, float]] = []
+        reported: list[tuple[str, str, float, float]] = []
         report = round_trips.report
 
-        def reporting(ladder: str, bot: str, milliseconds: float) -> None:
-            reported.append((ladder, bot, milliseconds))
-            report(ladder, bot, milliseconds)
+        def reporting(ladder: str, bot: str, milliseconds: float, cycle_ms: float = 0.0) -> None:
+            reported.append((ladder, bot, milliseconds, cycle_ms))
+            report(ladder, bot, milliseconds, cycle_ms)
 
         round_trips.report = reporting
         try:
@@ -59,15 +59,24 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
                 bots = _bots(client)
                 for runner in runners:
                     assert runner.alive(), runner.output()
-                ready = all(b.status == pb.BOT_ACTIVE and b.games >= 4 for b in bots.values())
+                # Moves are counted in the archive a second or so after they are played
+                # (Sessions.FLUSH): four quick games can be over before that.
+                ready = all(
+                    b.status == pb.BOT_ACTIVE and b.games >= 4 and b.moves > 0
+                    for b in bots.values()
+                )
                 return bots if ready else {}
 
             bots = wait_until(rated, 240, "every example bot active with 4 rated games")
         finally:
             for runner in runners:
                 runner.kill_group()
-        measured = {(ladder, bot) for ladder, bot, ms in reported if ms > 0}
+        measured = {(ladder, bot) for ladder, bot, ms, _ in reported if ms > 0}
         assert measured == {("cite:2", name) for name in programs}
+        # With each, the server's own measure of that answer's cycle (act out to answer
+        # back), which tells bots that think long from quick ones (the pacing's tail).
+        cycled = {(ladder, bot) for ladder, bot, ms, cycle in reported if ms > 0 and cycle > 0}
+        assert cycled == measured
         for name, info in bots.items():
             assert info.faults == pb.BotFaults() and info.moves > 0, (name, info)
             assert info.reason.startswith("passed its validation game")
