@@ -37,12 +37,12 @@ than ``--ladder-tail-ms`` beyond their bot's fastest (or than ``TAIL_OF_CYCLE`` 
 the answer's whole cycle, for bots that think long). Past ``TAIL_SHARE`` (the p99 over
 the mark), from ``MIN_BOTS`` bots or more (not one bot's jittery network), the limit
 is cut, whatever the CPU; another set is tried only once ``TAIL_ANSWERS`` answers came
-back with at most half that share, and after a cut for the tail it waits for twice as
-many before trying that set again (up to ``TAIL_PATIENCE`` times), so that probing
-costs the tail little. At one set, a slow tick lengthens the least time between two
-sets' starts instead (``REST_STEPS``), and a good one shortens it before it grows the
-limit: a set's end frees its place at once, so at one set the server can be kept busy
-turning sets over.
+back with at most half that share (or ``TAIL_CLEAN`` with none late), and after a cut
+for the tail it waits for twice as many before trying that set again (up to
+``TAIL_PATIENCE`` times), so that probing costs the tail little. At one set, a slow
+tick lengthens the least time between two sets' starts instead (``REST_STEPS``), and a
+good one shortens it before it grows the limit: a set's end frees its place at once,
+so at one set the server can be kept busy turning sets over.
 
 Every replica measures them for itself, as a ``Pace`` a tick, and publishes it
 (``paces``): the matchmaking replica judges each replica's pace on its own (a replica's
@@ -71,6 +71,7 @@ FLOOR_SECONDS = 600.0  # a bot's fastest answer counts this long
 BUSY = 0.4  # the process's CPU, in cores, under which no tick is slow
 TAIL_SHARE = 0.01  # the share of answers that may run past --ladder-tail-ms (a p99)
 TAIL_ANSWERS = 400  # answers a verdict on the tail needs (4 late at TAIL_SHARE)
+TAIL_CLEAN = 20  # or this many with none late: one more set is tried (bots that think long)
 TAIL_PATIENCE = 8  # at most this many times TAIL_ANSWERS before a set cut is tried again
 # An answer is late past --ladder-tail-ms or this share of its whole cycle (the act sent
 # to the answer back, the bot's thinking in it), whichever is more: a few ms of queueing
@@ -249,11 +250,14 @@ class TailWindow:
     def verdict(self) -> bool | None:
         """True: more late answers than TAIL_SHARE allows (before TAIL_ANSWERS answers
         came back, more than it allows of TAIL_ANSWERS), from MIN_BOTS bots or more;
-        False: ``patience`` times TAIL_ANSWERS answers, at most half that share late;
-        None: not known yet."""
+        False: ``patience`` times TAIL_ANSWERS answers, at most half that share late, or
+        ``patience`` times TAIL_CLEAN answers, none late (bots that answer a few times a
+        second would wait minutes for TAIL_ANSWERS); None: not known yet."""
         too_many = len(self.late) > TAIL_SHARE * max(self.answers, TAIL_ANSWERS)
         if too_many and len(set(self.late)) >= MIN_BOTS:
             return True
+        if not self.late and self.answers >= TAIL_CLEAN * self.patience:
+            return False
         needed = TAIL_ANSWERS * self.patience
         if self.answers >= needed and len(self.late) <= TAIL_SHARE / 2 * self.answers:
             return False

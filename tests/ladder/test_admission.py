@@ -22,6 +22,7 @@ from services.ladder.admission import (
     REST_STEPS,
     START,
     TAIL_ANSWERS,
+    TAIL_CLEAN,
     TAIL_OF_CYCLE,
     TAIL_PATIENCE,
     TAIL_SHARE,
@@ -287,13 +288,18 @@ def test_one_bots_late_answers_alone_do_not_cut_the_limit():
 def test_one_more_set_waits_for_enough_answers_with_a_short_tail():
     limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
     per_tick = TAIL_ANSWERS // 4
-    for _ in range(3):  # the medians say grow; the tail is not known yet: hold
+    assert tail_tick(limit, per_tick, ("bot-0",), open_sets=START) == START  # one late
+    for _ in range(2):  # the medians say grow; the tail is not known yet: hold
         assert tail_tick(limit, per_tick, (), open_sets=START) == START
     assert tail_tick(limit, per_tick, (), open_sets=START) == START + 1
+    # None late at all: TAIL_CLEAN answers are enough (bots that answer seldom).
+    for _ in range(TAIL_CLEAN // 5 - 1):
+        assert tail_tick(limit, 5, (), open_sets=START + 1) == START + 1
+    assert tail_tick(limit, 5, (), open_sets=START + 1) == START + 2
     # Measured afresh at the new limit: between half the share and the share, hold.
     some = late_bots(int(TAIL_SHARE * 0.75 * TAIL_ANSWERS * 2))
     for _ in range(8):
-        assert tail_tick(limit, per_tick, some[:1], open_sets=START + 1) == START + 1
+        assert tail_tick(limit, per_tick, some[:1], open_sets=START + 2) == START + 2
 
 
 def test_after_a_cut_for_the_tail_a_set_more_is_tried_again_later_and_later():
@@ -302,20 +308,20 @@ def test_after_a_cut_for_the_tail_a_set_more_is_tried_again_later_and_later():
 
     def answers_until_growth(at: int) -> int:
         answers = 0
-        while tail_tick(limit, 50, (), open_sets=at) == at:
-            answers += 50
-        return answers + 50
+        while tail_tick(limit, 5, (), open_sets=at) == at:
+            answers += 5
+        return answers + 5
 
     waits = []
     for _ in range(5):  # every try of START sets has a long tail
         assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
         waits.append(answers_until_growth(START - 1))
     patience = [min(TAIL_PATIENCE, 2**n) for n in range(1, 6)]
-    assert waits == [TAIL_ANSWERS * p for p in patience]
+    assert waits == [TAIL_CLEAN * p for p in patience]
     # Once START sets answer in time, trying one more is quick again.
     answers_until_growth(START)
     assert limit.limit == START + 1
-    assert answers_until_growth(START + 1) == TAIL_ANSWERS
+    assert answers_until_growth(START + 1) == TAIL_CLEAN
 
 
 def test_while_sets_drain_above_the_limit_their_tail_is_not_counted():
@@ -324,7 +330,7 @@ def test_while_sets_drain_above_the_limit_their_tail_is_not_counted():
     assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
     # The sets above the new limit finish their games: their late answers cut nothing.
     assert tail_tick(limit, 50, too_many, open_sets=START) == START - 1
-    assert tail_tick(limit, 50, (), open_sets=START - 1) == START - 1
+    assert tail_tick(limit, 5, (), open_sets=START - 1) == START - 1  # nothing known yet
 
 
 def test_without_reported_answers_or_tail_ms_the_medians_decide_alone():
