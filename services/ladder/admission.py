@@ -238,11 +238,13 @@ class TailWindow:
         self.late: list[str] = []
         self.patience = 1  # times TAIL_ANSWERS a try of one more set waits for
         self.cut_from = 0  # the limit last cut for the tail (0: none)
+        self.reported = False  # runners have reported round trips (else: the medians decide)
 
     def add(self, paces: Sequence[Pace]) -> None:
         for pace in paces:
             self.answers += pace.answers
             self.late.extend(pace.late)
+            self.reported = self.reported or pace.answers > 0
         if self.answers > 4 * TAIL_ANSWERS * self.patience:  # a long stay: the newer half
             self.answers //= 2
             self.late = self.late[len(self.late) // 2 :]
@@ -334,8 +336,8 @@ class TableLimit:
                     self.tail.cut_from = level
                     self.tail.patience = min(TAIL_PATIENCE, self.tail.patience * 2)
                 self.tail.restart()
-        elif tail is False or not self.tail.answers:
-            # Answers keep time (their tail as well, or none reported to judge it by):
+        elif tail is False or not self.tail.reported:
+            # Answers keep time (their tail as well, or none ever reported to judge it by):
             # a shorter rest, else one more set while the limit holds the ladder back.
             if self.rest_step > 0:
                 self.rest_step -= 1

@@ -336,6 +336,9 @@ def test_while_sets_drain_above_the_limit_their_tail_is_not_counted():
 def test_without_reported_answers_or_tail_ms_the_medians_decide_alone():
     limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
     assert tail_tick(limit, 0, (), open_sets=START) == START + 1  # no runner reports
+    # Once runners report, the tail decides: a tick with too few, or none, holds.
+    assert tail_tick(limit, 5, (), open_sets=START + 1) == START + 1
+    assert tail_tick(limit, 0, (), open_sets=START + 1) == START + 1
     off = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=0.0)
     assert tail_tick(off, 50, (), open_sets=START) == START + 1
 
