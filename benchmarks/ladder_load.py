@@ -4,8 +4,8 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tail-ms MS] [--tables N] [--inline-commits]
-        [--out FILE]
+        [--processes N] [--target-ms MS] [--tail-ms MS] [--max-rest S] [--tables N]
+        [--inline-commits] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -245,6 +245,13 @@ def main() -> None:
         "bots' round trips run this much longer than their fastest; 0: the medians alone",
     )
     parser.add_argument(
+        "--max-rest",
+        type=float,
+        default=0.0,
+        help="gamehost serve --ladder-max-rest: at one set and answers still slow, rest up "
+        "to this long between sets' starts; 0: never",
+    )
+    parser.add_argument(
         "--tables",
         type=int,
         default=0,
@@ -294,6 +301,7 @@ def main() -> None:
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
         serve += ["--ladder-tail-ms", f"{args.tail_ms:g}"]
+        serve += ["--ladder-max-rest", f"{args.max_rest:g}"]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -424,6 +432,7 @@ def main() -> None:
             "processes": args.processes,
             "target_ms": args.target_ms,
             "tail_ms": args.tail_ms,
+            "max_rest": args.max_rest,
             "tables": tables,
             "commits": "inline" if args.inline_commits else "awaited",
             "ladder_games": games,

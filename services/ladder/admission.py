@@ -40,9 +40,10 @@ is cut, whatever the CPU; another set is tried only once ``TAIL_ANSWERS`` answer
 back with at most half that share (or ``TAIL_CLEAN`` with none late), and after a cut
 for the tail it waits for twice as many before trying that set again (up to
 ``TAIL_PATIENCE`` times), so that probing costs the tail little. At one set, a slow
-tick lengthens the least time between two sets' starts instead (``REST_STEPS``), and a
-good one shortens it before it grows the limit: a set's end frees its place at once,
-so at one set the server can be kept busy turning sets over.
+tick may lengthen the least time between two sets' starts instead (``REST_STEPS``, up
+to ``--ladder-max-rest``; none by default), and a good one shortens it before it grows
+the limit: a set's end frees its place at once, so at one set the server can be kept
+busy turning sets over.
 
 Every replica measures them for itself, as a ``Pace`` a tick, and publishes it
 (``paces``): the matchmaking replica judges each replica's pace on its own (a replica's
@@ -78,8 +79,9 @@ TAIL_PATIENCE = 8  # at most this many times TAIL_ANSWERS before a set cut is tr
 # are nothing to a bot that thinks for a second, and fewer sets would cost it games.
 TAIL_OF_CYCLE = 0.1
 # Below one set: the least time between two sets' starts, a step more after each slow
-# tick at one set (a set's end frees its place at once: the archiver and the matchmaker
-# are woken, so at one set the ladder turns sets over as fast as the server makes them).
+# tick at one set, up to --ladder-max-rest (a set's end frees its place at once: the
+# archiver and the matchmaker are woken, so at one set the ladder turns sets over as
+# fast as the server makes them).
 REST_STEPS = (0.0, 0.3, 0.45, 0.7, 1.0)
 
 
@@ -274,11 +276,20 @@ class TableLimit:
     """One ladder's limit on open duplicate sets, between 1 and ``tables``, and below
     one set the least time between sets' starts (``rest``, one of REST_STEPS)."""
 
-    def __init__(self, ladder: str, tables: int, target_ms: float, tail_ms: float = 0.0) -> None:
+    def __init__(
+        self,
+        ladder: str,
+        tables: int,
+        target_ms: float,
+        tail_ms: float = 0.0,
+        max_rest: float = REST_STEPS[-1],
+    ) -> None:
         self.ladder = ladder
         self.tables = tables
         self.target_ms = target_ms  # 0: no limit but ``tables``
         self.tail_ms = tail_ms  # 0: no limit by the tail
+        # The rests it may take at one set (--ladder-max-rest; 0: none).
+        self.rests = tuple(rest for rest in REST_STEPS if rest <= max_rest)
         self.tail = TailWindow()
         self.limit = self._first()
         self.rest_step = 0
@@ -288,7 +299,7 @@ class TableLimit:
     @property
     def rest(self) -> float:
         """Seconds that must pass between two sets' starts (0: none)."""
-        return REST_STEPS[self.rest_step]
+        return self.rests[self.rest_step]
 
     def _level(self) -> int:
         """The limit and the rest as one scale: sets above 0, rest steps at 0 and below."""
@@ -331,7 +342,7 @@ class TableLimit:
                 if self.limit > 1:
                     self.limit = max(1, min(self.limit - 1, int(open_sets * CUT)))
                 else:  # one set already: rest longer between sets
-                    self.rest_step = min(len(REST_STEPS) - 1, self.rest_step + 1)
+                    self.rest_step = min(len(self.rests) - 1, self.rest_step + 1)
                 if tail and self._level() < level:  # this level's tail was too long
                     self.tail.cut_from = level
                     self.tail.patience = min(TAIL_PATIENCE, self.tail.patience * 2)

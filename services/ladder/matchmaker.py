@@ -98,7 +98,11 @@ class Matchmaker:
         self._paces = PaceBoard(service.engine, self.replica)  # the other replicas' paces
         self.limits = {
             spec.name: TableLimit(
-                spec.name, self.config.tables, self.config.target_ms, self.config.tail_ms
+                spec.name,
+                self.config.tables,
+                self.config.target_ms,
+                self.config.tail_ms,
+                self.config.max_rest,
             )
             for spec in self.config.ladders
         }
