@@ -4,8 +4,8 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tail-ms MS] [--max-rest S] [--tables N]
-        [--inline-commits] [--out FILE]
+        [--processes N] [--target-ms MS] [--tail-ms MS] [--tables N] [--inline-commits]
+        [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
@@ -34,8 +34,7 @@ for the same reason. It prints:
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
 - the ladder's admission of games (services/ladder/admission.py): the limit on open
-  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the
-  least time between sets' starts at one set (its mean: ``set_rest_mean_s``), the share
+  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the share
   of reported round trips its pacing counted late (past ``--tail-ms`` beyond their bot's
   fastest: ``gamehost_ladder_round_trips_total``), and how late the server's event loop
   woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
@@ -86,7 +85,6 @@ VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is re
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
 TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
-SET_REST = "gamehost_ladder_set_rest_seconds"  # at one set, the least time between sets
 LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
 ROUND_TRIPS = "gamehost_ladder_round_trips_total"  # reported round trips, late or not
 
@@ -245,13 +243,6 @@ def main() -> None:
         "bots' round trips run this much longer than their fastest; 0: the medians alone",
     )
     parser.add_argument(
-        "--max-rest",
-        type=float,
-        default=0.0,
-        help="gamehost serve --ladder-max-rest: at one set and answers still slow, rest up "
-        "to this long between sets' starts; 0: never",
-    )
-    parser.add_argument(
         "--tables",
         type=int,
         default=0,
@@ -301,7 +292,6 @@ def main() -> None:
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
         serve += ["--ladder-tail-ms", f"{args.tail_ms:g}"]
-        serve += ["--ladder-max-rest", f"{args.max_rest:g}"]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -354,12 +344,9 @@ def main() -> None:
 
         cpu_at_start = cpu_now()
         limits: list[float] = []  # the ladder's limit on open sets, every 5 s
-        rests: list[float] = []  # and at one set, the rest between sets
         while time.monotonic() - started < args.seconds:
             time.sleep(min(5.0, max(0.0, args.seconds - (time.monotonic() - started))))
-            scraped = scrape(metrics_port)
-            limits.append(gauge_sum(scraped, TABLE_LIMIT))
-            rests.append(gauge_sum(scraped, SET_REST))
+            limits.append(gauge_sum(scrape(metrics_port), TABLE_LIMIT))
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
@@ -432,7 +419,6 @@ def main() -> None:
             "processes": args.processes,
             "target_ms": args.target_ms,
             "tail_ms": args.tail_ms,
-            "max_rest": args.max_rest,
             "tables": tables,
             "commits": "inline" if args.inline_commits else "awaited",
             "ladder_games": games,
@@ -455,7 +441,6 @@ def main() -> None:
             "round_trips_late_percent": late_percent(scraped_at_start, scraped_at_end),
             "table_limit_mean": round(sum(limits) / max(1, len(limits)), 1),
             "table_limit_at_end": limits[-1] if limits else None,
-            "set_rest_mean_s": round(sum(rests) / max(1, len(rests)), 2),
             "event_loop_lag_p50_ms": round(histogram_quantile(0.5, lag) * 1000, 2),
             "event_loop_lag_p99_ms": round(histogram_quantile(0.99, lag) * 1000, 2),
             "errors": faults + paused + stopped + failed + undelivered + logged,

@@ -305,15 +305,6 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         "than their fastest, so the slowest answers stay quick too; 0: pace by the "
         "medians alone (4)",
     )
-    serve.add_argument(
-        "--ladder-max-rest",
-        type=float,
-        default=0.0,
-        metavar="S",
-        help="at one open set and answers still slow, rest up to this long between two "
-        "sets' starts (0.3 s steps up to 1 s): fewer games an hour for a shorter tail; "
-        "0: never (0)",
-    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

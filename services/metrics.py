@@ -118,13 +118,6 @@ LADDER_ROUND_TRIPS = Counter(
     "past --ladder-tail-ms beyond their bot's fastest (the pacing's tail)",
     ["ladder", "late"],
 )
-LADDER_SET_REST = Gauge(
-    "gamehost_ladder_set_rest_seconds",
-    "At one open set, the least time between two sets' starts (0: none; lengthened while "
-    "answers are slow even at one set)",
-    ["ladder"],
-    multiprocess_mode="livemax",  # replicas not holding the ladder show 0
-)
 LADDER_TABLE_LIMIT = Gauge(
     "gamehost_ladder_table_limit",
     "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",

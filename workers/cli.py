@@ -233,7 +233,6 @@ def _ladder_config(args: argparse.Namespace):
         house_tables=args.ladder_house_tables,
         target_ms=args.ladder_target_ms,
         tail_ms=args.ladder_tail_ms,
-        max_rest=args.ladder_max_rest,
         registrations_per_hour=args.ladder_registrations,
     ).check()
 
@@ -374,7 +373,6 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
     argv += ["--ladder-target-ms", str(args.ladder_target_ms)]
     argv += ["--ladder-tail-ms", str(args.ladder_tail_ms)]
-    argv += ["--ladder-max-rest", str(args.ladder_max_rest)]
     argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).

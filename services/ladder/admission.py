@@ -39,11 +39,7 @@ the mark), from ``MIN_BOTS`` bots or more (not one bot's jittery network), the l
 is cut, whatever the CPU; another set is tried only once ``TAIL_ANSWERS`` answers came
 back with at most half that share (or ``TAIL_CLEAN`` with none late), and after a cut
 for the tail it waits for twice as many before trying that set again (up to
-``TAIL_PATIENCE`` times), so that probing costs the tail little. At one set, a slow
-tick may lengthen the least time between two sets' starts instead (``REST_STEPS``, up
-to ``--ladder-max-rest``; none by default), and a good one shortens it before it grows
-the limit: a set's end frees its place at once, so at one set the server can be kept
-busy turning sets over.
+``TAIL_PATIENCE`` times), so that probing costs the tail little.
 
 Every replica measures them for itself, as a ``Pace`` a tick, and publishes it
 (``paces``): the matchmaking replica judges each replica's pace on its own (a replica's
@@ -78,11 +74,6 @@ TAIL_PATIENCE = 8  # at most this many times TAIL_ANSWERS before a set cut is tr
 # to the answer back, the bot's thinking in it), whichever is more: a few ms of queueing
 # are nothing to a bot that thinks for a second, and fewer sets would cost it games.
 TAIL_OF_CYCLE = 0.1
-# Below one set: the least time between two sets' starts, a step more after each slow
-# tick at one set, up to --ladder-max-rest (a set's end frees its place at once: the
-# archiver and the matchmaker are woken, so at one set the ladder turns sets over as
-# fast as the server makes them).
-REST_STEPS = (0.0, 0.3, 0.45, 0.7, 1.0)
 
 
 @dataclass
@@ -273,37 +264,16 @@ class TailWindow:
 
 
 class TableLimit:
-    """One ladder's limit on open duplicate sets, between 1 and ``tables``, and below
-    one set the least time between sets' starts (``rest``, one of REST_STEPS)."""
+    """One ladder's limit on open duplicate sets, between 1 and ``tables``."""
 
-    def __init__(
-        self,
-        ladder: str,
-        tables: int,
-        target_ms: float,
-        tail_ms: float = 0.0,
-        max_rest: float = REST_STEPS[-1],
-    ) -> None:
+    def __init__(self, ladder: str, tables: int, target_ms: float, tail_ms: float = 0.0) -> None:
         self.ladder = ladder
         self.tables = tables
         self.target_ms = target_ms  # 0: no limit but ``tables``
         self.tail_ms = tail_ms  # 0: no limit by the tail
-        # The rests it may take at one set (--ladder-max-rest; 0: none).
-        self.rests = tuple(rest for rest in REST_STEPS if rest <= max_rest)
         self.tail = TailWindow()
         self.limit = self._first()
-        self.rest_step = 0
         metrics.LADDER_TABLE_LIMIT.labels(ladder).set(self.limit)
-        metrics.LADDER_SET_REST.labels(ladder).set(0.0)
-
-    @property
-    def rest(self) -> float:
-        """Seconds that must pass between two sets' starts (0: none)."""
-        return self.rests[self.rest_step]
-
-    def _level(self) -> int:
-        """The limit and the rest as one scale: sets above 0, rest steps at 0 and below."""
-        return self.limit if self.rest_step == 0 else 1 - self.rest_step
 
     def _first(self) -> int:
         return self.tables if self.target_ms <= 0 else min(self.tables, START)
@@ -313,10 +283,8 @@ class TableLimit:
         over, and shows ``tables`` meanwhile, so that the lowest over the replicas (a
         process group's gauge: ``multiprocess_mode="livemin"``) is the holder's."""
         self.limit = self._first()
-        self.rest_step = 0
         self.tail = TailWindow()
         metrics.LADDER_TABLE_LIMIT.labels(self.ladder).set(self.tables)
-        metrics.LADDER_SET_REST.labels(self.ladder).set(0.0)
 
     def after_tick(self, paces: Sequence[Pace], open_sets: int) -> int:
         """The limit for the next tick, given the replicas' paces since the last one
@@ -332,30 +300,26 @@ class TableLimit:
                 return self.limit
             self.tail.add(paces)
             tail = self.tail.verdict() if self.tail.answers else None
-            if tail is False and self._level() >= self.tail.cut_from:
+            if tail is False and self.limit >= self.tail.cut_from:
                 self.tail.patience = 1  # where the tail was too long, it is short now
         if not verdicts and tail is None:
             return self.limit
-        level = self._level()
         if any(verdicts) or tail:
             if open_sets <= self.limit:  # the last cut has taken effect: cut again
-                if self.limit > 1:
-                    self.limit = max(1, min(self.limit - 1, int(open_sets * CUT)))
-                else:  # one set already: rest longer between sets
-                    self.rest_step = min(len(self.rests) - 1, self.rest_step + 1)
-                if tail and self._level() < level:  # this level's tail was too long
-                    self.tail.cut_from = level
+                cut = max(1, min(self.limit - 1, int(open_sets * CUT)))
+                if tail and cut < self.limit:  # this limit's tail was too long
+                    self.tail.cut_from = self.limit
                     self.tail.patience = min(TAIL_PATIENCE, self.tail.patience * 2)
+                self.limit = cut
                 self.tail.restart()
-        elif tail is False or not self.tail.reported:
-            # Answers keep time (their tail as well, or none ever reported to judge it by):
-            # a shorter rest, else one more set while the limit holds the ladder back.
-            if self.rest_step > 0:
-                self.rest_step -= 1
-                self.tail.restart()
-            elif self.limit < self.tables and open_sets >= self.limit:
-                self.limit += 1
-                self.tail.restart()
+        elif (
+            self.limit < self.tables
+            and open_sets >= self.limit
+            and (tail is False or not self.tail.reported)
+        ):
+            # The limit holds the ladder back and answers keep time (their tail as well,
+            # or none ever reported to judge it by): one more.
+            self.limit += 1
+            self.tail.restart()
         metrics.LADDER_TABLE_LIMIT.labels(self.ladder).set(self.limit)
-        metrics.LADDER_SET_REST.labels(self.ladder).set(self.rest)
         return self.limit

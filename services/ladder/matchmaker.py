@@ -89,8 +89,6 @@ class Matchmaker:
         self._task: asyncio.Task | None = None
         self._closing = False
         self._held: set[str] = set()  # ladders this replica held at its last tick
-        self._set_started: dict[str, float] = {}  # ladder -> when its last set started
-        self._rest_timer: asyncio.TimerHandle | None = None
         self._looked: dict[str, float] = {}  # game id -> when it was last looked for
         self._lag = LoopLag()
         self._cpu = CpuShare()
@@ -102,7 +100,6 @@ class Matchmaker:
                 self.config.tables,
                 self.config.target_ms,
                 self.config.tail_ms,
-                self.config.max_rest,
             )
             for spec in self.config.ladders
         }
@@ -119,8 +116,6 @@ class Matchmaker:
 
     async def close(self) -> None:
         self._closing = True
-        if self._rest_timer is not None:
-            self._rest_timer.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -430,16 +425,10 @@ class Matchmaker:
 
         opened = len(all_sets)
         limit = self.limits[spec.name].after_tick(paces, opened)
-        rest = self.limits[spec.name].rest
         house_open = len(house_sets)
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
         while opened < limit:
-            if rest:  # at one set, answering slowly: not before the rest is over
-                wait = self._set_started.get(spec.name, -rest) + rest - time.monotonic()
-                if wait > 0:
-                    self._wake_in(wait)
-                    return
             if free:
                 focus = free.pop(0)
                 others = [(h, mu(h)) for h in house]
@@ -460,14 +449,7 @@ class Matchmaker:
             self._rng.shuffle(names)
             if not await self._play_set(spec, names):
                 return
-            self._set_started[spec.name] = time.monotonic()
             opened += 1
-
-    def _wake_in(self, seconds: float) -> None:
-        """A round in ``seconds`` (a rest over), sooner than the next tick."""
-        if self._rest_timer is not None:
-            self._rest_timer.cancel()
-        self._rest_timer = asyncio.get_running_loop().call_later(seconds, self._wake.set)
 
     async def _play_set(self, spec: LadderSpec, names: list[str]) -> bool:
         house = set(self.config.house)

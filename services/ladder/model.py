@@ -94,8 +94,6 @@ class LadderConfig:
     # Fewer sets while more than 1% of answers run this much longer than their bot's
     # fastest (over many ticks: ``admission.TailWindow``); 0: the medians alone.
     tail_ms: float = 4.0
-    # At one set still slow: rest up to this long between sets' starts; 0: never.
-    max_rest: float = 0.0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
     answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
@@ -119,8 +117,6 @@ class LadderConfig:
             raise ValueError("--ladder-house-tables must be 0 or more")
         if self.target_ms < 0:
             raise ValueError("--ladder-target-ms must be 0 (always --ladder-tables) or more")
-        if self.max_rest < 0:
-            raise ValueError("--ladder-max-rest must be 0 (no rest between sets) or more")
         if self.tail_ms < 0:
             raise ValueError("--ladder-tail-ms must be 0 (the medians alone) or more")
         return self

@@ -19,7 +19,6 @@ from services.ladder.admission import (
     FLOOR_SECONDS,
     MIN_BOTS,
     MIN_SAMPLES,
-    REST_STEPS,
     START,
     TAIL_ANSWERS,
     TAIL_CLEAN,
@@ -40,7 +39,6 @@ ON_TIME = [0.0001] * MIN_SAMPLES
 SLOW = [12.0] * MIN_BOTS  # a tick's round trips beyond the bots' fastest (ms), one per bot
 QUICK = [1.5] * MIN_BOTS
 TABLE_LIMIT = "gamehost_ladder_table_limit"
-SET_REST = "gamehost_ladder_set_rest_seconds"
 
 
 def tick(
@@ -62,13 +60,8 @@ def test_a_slow_tick_cuts_the_limit_once_per_drain_and_only_a_binding_limit_grow
     assert tick(limit, ON_TIME, SLOW, open_sets=6) == 4
     assert tick(limit, LATE, QUICK, open_sets=4) == 3  # the loop late: slow too
     assert tick(limit, LATE, [], open_sets=2) == 1  # cut from what is open
-    assert limit.rest == 0
-    assert tick(limit, ON_TIME, SLOW, open_sets=1) == 1  # never below one set: a rest
-    assert limit.rest == REST_STEPS[1]  # between two sets' starts instead
-    # On time: the rest goes first, then one more per tick while the limit is what
-    # holds the ladder back...
-    assert tick(limit, ON_TIME, QUICK, open_sets=1) == 1
-    assert limit.rest == 0
+    assert tick(limit, ON_TIME, SLOW, open_sets=1) == 1  # never below one set
+    # On time: one more per tick while the limit is what holds the ladder back...
     assert tick(limit, ON_TIME, QUICK, open_sets=1) == 2
     assert tick(limit, [], QUICK, open_sets=2) == 3
     assert tick(limit, ON_TIME, [], open_sets=3) == 4
@@ -359,24 +352,3 @@ def test_the_tail_counts_every_answer_beyond_its_bots_fastest():
     trips.report("cite:2", "thinker", 150.0, cycle_ms=1150.0)
     assert TAIL_OF_CYCLE * 1000 > 60 - 1
     assert trips.take_tail("cite:2", 4.0) == (3, ("thinker",))
-
-
-def test_at_one_set_a_long_tail_rests_longer_between_sets_and_a_short_one_less():
-    limit = TableLimit("cite:2", tables=8, target_ms=2.0, tail_ms=4.0)
-    too_many = late_bots(int(TAIL_SHARE * TAIL_ANSWERS) + 1)
-    assert tail_tick(limit, 50, too_many, open_sets=START) == 1
-    rests = []
-    for _ in range(len(REST_STEPS) + 1):  # still too long at one set
-        assert tail_tick(limit, 50, too_many, open_sets=1) == 1
-        rests.append(limit.rest)
-    assert rests == [*REST_STEPS[1:], REST_STEPS[-1], REST_STEPS[-1]]  # up to the longest
-    assert REGISTRY.get_sample_value(SET_REST, {"ladder": "cite:2"}) == REST_STEPS[-1]
-    # Short again: step by step back to no rest (each after enough answers), then sets.
-    shorter = []
-    while limit.rest:
-        tail_tick(limit, 50, (), open_sets=1)
-        shorter.append(limit.rest)
-    assert sorted(set(shorter), reverse=True) == sorted(REST_STEPS, reverse=True)
-    while limit.limit == 1:
-        tail_tick(limit, 50, (), open_sets=1)
-    assert limit.limit == 2 and limit.rest == 0
