@@ -41,7 +41,15 @@ from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
 from services.ladder.admission import CpuShare, LoopLag, Pace, RoundTrips, TableLimit
-from services.ladder.ledger import FAILED, PENDING, PLAYING, LadderSeat, OpenGame, PlannedGame
+from services.ladder.ledger import (
+    FAILED,
+    PENDING,
+    PLAYING,
+    LadderSeat,
+    OpenGame,
+    PlannedGame,
+    RatingRow,
+)
 from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
 from services.ladder.paces import PaceBoard
 from services.ladder.seats import seat_token
@@ -58,6 +66,7 @@ log = logging.getLogger(__name__)
 
 LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
 CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries per tick
+RENEW_SECONDS = LEASE_SECONDS / 5  # a kicked round renews the lease only this long after
 _CLAIMED, _TAKEN, _GONE, _BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
 
 
@@ -90,6 +99,10 @@ class Matchmaker:
         self._closing = False
         self._held: set[str] = set()  # ladders this replica held at its last tick
         self._looked: dict[str, float] = {}  # game id -> when it was last looked for
+        self._renewed: dict[str, float] = {}  # ladder -> when its lease was last renewed
+        self._accounts: dict[str, dict[str, BotAccount]] = {}  # ladder -> its bots, as read
+        self._closed: set[str] = set()  # games this round rated or failed
+        self._judged = False  # this round judged a validation game
         self._lag = LoopLag()
         self._cpu = CpuShare()
         self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
@@ -140,7 +153,7 @@ class Matchmaker:
             for spec in self.config.ladders:
                 try:
                     paces = await self._paces_of(spec, lags, busy) if due else []
-                    await self.tick(spec, paces)
+                    await self.tick(spec, paces, full=due)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
@@ -162,34 +175,63 @@ class Matchmaker:
         return [mine, *others]
 
     # ------------------------------------------------------------------ one tick
-    async def tick(self, spec: LadderSpec, paces: Sequence[Pace] = ()) -> bool:
+    async def tick(self, spec: LadderSpec, paces: Sequence[Pace] = (), full: bool = True) -> bool:
         """One tick of ``spec``'s ladder; False when another replica holds it. ``paces``:
-        how this and the other replicas kept time since the last tick (``admission``)."""
-        name = self.service.lease_name(spec.name)
-        engine = self.service.engine
-        held = await asyncio.to_thread(
-            lease.acquire, engine, name, self.replica, LEASE_SECONDS, time.time()
-        )
-        if not held:
-            self._held.discard(spec.name)
-            self.limits[spec.name].stand_by()
+        how this and the other replicas kept time since the last tick (``admission``).
+        ``full``: a paced round (every TICK), which renews the lease and reads the bots'
+        accounts afresh; a kicked round in between (a game archived: its set's place is
+        free) works on the accounts read then, and on the lease renewed less than
+        RENEW seconds ago. Its reads and writes run on threads that hold the GIL a
+        while each, and every one of them holds up the bots' answers on the event loop:
+        a round reads each thing once."""
+        if not await self._hold(spec, renew=full):
             return False
-        if spec.name not in self._held:
-            log.info("ladder %s: matchmaking here (%s)", spec.name, self.replica)
-            self._held.add(spec.name)
         ledger = self.service.ledger
         open_games = await asyncio.to_thread(ledger.open_games, spec.name)
-        accounts = {
-            a.name: a for a in await asyncio.to_thread(self.service.accounts.list, spec.name)
-        }
+        accounts = await self._accounts_of(spec, fresh=full)
+        self._closed.clear()
+        self._judged = False
         await self._settle(spec, open_games, accounts)
-        # Read again: settling rated games and judged validations.
-        open_games = await asyncio.to_thread(ledger.open_games, spec.name)
-        listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
-        accounts = {a.name: a for a in listed}
+        # What settling changed: the games it rated or failed are no longer open, and a
+        # judged validation moved its bot's status (read again).
+        open_games = [g for g in open_games if g.game.game_id not in self._closed]
+        if self._judged:
+            accounts = await self._accounts_of(spec, fresh=True)
         await self._validate(spec, open_games, accounts)
         await self._pair(spec, open_games, accounts, paces)
         return True
+
+    async def _hold(self, spec: LadderSpec, renew: bool) -> bool:
+        """Take or renew the ladder's lease (``renew`` False: only when it was last
+        renewed RENEW seconds ago or more). Every ledger write is fenced by the lease as
+        well, so a round that skips the renewal writes nothing once it is lost."""
+        renewed = self._renewed.get(spec.name)
+        if not renew and renewed is not None and time.monotonic() - renewed < RENEW_SECONDS:
+            return True
+        name = self.service.lease_name(spec.name)
+        held = await asyncio.to_thread(
+            lease.acquire, self.service.engine, name, self.replica, LEASE_SECONDS, time.time()
+        )
+        if not held:
+            self._renewed.pop(spec.name, None)
+            self._held.discard(spec.name)
+            self.limits[spec.name].stand_by()
+            return False
+        self._renewed[spec.name] = time.monotonic()
+        if spec.name not in self._held:
+            log.info("ladder %s: matchmaking here (%s)", spec.name, self.replica)
+            self._held.add(spec.name)
+        return True
+
+    async def _accounts_of(self, spec: LadderSpec, fresh: bool) -> dict[str, BotAccount]:
+        """The ladder's bots by name: read now when ``fresh`` (or never read), else as
+        the last paced round read them (at most a TICK old; a bot paused or gone since
+        is found by the next)."""
+        kept = self._accounts.get(spec.name)
+        if fresh or kept is None:
+            listed = await asyncio.to_thread(self.service.accounts.list, spec.name)
+            kept = self._accounts[spec.name] = {a.name: a for a in listed}
+        return kept
 
     # ------------------------------------------------------------------ 1. settle
     async def _settle(
@@ -290,7 +332,7 @@ class Matchmaker:
         return _BUSY
 
     async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
-        return await asyncio.to_thread(
+        moved = await asyncio.to_thread(
             self.service.ledger.set_status,
             spec.name,
             self.replica,
@@ -299,6 +341,9 @@ class Matchmaker:
             before,
             time.time(),
         )
+        if moved and status == FAILED:
+            self._closed.add(game_id)
+        return moved
 
     async def _finish(self, spec: LadderSpec, planned: PlannedGame, returns: list[float]) -> None:
         """A finished game, now in the archive: rated, or a validation game judged."""
@@ -308,7 +353,10 @@ class Matchmaker:
             return
         if planned.validation:
             await self._judge(planned)
+            self._judged = True
         await asyncio.to_thread(ledger.rate, spec.name, self.replica, planned, returns, time.time())
+        # Rated now, or before (or the lease was lost, and this round writes no more).
+        self._closed.add(planned.game_id)
 
     async def _judge(self, planned: PlannedGame) -> None:
         """A validation game: its bot passes if it played every one of its moves itself."""
@@ -417,10 +465,10 @@ class Matchmaker:
             and len(sets[a.name]) < max(1, a.slots)
         ]
         house = list(dict.fromkeys(self.config.house))
-        ratings = await asyncio.to_thread(self.service.ledger.ratings, spec.name)
+        ratings: dict[str, RatingRow] | None = None  # read once a bot is to be paired
 
         def mu(name: str) -> float:
-            row = ratings.get(name)
+            row = (ratings or {}).get(name)
             return row.mu if row is not None else 25.0
 
         opened = len(all_sets)
@@ -430,6 +478,8 @@ class Matchmaker:
         free.sort(key=lambda a: len(sets[a.name]))
         while opened < limit:
             if free:
+                if ratings is None:
+                    ratings = await asyncio.to_thread(self.service.ledger.ratings, spec.name)
                 focus = free.pop(0)
                 others = [(h, mu(h)) for h in house]
                 others += [(a.name, mu(a.name)) for a in free]
