@@ -33,8 +33,6 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from google.protobuf import json_format
-
 from services import metrics
 from services.bots import bot_turns
 from services.errors import (
@@ -59,6 +57,7 @@ from services.stores import CommitOutcome
 from services.sweeps import Wake
 from services.turns import clock, steps
 from services.views import view_of
+from services.views.as_json import view_dict
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +195,11 @@ class Sessions:
                         feed = self._feed(game_id, seat, connection.queue)
                         feeders[game_id] = asyncio.create_task(feed)
                 waiting: list[Directive | None] = []
-                with contextlib.suppress(TimeoutError):
-                    waiting.append(await asyncio.wait_for(connection.queue.get(), self.POLL * 4))
+                if connection.queue.empty():
+                    # One timer, not asyncio.wait_for's task and timer per directive.
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.POLL * 4):
+                            waiting.append(await connection.queue.get())
                 while not connection.queue.empty():
                     waiting.append(connection.queue.get_nowait())
                 for item in waiting:
@@ -300,7 +302,7 @@ class Sessions:
                     await queue.put(Directive(END, line, game_id))
                     return True
                 if data.get("legal") and data["version"] > asked:
-                    act = await self._act(game_id, token, seat, event.event_id)
+                    act = await self._act(game_id, token, seat, event.event_id, data["legal"])
                     if act is not None:
                         asked = act.version
                         await queue.put(act)
@@ -314,19 +316,25 @@ class Sessions:
             log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
         return False
 
-    async def _act(self, game_id: str, token: str, seat: int, event_id: int) -> Directive | None:
-        # The watch just found this event the newest and kept its position: no store read.
+    async def _act(
+        self, game_id: str, token: str, seat: int, event_id: int, legal: list[tuple[int, str]]
+    ) -> Directive | None:
+        """The act for the watched event ``event_id``, whose ``legal`` actions the watch
+        has listed. The watch just found that event the newest and kept its position: no
+        store read (else the position read is later, and lists its own)."""
         view = await self.host.view_at(game_id, token, event_id)
         if view.over or view.to_move != seat:
             return None
         snapshot = view.snapshot
         info = snapshot.info
+        if snapshot.last_event_id != event_id:
+            legal = view.legal_actions
         # The view in the HTTP API's JSON (GetState's cite/catan/endeavor field).
         view_message = view_of(info.game_type, view.state, seat)
-        state = json_format.MessageToDict(view_message, always_print_fields_with_no_presence=True)
+        state = view_dict(view_message) if view_message is not None else {}
         left = clock.seconds_left(info, snapshot.version, time.time())
         ms_left = max(0, int((left if left is not None else 0.0) * 1000))
-        line = protocol.act_line(game_id, seat, state, view.legal_actions, ms_left)
+        line = protocol.act_line(game_id, seat, state, legal, ms_left)
         return Directive(ACT, line, game_id, snapshot.version, ms_left)
 
     # ------------------------------------------------------------------ answers
