@@ -11,7 +11,9 @@ Counting (per run, summed over the tables):
 - doubled: moves in the record that no acknowledgement accounts for (one request
   applied twice);
 - refused: UNAVAILABLE answers saying too few replicas confirmed the write
-  (``--redis-min-replicas``); unavailable: other UNAVAILABLE answers (the switch);
+  (``--redis-min-replicas``); unavailable: other UNAVAILABLE answers (the switch), and
+  calls that ran out of time (DEADLINE_EXCEEDED: their outcome unknown, so the same
+  request is sent again, as UNAVAILABLE's);
 - resume: the longest time, from the fault on, that a table went without an
   acknowledged move (the time the service took to come back for it);
 - bots: the same for the all-bot game's moves, which nobody calls for.
@@ -43,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REFUSED_WORDS = "replicas required"  # in NotReplicated's message
 # Answers a fault must never produce: the run fails with them.
 NEVER = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+FINISH_SECONDS = 60.0  # a move sent before the stop is retried this long after it
 
 
 @dataclass
@@ -191,20 +194,29 @@ class Table(threading.Thread):
         except BaseException as exc:  # reported by the run, not lost in a thread
             self.error = exc
 
-    def _try(self, client: Client, step: Callable[[], object]) -> object:
-        """Run ``step`` until it is answered (UNAVAILABLE: again, after a pause)."""
-        while not self.stop_event.is_set():
+    def _try(self, client: Client, step: Callable[[], object], finish: bool = False) -> object:
+        """Run ``step`` until it is answered: UNAVAILABLE, or a call that ran out of
+        time (its outcome unknown), is tried again after a pause. ``finish``: a move
+        already sent is seen through after the stop too (else one applied but not yet
+        acknowledged would count as doubled), for FINISH_SECONDS at most."""
+        deadline = None
+        while True:
+            if self.stop_event.is_set():
+                if not finish:
+                    return None
+                deadline = deadline or time.monotonic() + FINISH_SECONDS
+                if time.monotonic() > deadline:
+                    raise TimeoutError("a move sent before the stop was never answered")
             try:
                 return step()
             except GameError as exc:
-                if exc.code != grpc.StatusCode.UNAVAILABLE:
+                if exc.code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                     raise
                 if REFUSED_WORDS in exc.details:
                     self.refused += 1
                 else:
                     self.unavailable += 1
                 time.sleep(0.05)  # the player's retry pace, not a synchronisation
-        return None
 
     def _move(self, client: Client) -> None:
         """Decide a move on the state read, then submit that same move (token, action,
@@ -235,14 +247,18 @@ class Table(threading.Thread):
             try:
                 reply = client.submit(game.game_id, token, action, request_id=request_id)
             except GameError as exc:
-                if exc.code in (grpc.StatusCode.UNAVAILABLE, *NEVER):
+                if exc.code in (
+                    grpc.StatusCode.UNAVAILABLE,
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    *NEVER,
+                ):
                     raise
                 self.voided += 1  # the game moved elsewhere (a failover lost moves)
                 return
             # A duplicate answer acknowledges this move's earlier try.
             game.acked.append((time.monotonic(), int(reply.version), reply.notation))
 
-        self._try(client, submit)
+        self._try(client, submit, finish=True)
 
     @property
     def acked(self) -> list[tuple[float, int, str]]:
