@@ -181,7 +181,7 @@ class Matchmaker:
         ``full``: a paced round (every TICK), which renews the lease and reads the bots'
         accounts afresh; a kicked round in between (a game archived: its set's place is
         free) works on the accounts read then, and on the lease renewed less than
-        RENEW seconds ago. Its reads and writes run on threads that hold the GIL a
+        RENEW_SECONDS ago. Its reads and writes run on threads that hold the GIL a
         while each, and every one of them holds up the bots' answers on the event loop:
         a round reads each thing once."""
         if not await self._hold(spec, renew=full):
@@ -203,7 +203,7 @@ class Matchmaker:
 
     async def _hold(self, spec: LadderSpec, renew: bool) -> bool:
         """Take or renew the ladder's lease (``renew`` False: only when it was last
-        renewed RENEW seconds ago or more). Every ledger write is fenced by the lease as
+        renewed RENEW_SECONDS ago or more). Every ledger write is fenced by the lease as
         well, so a round that skips the renewal writes nothing once it is lost."""
         renewed = self._renewed.get(spec.name)
         if not renew and renewed is not None and time.monotonic() - renewed < RENEW_SECONDS:
