@@ -11,6 +11,7 @@ bytes, maps, well-known types) is handed to json_format whole."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from google.protobuf import json_format
@@ -39,12 +40,10 @@ def view_dict(message: Message) -> dict[str, Any]:
     return plan(message)
 
 
-def _first(entry: tuple[int, str, Any]) -> int:
-    return entry[0]
-
-
 def _plan_of(descriptor: Descriptor) -> _Plan | None:
     name = descriptor.full_name
+    if name.startswith("google.protobuf."):
+        return None  # well-known types have JSON forms of their own
     if name not in _plans:
         _plans[name] = None  # a message that contains itself is json_format's
         _plans[name] = _compile(descriptor)
@@ -58,16 +57,15 @@ def _converter(field: FieldDescriptor) -> _Convert | None:
         names = {number: value.name for number, value in field.enum_type.values_by_number.items()}
         return lambda value: names.get(value, value)  # an unknown value stays a number
     if field.type == FieldDescriptor.TYPE_MESSAGE and not field.message_type.GetOptions().map_entry:
-        if field.message_type.full_name.startswith("google.protobuf."):
-            return None  # well-known types have JSON forms of their own
         return _plan_of(field.message_type)
     return None
 
 
 def _compile(descriptor: Descriptor) -> _Plan | None:
-    # (name, JSON name, converter, repeated, has presence), in field-number order: the
-    # fields set come first in that order (json_format walks ListFields()), then the
-    # fields left at their defaults in the order declared.
+    # Per field, in field-number order: name, JSON name, converter, repeated, has
+    # presence, default, place in the declared order. The fields set come first in
+    # field-number order (json_format walks ListFields()), then the fields left at
+    # their defaults in the declared order.
     fields = []
     for field in descriptor.fields:
         convert = _converter(field)
@@ -102,7 +100,7 @@ def _compile(descriptor: Descriptor) -> _Plan | None:
                     found[json_name] = convert(value)
                 else:
                     defaults.append((order, json_name, convert(value)))
-        for _, json_name, value in defaults if in_order else sorted(defaults, key=_first):
+        for _, json_name, value in defaults if in_order else sorted(defaults, key=itemgetter(0)):
             found[json_name] = value
         return found
 

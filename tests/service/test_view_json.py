@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import json_format, struct_pb2, wrappers_pb2
 
 from gamehost.v1 import gamehost_pb2 as pb
 from games import get_game
@@ -55,3 +55,4 @@ def test_messages_the_plan_does_not_cover_are_json_formats_own():
     value = struct_pb2.Struct()
     value.update({"a": 1})
     assert view_dict(value) == {"a": 1.0}
+    assert view_dict(wrappers_pb2.Int32Value(value=3)) == 3
