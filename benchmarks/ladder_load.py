@@ -5,13 +5,14 @@ server with Redis, PostgreSQL and a Celery worker, for a while; then the figures
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
         [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
         [--processes N] [--target-ms MS] [--tail-ms MS] [--tables N] [--inline-commits]
-        [--out FILE]
+        [--transport socket|grpc] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
 connects from this machine's one address, which the per-client limits would otherwise
 count as one client (the per-key limits still apply), and `--ladder-registrations 0`
-for the same reason. It prints:
+for the same reason. It serves a bot socket (`--bot-port`), which the runners use as
+`bot run` does by default (``--transport grpc``: PlayBot over gRPC instead). It prints:
 
 - ladder games per hour: rated games (validation games not counted) finished in the
   measured window, which starts after ``--warmup`` seconds (validation games, first
@@ -21,7 +22,7 @@ for the same reason. It prints:
 - move round trip through `bot run` p50/p99: from an act's arrival at the runner to
   the server's answer that the move was played, less the program's own time and the
   time the act waited behind the same copy's other acts; split into the answer (the
-  reply sent on the runner's PlayBot stream to its answer back: the wire, the server's
+  reply sent on the runner's connection to its answer back: the wire, the server's
   queue and the move's commit) and the runner's own handling (the rest: its threads
   handing the act on); and the answer's time on the server alone (its
   `gamehost_ladder_answer_seconds`, interpolated within the histogram's buckets as
@@ -255,6 +256,13 @@ def main() -> None:
         help="the server's store URL with inline_commits=1: every move's commit run on a "
         "blocking connection inside the loop's turn, not awaited (docs/operations.md)",
     )
+    parser.add_argument(
+        "--transport",
+        choices=("socket", "grpc"),
+        default="socket",
+        help="the runners' way to the server: the bot socket (bot run's default where the "
+        "server has one) or PlayBot over gRPC",
+    )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
     args = parser.parse_args()
@@ -292,6 +300,7 @@ def main() -> None:
         serve += ["--processes", str(args.processes)]
         serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
         serve += ["--ladder-tail-ms", f"{args.tail_ms:g}"]
+        serve += ["--bot-port", str(free_port())]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -307,6 +316,7 @@ def main() -> None:
             bot = f"{sys.executable} {ROOT / 'benchmarks' / 'thinking_bot.py'} {args.think_ms:g}"
         for name, key in keys.items():
             run = ["bot", "run", "--target", target, "--key", key, "--cmd", bot]
+            run += ["--transport", args.transport]
             run += ["--stats", str(work / f"{name}.jsonl")]
             runners[name] = gamehost(run, work / f"{name}.log")
             processes.append(runners[name])
@@ -421,6 +431,7 @@ def main() -> None:
             "tail_ms": args.tail_ms,
             "tables": tables,
             "commits": "inline" if args.inline_commits else "awaited",
+            "transport": args.transport,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
@@ -428,7 +439,7 @@ def main() -> None:
             "moves": len(overhead),
             "move_round_trip_p50_ms": round(percentile(overhead, 0.5), 2),
             "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
-            # the reply sent on the PlayBot stream to its answer back
+            # the reply sent on the runner's connection to its answer back
             "answer_p50_ms": round(percentile(replies, 0.5), 2),
             "answer_p99_ms": round(percentile(replies, 0.99), 2),
             "answer_on_the_server_p50_ms": round(histogram_quantile(0.5, handled) * 1000, 2),

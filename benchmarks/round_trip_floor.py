@@ -183,9 +183,66 @@ async def _serve(
         await store.aclose()
 
 
-def _server(*args) -> None:
+FRAME = struct.Struct("!I")
+
+
+async def _read_frame(reader: asyncio.StreamReader) -> bytes:
+    (size,) = FRAME.unpack(await reader.readexactly(FRAME.size))
+    return await reader.readexactly(size)
+
+
+def _write_frame(writer: asyncio.StreamWriter, message: bytes) -> None:
+    writer.write(FRAME.pack(len(message)) + message)
+
+
+async def _tcp_frames(reader: asyncio.StreamReader):
+    try:
+        while True:
+            yield await _read_frame(reader)
+    except asyncio.IncompleteReadError:
+        return
+
+
+async def _serve_tcp(
+    port: int,
+    url: str,
+    prefix: str,
+    gap: float,
+    busy: float,
+    burst_ms: tuple[float, float],
+    threaded: float,
+    ready,
+) -> None:
+    """The same handler behind a plain TCP socket, each message a length-prefixed frame:
+    the floor without gRPC."""
+    store = aioredis.Redis.from_url(url)
+    floor = Floor(store, prefix, gap)
+
+    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            async for message in floor.play(_tcp_frames(reader), None):
+                _write_frame(writer, message)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(connected, "127.0.0.1", port)
+    background = asyncio.ensure_future(_background(busy, burst_ms)) if busy > 0 else None
+    if threaded > 0:
+        threading.Thread(target=_thread_work, args=(threaded,), daemon=True).start()
+    ready.set()
+    try:
+        await server.serve_forever()
+    finally:
+        if background is not None:
+            background.cancel()
+        await store.aclose()
+
+
+def _server(transport: str, *args) -> None:
     uvloop.install()
-    asyncio.run(_serve(*args))
+    asyncio.run((_serve_tcp if transport == "tcp" else _serve)(*args))
 
 
 def _bot() -> subprocess.Popen:
@@ -349,7 +406,52 @@ def _aio_runner(port: int, seconds: float, results) -> None:
     results.put(asyncio.run(_aio_runner_main(port, seconds)))
 
 
+async def _tcp_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
+    """As ``_aio_runner_main``, its stream a plain TCP socket of length-prefixed frames."""
+    bot = subprocess.Popen(
+        [sys.executable, str(BOT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert bot.stdin is not None and bot.stdout is not None
+    loop = asyncio.get_running_loop()
+    output = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(output), bot.stdout)
+    stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, bot.stdin)
+    moves: list[tuple[float, float, float]] = []
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    end = time.monotonic() + seconds
+    arrived = written = returned = 0.0
+    while True:
+        message = await _read_frame(reader)
+        now = time.perf_counter()
+        if message[:1] == ACT:
+            if time.monotonic() >= end:
+                break
+            arrived = now
+            version = message[1 : 1 + VERSION.size]
+            written = time.perf_counter()
+            stdin.write(message[1 + VERSION.size :] + b"\n")
+            line = await output.readline()
+            returned = time.perf_counter()
+            _write_frame(writer, REPLY + version + line.strip())
+        elif message[:1] == ANSWER:
+            moves.append(_move(arrived, written, returned, now, message))
+    writer.close()
+    stdin.close()
+    await asyncio.to_thread(bot.wait, 10)
+    return moves
+
+
+def _tcp_runner(port: int, seconds: float, results) -> None:
+    """One runner and its bot on one uvloop event loop, a plain TCP socket to the server."""
+    uvloop.install()
+    results.put(asyncio.run(_tcp_runner_main(port, seconds)))
+
+
 RUNNERS = {"aio": _aio_runner, "threads": _threaded_runner, "one-thread": _runner}
+TCP_RUNNERS = {"aio": _tcp_runner}
 
 
 def _percentiles(values: list[float]) -> str:
@@ -411,16 +513,36 @@ def main() -> None:
         "threads hand each move on, as `bot run`'s did; one-thread: a synchronous stream "
         "and one thread",
     )
+    parser.add_argument(
+        "--transport",
+        choices=("grpc", "tcp"),
+        default="grpc",
+        help="grpc: one bidirectional stream per runner, as PlayBot; tcp: a plain socket "
+        "of length-prefixed frames (only with --runner aio)",
+    )
     args = parser.parse_args()
     if not 0 <= args.busy < 1:
         parser.error("--busy is a fraction: 0 or more, under 1")
+    if args.transport == "tcp" and args.runner != "aio":
+        parser.error("--transport tcp runs with --runner aio only")
+    runner_of = (TCP_RUNNERS if args.transport == "tcp" else RUNNERS)[args.runner]
     port = free_port()
     prefix = f"floor-{uuid.uuid4().hex[:8]}"
     gap = args.bots / args.rate
     ready = multiprocessing.Event()
     server = multiprocessing.Process(
         target=_server,
-        args=(port, args.redis, prefix, gap, args.busy, args.burst_ms, args.thread_busy, ready),
+        args=(
+            args.transport,
+            port,
+            args.redis,
+            prefix,
+            gap,
+            args.busy,
+            args.burst_ms,
+            args.thread_busy,
+            ready,
+        ),
         daemon=True,
     )
     server.start()
@@ -429,9 +551,7 @@ def main() -> None:
         for _ in range(args.rounds):
             results: multiprocessing.Queue = multiprocessing.Queue()
             runners = [
-                multiprocessing.Process(
-                    target=RUNNERS[args.runner], args=(port, args.seconds, results)
-                )
+                multiprocessing.Process(target=runner_of, args=(port, args.seconds, results))
                 for _ in range(args.bots)
             ]
             for runner in runners:
@@ -448,7 +568,7 @@ def main() -> None:
             ours = _children_cpu() - children
             print(
                 f"{len(moves)} moves in {elapsed:.0f} s ({len(moves) / elapsed:.0f} a second), "
-                f"{args.bots} runners ({args.runner}), server loop busy besides: {args.busy:g} "
+                f"{args.bots} runners ({args.runner}, {args.transport}), server loop busy besides: {args.busy:g} "
                 f"in bursts of {args.burst_ms[0]:g}-{args.burst_ms[1]:g} ms, "
                 f"a thread besides: {args.thread_busy:g}",
                 flush=True,

@@ -10,11 +10,18 @@ runner is one thread (docs/ladder.md, "An answer's way").
 
 One task reads ``directives()``; any task may ``reply()``, which waits until its
 outcome comes back on the stream (or the stream ends, or ``timeout`` passes).
+
+The same messages go on either way to the server: the PlayBot call (``AioBotLink``) or
+the server's bot socket (``SocketBotLink``: a plain TCP connection, each message a
+length-prefixed frame; docs/bot-socket.md), which costs both ends less per message.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ssl
+import struct
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -26,45 +33,67 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 
 
-class AioBotLink:
+class _BotLink:
+    """What both ways share: the connect, the directives, each answer matched to its
+    reply. A way reads and writes PlayBot's messages (``_read``: None at the end;
+    errors as GameError)."""
+
     def __init__(
         self,
-        channel: grpc.aio.Channel,
         key: str,
         concurrency: int,
-        metadata: Any,
         timeout: float,
         retries: int = 0,
         delay: Callable[[int], float] = lambda attempt: 0.0,
     ):
-        self._call = pb_grpc.GameHostStub(channel).PlayBot(metadata=metadata)
         self._connect = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
         self._timeout = timeout
         self._retries = retries  # answers UNAVAILABLE sent again, as BotReply calls are
         self._delay = delay  # the wait before retry ``attempt`` (0, 1, ...)
-        # gRPC takes one message at a time on a call: copies that answer together queue.
+        # One message at a time on a connection: copies that answer together queue.
         self._writing = asyncio.Lock()
         self._waiting: dict[tuple[str, int], list[asyncio.Future[pb.BotAnswer]]] = {}
         self._ended: GameError | None = None
+        self.opened = False  # the connection was made (the server may still refuse it)
+        self.way = ""  # how it reaches the server, in words
+
+    async def _open(self) -> None:
+        """Make the connection (the first thing ``directives`` does)."""
+
+    async def _read(self) -> pb.PlayBotResponse | None:
+        raise NotImplementedError
+
+    async def _send(self, request: pb.PlayBotRequest) -> None:
+        raise NotImplementedError
+
+    def _cancel(self) -> None:
+        raise NotImplementedError
 
     async def directives(self) -> AsyncIterator[pb.BotDirective]:
         """The server's directives until the stream ends (not retried: connect again;
         the server sends start again for games in progress). Errors as GameError."""
         ended = GameError(grpc.StatusCode.UNAVAILABLE, "the PlayBot stream ended before the answer")
         try:
+            await self._open()
+            self.opened = True
             await self._write(pb.PlayBotRequest(connect=self._connect))
             while True:
-                message = await self._call.read()
-                if message is grpc.aio.EOF:
+                message = await self._read()
+                if message is None:
                     return
-                if message.HasField("answer"):
+                which = message.WhichOneof("message")
+                if which == "answer":
                     self._answered(message.answer)
-                else:
+                elif which == "directive":
                     yield message.directive
-        except grpc.aio.AioRpcError as exc:
-            ended = GameError(exc.code(), exc.details())
-            if exc.code() != grpc.StatusCode.CANCELLED:
-                raise ended from None
+                elif which == "end":  # the bot socket's last message: how it ended
+                    if message.end.code != 0:
+                        raise GameError(_status(message.end.code), message.end.message)
+                    return
+        except GameError as exc:
+            ended = exc
+            if exc.code != grpc.StatusCode.CANCELLED:
+                raise
         finally:
             self._end(ended)
 
@@ -121,17 +150,10 @@ class AioBotLink:
         async with self._writing:
             if self._ended is not None:
                 raise self._ended
-            try:
-                await self._call.write(request)
-            except grpc.aio.AioRpcError as exc:
-                raise GameError(exc.code(), exc.details()) from None
-            except asyncio.InvalidStateError:  # the call is over (closed, or ended)
-                raise self._ended or GameError(
-                    grpc.StatusCode.UNAVAILABLE, "the PlayBot stream ended before the answer"
-                ) from None
+            await self._send(request)
 
     def close(self) -> None:
-        self._call.cancel()
+        self._cancel()
         self._end(GameError(grpc.StatusCode.CANCELLED, "the runner closed its connection"))
 
     def _answered(self, answer: pb.BotAnswer) -> None:
@@ -147,3 +169,123 @@ class AioBotLink:
             for waiting in waits:
                 if not waiting.done():
                     waiting.set_exception(self._ended)
+
+
+def _status(code: int) -> grpc.StatusCode:
+    for status in grpc.StatusCode:
+        if status.value[0] == code:
+            return status
+    return grpc.StatusCode.UNKNOWN
+
+
+class AioBotLink(_BotLink):
+    """The PlayBot call on ``channel`` (grpc.aio)."""
+
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        key: str,
+        concurrency: int,
+        metadata: Any,
+        timeout: float,
+        retries: int = 0,
+        delay: Callable[[int], float] = lambda attempt: 0.0,
+    ):
+        super().__init__(key, concurrency, timeout, retries, delay)
+        self._call = pb_grpc.GameHostStub(channel).PlayBot(metadata=metadata)
+        self.way = "PlayBot over gRPC"
+
+    async def _read(self) -> pb.PlayBotResponse | None:
+        try:
+            message = await self._call.read()
+        except grpc.aio.AioRpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
+        return None if message is grpc.aio.EOF else message
+
+    async def _send(self, request: pb.PlayBotRequest) -> None:
+        try:
+            await self._call.write(request)
+        except grpc.aio.AioRpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
+        except asyncio.InvalidStateError:  # the call is over (closed, or ended)
+            raise self._ended or GameError(
+                grpc.StatusCode.UNAVAILABLE, "the PlayBot stream ended before the answer"
+            ) from None
+
+    def _cancel(self) -> None:
+        self._call.cancel()
+
+
+FRAME = struct.Struct("!I")  # a bot socket frame's length, before its bytes
+MAX_FRAME_BYTES = 64 * 1024 * 1024  # what a runner reads of one server message, at most
+
+
+class SocketBotLink(_BotLink):
+    """PlayBot's messages on the server's bot socket at ``host:port``: a TCP
+    connection (TLS with ``tls``), each message a length-prefixed frame."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        tls: ssl.SSLContext | None,
+        key: str,
+        concurrency: int,
+        timeout: float,
+        retries: int = 0,
+        delay: Callable[[int], float] = lambda attempt: 0.0,
+    ):
+        super().__init__(key, concurrency, timeout, retries, delay)
+        self.address = f"{host}:{port}"
+        self.way = f"the bot socket {self.address}"
+        self._host, self._port, self._tls = host, port, tls
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def _open(self) -> None:
+        try:
+            async with asyncio.timeout(self._timeout):
+                self._reader, self._writer = await asyncio.open_connection(
+                    self._host, self._port, ssl=self._tls
+                )
+        except (OSError, TimeoutError) as exc:
+            raise GameError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"cannot connect to the bot socket {self.address}: {exc}",
+            ) from None
+
+    async def _read(self) -> pb.PlayBotResponse | None:
+        assert self._reader is not None
+        try:
+            (size,) = FRAME.unpack(await self._reader.readexactly(FRAME.size))
+            if size > MAX_FRAME_BYTES:
+                raise GameError(
+                    grpc.StatusCode.INTERNAL,
+                    f"the bot socket {self.address} sent a frame of {size} bytes: not a "
+                    "gamehost bot socket?",
+                )
+            return pb.PlayBotResponse.FromString(await self._reader.readexactly(size))
+        except (asyncio.IncompleteReadError, OSError) as exc:
+            raise GameError(
+                grpc.StatusCode.UNAVAILABLE, f"the bot socket {self.address} closed: {exc}"
+            ) from None
+
+    async def _send(self, request: pb.PlayBotRequest) -> None:
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            raise self._ended or GameError(
+                grpc.StatusCode.UNAVAILABLE, "the bot socket closed before the answer"
+            )
+        body = request.SerializeToString()
+        try:
+            writer.write(FRAME.pack(len(body)) + body)
+            await writer.drain()
+        except OSError as exc:
+            raise GameError(
+                grpc.StatusCode.UNAVAILABLE, f"the bot socket {self.address} closed: {exc}"
+            ) from None
+
+    def _cancel(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(RuntimeError):  # its event loop has closed
+                self._writer.close()

@@ -305,6 +305,14 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         "than their fastest, so the slowest answers stay quick too; 0: pace by the "
         "medians alone (4)",
     )
+    serve.add_argument(
+        "--bot-port",
+        type=int,
+        metavar="N",
+        help="also serve the ladder's bot runners on a plain TCP socket on this port "
+        "(PlayBot's messages, length-prefixed: docs/bot-socket.md; `bot run` uses it "
+        "when it is there); 0: a free port; default: off",
+    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

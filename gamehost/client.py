@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import ssl
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -13,7 +14,7 @@ from typing import Any
 
 import grpc
 
-from gamehost.aio_bot_link import AioBotLink
+from gamehost.aio_bot_link import AioBotLink, SocketBotLink
 from gamehost.bot_link import BotLink
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -82,6 +83,13 @@ def _channel(target: str, tls: bool, ca_file: str | None, aio: bool = False) -> 
     ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
     credentials = grpc.ssl_channel_credentials(root_certificates=ca)
     return kind.secure_channel(target, credentials, options=_OPTIONS)
+
+
+def _host_of(target: str) -> str:
+    """The host of a gRPC target: "h:50051", "[::1]:50051", "dns:///h:50051" -> h, ::1."""
+    address = target.split("///", 1)[-1]
+    host = address.rpartition(":")[0] if address.count(":") == 1 or "]" in address else address
+    return host.strip("[]") or "127.0.0.1"
 
 
 class Client:
@@ -465,6 +473,34 @@ class Client:
             key,
             concurrency,
             self._metadata,
+            self.timeout,
+            retries=self.retries,
+            delay=self._delay,
+        )
+
+    async def aio_ladder(self, channel: grpc.aio.Channel) -> pb.Ladder:
+        """GetLadder (the first ladder's) on ``channel``, from asyncio code: ``bot run``
+        reads the bot socket's port from it. Errors as GameError."""
+        stub = pb_grpc.GameHostStub(channel)
+        try:
+            return await stub.GetLadder(
+                pb.GetLadderRequest(), metadata=self._metadata, timeout=self.timeout
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
+
+    def aio_bot_socket(self, port: int, key: str, concurrency: int = 1) -> SocketBotLink:
+        """``aio_play_bot`` on the server's bot socket (``Ladder.bot_port``, on the
+        target's host), TLS as this client's: PlayBot's messages on plain TCP."""
+        tls = None
+        if self._tls:
+            tls = ssl.create_default_context(cafile=self._ca_file)
+        return SocketBotLink(
+            _host_of(self.target),
+            port,
+            tls,
+            key,
+            concurrency,
             self.timeout,
             retries=self.retries,
             delay=self._delay,

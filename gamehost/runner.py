@@ -1,8 +1,12 @@
 """``gamehost bot run``: connect a bot program to the ladder and speak the bot protocol
 (docs/bot-protocol.md) with it, JSON lines on its stdin and stdout.
 
-The runner holds one connection (PlayBot: the server's lines and the answers on one
-call) and ``--concurrency`` copies of the program. A game is given to the copy holding
+The runner holds one connection (the server's lines and the answers on one stream) and
+``--concurrency`` copies of the program. The connection is the server's bot socket
+where it has one (``Ladder.bot_port``: PlayBot's messages on plain TCP, cheaper per
+message at both ends; docs/bot-socket.md), else the PlayBot call; ``--transport``
+picks one. A bot socket that cannot be reached is left for PlayBot (with a note on
+stderr) unless ``--transport socket`` asks for it alone. A game is given to the copy holding
 the fewest games when its ``start`` comes, and all its lines go to that copy, in
 order. A copy answers one ``act`` at a time: the runner writes the line, waits for one
 line back until the act's deadline (``ms_left``, less a margin for the way back; at
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from gamehost.aio_bot_link import AioBotLink
+from gamehost.aio_bot_link import AioBotLink, SocketBotLink
 from gamehost.client import Client
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -320,7 +324,9 @@ class Runner:
         self.copies: list[Copy] = []
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it
         self.welcomed = False  # the last connection got as far as the server's welcome
-        self.link: AioBotLink | None = None  # the PlayBot call the answers go on
+        self.transport = getattr(args, "transport", "auto")
+        self.socket_failed = False  # auto: the bot socket could not be reached; PlayBot
+        self.link: AioBotLink | SocketBotLink | None = None  # the answers go on it
 
     async def _reply(
         self, game_id: str, version: int, line: str, error: str, round_trip_ms: float
@@ -380,20 +386,54 @@ class Runner:
 
     async def _connection(self, channel: grpc.aio.Channel) -> int | None:
         """One connection: route its lines until it ends; the exit status, or None to
-        connect again. The answers go back on the same call (PlayBot)."""
-        link = self.link = self.client.aio_play_bot(channel, self.key, len(self.copies))
+        connect again. The answers go back on the same stream."""
+        link = await self._link(channel)
+        self.link = link
         try:
             return await self._route(link)
+        except GameError as exc:
+            if not (isinstance(link, SocketBotLink) and not link.opened):
+                raise
+            if self.transport == "socket":
+                raise
+            # auto: a port the network does not let through; PlayBot from now on.
+            print(f"gamehost bot run: {exc}; using PlayBot over gRPC", file=sys.stderr)
+            self.socket_failed = True
+            return None
         finally:
             self.link = None
             link.close()
+
+    async def _link(self, channel: grpc.aio.Channel) -> AioBotLink | SocketBotLink:
+        """The bot socket where the server has one (asked at each connect: a server
+        started again may have changed it) and --transport allows, else PlayBot."""
+        if self.transport == "grpc" or self.socket_failed:
+            return self.client.aio_play_bot(channel, self.key, len(self.copies))
+        try:
+            port = await self._bot_port(channel)
+        except GameError as exc:
+            if exc.code in RETRIED or self.transport == "socket":
+                raise
+            port = 0  # a server that cannot say (no GetLadder): PlayBot says what is wrong
+        if port:
+            return self.client.aio_bot_socket(port, self.key, len(self.copies))
+        if self.transport == "socket":
+            raise GameError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"{self.client.target} has no bot socket (serve --bot-port): "
+                "run with --transport auto or grpc",
+            )
+        return self.client.aio_play_bot(channel, self.key, len(self.copies))
+
+    async def _bot_port(self, channel: grpc.aio.Channel) -> int:
+        return (await self.client.aio_ladder(channel)).bot_port
 
     async def _route(self, link: AioBotLink) -> int | None:
         async for directive in link.directives():
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:
                 self.welcomed = True
-                print(f"gamehost bot run: {directive.message}", flush=True)
+                print(f"gamehost bot run: {directive.message} ({link.way})", flush=True)
             elif kind == pb.BotDirective.PAUSED:
                 print(
                     f"gamehost bot run: the ladder let the bot go: {directive.message}",

@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from gamehost.v1 import gamehost_pb2
 from games import register_game
 from services import tls
+from services.api.bot_socket import BotSocket
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
 from services.archive import archiver
@@ -128,6 +129,8 @@ class ServerConfig:
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
     ladder: LadderConfig | None = None
+    # The bot socket (docs/bot-socket.md): PlayBot on plain TCP; None: off; 0: a free port.
+    bot_port: int | None = None
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -154,6 +157,8 @@ class RunningServer:
     archive: Archive | None = None
     matchmaker: Matchmaker | None = None
     sessions: Sessions | None = None
+    bot_socket: BotSocket | None = None
+    bot_port: int | None = None
 
     @property
     def target(self) -> str:
@@ -179,6 +184,8 @@ class RunningServer:
         await _bounded("health", self.health.enter_graceful_shutdown(), deadline)
         if self.http is not None:
             await _bounded("the HTTP gateway", self.http.stop(), deadline)
+        if self.bot_socket is not None:  # its runners connect again, to another replica
+            await _bounded("the bot socket", self.bot_socket.stop(), deadline)
         await _bounded("the gRPC server", self.server.stop(grace), deadline)
         # Bots next: a search left running would hold up the process's exit.
         if self.matchmaker is not None:  # its lease is let go: another replica goes on
@@ -216,6 +223,8 @@ async def _bounded(part: str, step, deadline: float) -> None:
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
     if config.ladder is not None and not config.archive_url:
         raise ValueError("--ladder keeps its bots and ratings in the archive: give --archive URL")
+    if config.bot_port is not None and config.ladder is None:
+        raise ValueError("--bot-port serves the ladder's bots: give --ladder as well")
     archive = None
     if config.archive_url:
         # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
@@ -314,6 +323,19 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             await server.stop(0)
             await store.close()
             raise
+    bot_socket = bot_port = None
+    if config.bot_port is not None:
+        bot_socket = BotSocket(
+            Dispatcher(method_handlers(servicer), interceptors), _http_tls(config)
+        )
+        try:
+            bot_port = servicer.bot_port = await bot_socket.start(config.host, config.bot_port)
+        except BaseException:
+            if http is not None:
+                await http.stop()
+            await server.stop(0)
+            await store.close()
+            raise
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     monitor = StoreMonitor(store, health_servicer, ("", SERVICE_NAME))
@@ -338,6 +360,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         archive=archive,
         matchmaker=matchmaker,
         sessions=sessions,
+        bot_socket=bot_socket,
+        bot_port=bot_port,
     )
     if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
         matchmaker.start()
@@ -369,7 +393,8 @@ def _gateway(config: ServerConfig) -> GatewayConfig:
 
 
 def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:
-    """HTTPS with the gRPC server's certificate when it has one."""
+    """TLS for the HTTP gateway and the bot socket: the gRPC server's certificate, when
+    it has one."""
     if not (config.tls_cert and config.tls_key):
         return None
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -399,6 +424,8 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
             f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/",
             flush=True,
         )
+    if running.bot_port is not None:
+        print(f"gamehost bot socket on {config.host}:{running.bot_port}", flush=True)
     await stop.wait()
     await running.stop()
 

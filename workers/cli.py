@@ -180,6 +180,11 @@ def serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.bot_port is not None and ladder is None:
+        print(
+            "gamehost: --bot-port serves the ladder's bots: give --ladder as well", file=sys.stderr
+        )
+        return 2
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -198,6 +203,7 @@ def serve(args: argparse.Namespace) -> int:
         # Said once the store answers: a start that fails says only why (one line).
         warn_without_archive=archive_url is None and args.archive is None,
         ladder=ladder,
+        bot_port=args.bot_port,
     )
     executor = None
     if args.celery:
@@ -337,8 +343,11 @@ def _serve_processes(args: argparse.Namespace) -> int:
             "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
         )
         return 2
-    if args.port == 0 or args.http_port == 0:
-        print("gamehost: --processes needs a fixed --port (and --http-port)", file=sys.stderr)
+    if args.port == 0 or args.http_port == 0 or args.bot_port == 0:
+        print(
+            "gamehost: --processes needs a fixed --port (and --http-port, --bot-port)",
+            file=sys.stderr,
+        )
         return 2
     if args.metrics_port is not None:
         # One scrape endpoint for the group: the children write samples to files.

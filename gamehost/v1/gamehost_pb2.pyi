@@ -1218,12 +1218,22 @@ class PlayBotRequest(_message.Message):
     def __init__(self, connect: _Optional[_Union[ConnectBotRequest, _Mapping]] = ..., reply: _Optional[_Union[BotReplyRequest, _Mapping]] = ...) -> None: ...
 
 class PlayBotResponse(_message.Message):
-    __slots__ = ("directive", "answer")
+    __slots__ = ("directive", "answer", "end")
     DIRECTIVE_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
     directive: BotDirective
     answer: BotAnswer
-    def __init__(self, directive: _Optional[_Union[BotDirective, _Mapping]] = ..., answer: _Optional[_Union[BotAnswer, _Mapping]] = ...) -> None: ...
+    end: PlayBotEnd
+    def __init__(self, directive: _Optional[_Union[BotDirective, _Mapping]] = ..., answer: _Optional[_Union[BotAnswer, _Mapping]] = ..., end: _Optional[_Union[PlayBotEnd, _Mapping]] = ...) -> None: ...
+
+class PlayBotEnd(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class BotAnswer(_message.Message):
     __slots__ = ("game_id", "version", "response", "code", "message")
@@ -1270,17 +1280,19 @@ class LadderStanding(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders")
+    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders", "bot_port")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     HOUSE_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
     LADDERS_FIELD_NUMBER: _ClassVar[int]
+    BOT_PORT_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     players: int
     standings: _containers.RepeatedCompositeFieldContainer[LadderStanding]
     house: _containers.RepeatedScalarFieldContainer[str]
     standings_text: str
     ladders: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...
+    bot_port: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ..., bot_port: _Optional[int] = ...) -> None: ...

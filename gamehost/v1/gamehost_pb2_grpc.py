@@ -412,7 +412,8 @@ class GameHostServicer:
         directives and, for each reply, its `answer`. An answer travels on the open stream
         instead of a call of its own, so it skips a call's set-up in the server (half the
         round trip beyond the bot's time under load: docs/ladder.md). Not over HTTP, which
-        keeps ConnectBot and BotReply.
+        keeps ConnectBot and BotReply. The same messages also go on a plain TCP socket
+        where the server opens one (Ladder.bot_port; docs/bot-socket.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -90,6 +90,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         self.hints = hints
         self.ladder = ladder
         self.sessions = sessions
+        self.bot_port = 0  # the bot socket's (services/api/bot_socket.py), once it listens
         self._events = SharedEvents()  # WatchGame's messages, shared between streams
 
     @unary
@@ -385,6 +386,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             house=list(ladder.config.house),
             standings_text=ladder_wire.standings_text(rows),
             ladders=[spec.name for spec in ladder.config.ladders],
+            bot_port=self.bot_port,
         )
 
     def _sessions(self) -> Sessions:

@@ -11,7 +11,7 @@ address, which no header can change.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +147,30 @@ class Dispatcher:
                     async for reply in replies:
                         await write(reply)
             else:  # a writing handler: the metrics interceptor's shape
+                await replies
+        except grpc.aio.AbortError:
+            raise context.failure() from None
+
+    async def duplex(
+        self,
+        rpc: str,
+        requests: AsyncIterator[Any],
+        peer: str,
+        metadata: tuple[tuple[str, str], ...],
+        write: Write,
+    ) -> None:
+        """``stream`` for a bidirectional RPC (PlayBot on the bot socket): its requests
+        from ``requests``, each message it sends handed to ``write``."""
+        handler, context = await self._prepare(rpc, peer, metadata, write)
+        if handler.stream_stream is None:
+            raise CallFailed(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not bidirectional")
+        try:
+            replies = handler.stream_stream(requests, context)
+            if hasattr(replies, "__aiter__"):
+                async with contextlib.aclosing(replies):
+                    async for reply in replies:
+                        await write(reply)
+            else:
                 await replies
         except grpc.aio.AbortError:
             raise context.failure() from None

@@ -2,7 +2,8 @@
 and Node.js and the gamehost.bot helper register, pass validation and are rated; a bot
 that prints garbage, one that writes bytes that are not text and one that crashes are
 paused after K faults in a row, with the reason on ``bot list``, while their games end
-and another bot plays on."""
+and another bot plays on. The first test's runners go on the server's bot socket (`bot
+run`'s way where the server has one), the second's on PlayBot over gRPC (no socket)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
         "js-random": f"node {EXAMPLES / 'random_bot.js'}",
         "helper": f"{PYTHON} {EXAMPLES / 'helper_bot.py'}",
     }
-    server = ladder_server(sqlite_url, quick(tables=4))
+    server = ladder_server(sqlite_url, quick(tables=4), bot_port=0)
     runners = []
     with server, Client(server.target) as client:
         # The round trips the runners measure reach the ladder's pacing (admission).
@@ -68,6 +69,9 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
                 return bots if ready else {}
 
             bots = wait_until(rated, 240, "every example bot active with 4 rated games")
+            socket = f"(the bot socket 127.0.0.1:{server.running.bot_port})"
+            for runner in runners:
+                assert socket in runner.output(), runner.output()
         finally:
             for runner in runners:
                 runner.kill_group()
@@ -162,6 +166,7 @@ def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):
             assert runners["steady"].alive()
             steady = _bots(client)["steady"]
             assert steady.status == pb.BOT_ACTIVE and steady.faults == pb.BotFaults()
+            assert "(PlayBot over gRPC)" in runners["steady"].output()
         finally:
             for runner in runners.values():
                 runner.kill_group()
