@@ -20,7 +20,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from gamehost.v1 import gamehost_pb2
 from games import register_game
 from services import tls
-from services.api.bot_socket import BotSocket
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
 from services.archive import archiver
@@ -29,6 +28,7 @@ from services.bots.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bots.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
+from services.gateway.bot_socket import BotSocket
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
 from services.ladder.matchmaker import Matchmaker

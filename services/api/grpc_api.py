@@ -90,7 +90,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         self.hints = hints
         self.ladder = ladder
         self.sessions = sessions
-        self.bot_port = 0  # the bot socket's (services/api/bot_socket.py), once it listens
+        self.bot_port = 0  # the bot socket's (services/gateway/bot_socket.py), once it listens
         self._events = SharedEvents()  # WatchGame's messages, shared between streams
 
     @unary

@@ -4,7 +4,7 @@ reply as played. What a real ladder does with the answers is tests/ladder/test_r
 here, what the runner sends: answers in order, the late ones reported late and not
 taken for the next act's, a hung copy started again, overlong lines cut, games held
 apart by copies, and a broken connection made again. Each on both ways to the server:
-PlayBot over gRPC, and the bot socket (services/api/bot_socket.py, in front of the
+PlayBot over gRPC, and the bot socket (services/gateway/bot_socket.py, in front of the
 stand-in's PlayBot as a server's is in front of its own)."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from gamehost import Client
 from gamehost import runner as bot_run
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from services.api.bot_socket import BotSocket
 from services.api.grpc_api import method_handlers
+from services.gateway.bot_socket import BotSocket
 from services.gateway.calls import Dispatcher
 
 D = pb.BotDirective

@@ -1,4 +1,4 @@
-"""The bot socket (``serve --bot-port``, services/api/bot_socket.py) on a real ladder
+"""The bot socket (``serve --bot-port``, services/gateway/bot_socket.py) on a real ladder
 server, spoken to byte by byte as a runner in another language would: length-prefixed
 PlayBot messages; bad input ends the connection with a status a developer can act on,
 as the gRPC call would; GetLadder says the port; a stopping server ends connections
@@ -6,9 +6,14 @@ UNAVAILABLE (connect again)."""
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import struct
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -18,6 +23,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.server import ServerConfig, ServerThread
 from tests.ladder.conftest import ladder_server
 
+ROOT = Path(__file__).resolve().parents[2]
 FRAME = struct.Struct("!I")
 WAIT = 60.0  # seconds: only a broken server takes this long
 
@@ -150,3 +156,25 @@ def test_a_stopping_server_ends_its_connections_unavailable(sqlite_url):
     with connection:  # the server has stopped (the ServerThread's exit)
         end = _end(connection)
     assert _code(end) == "UNAVAILABLE" and "connect again" in end.message, end
+
+
+def test_the_docs_runner_plays_a_game_on_the_socket(served, tmp_path):
+    """docs/bot-socket.md's runner, as written there but for the port and key."""
+    server, client = served
+    doc = (ROOT / "docs" / "bot-socket.md").read_text()
+    (block,) = re.findall(r"^```python\n(.*?)^```", doc, re.MULTILINE | re.DOTALL)
+    key = client.register_bot("doc-runner", "cite", 2).key
+    script = block.replace("50053", str(server.running.bot_port)).replace("ghb_...", key)
+    (tmp_path / "runner.py").write_text(script)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "runner.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    end = json.loads(done.stdout.strip().splitlines()[-1])
+    assert end["type"] == "end" and len(end["returns"]) == 2, end
+    game = client.state(end["game_id"])  # its validation game, over
+    assert game.status == pb.FINISHED and "doc-runner" in [s.name for s in game.seats], game

@@ -6,7 +6,8 @@ Each message is a frame: its length as 4 bytes (big-endian), then the serialized
 message. The runner sends PlayBotRequests (``connect`` first, then ``reply``s), the
 server PlayBotResponses, the last of them ``end`` with the status a PlayBot call would
 have ended with. The call runs in-process through the gRPC server's own handler and
-interceptors (services/gateway/calls.py: the same rules, rate limits and metrics).
+interceptors (``calls.Dispatcher``, as the HTTP gateway's: the same rules, rate limits
+and metrics).
 
 Why: on this path a message costs the server's event loop one socket read and one
 write, where grpc.aio takes several turns of the loop and its poller thread, and on a
