@@ -217,6 +217,9 @@ class AioBotLink(_BotLink):
 
 
 FRAME = struct.Struct("!I")  # a bot socket frame's length, before its bytes
+# How long a connect to the bot socket may take: a firewall that drops the packets is
+# found out in this long (then `bot run` goes to PlayBot), not in a call's timeout.
+CONNECT_SECONDS = 5.0
 MAX_FRAME_BYTES = 64 * 1024 * 1024  # what a runner reads of one server message, at most
 
 
@@ -244,7 +247,7 @@ class SocketBotLink(_BotLink):
 
     async def _open(self) -> None:
         try:
-            async with asyncio.timeout(self._timeout):
+            async with asyncio.timeout(min(self._timeout, CONNECT_SECONDS)):
                 self._reader, self._writer = await asyncio.open_connection(
                     self._host, self._port, ssl=self._tls
                 )

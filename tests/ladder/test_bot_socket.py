@@ -6,6 +6,7 @@ UNAVAILABLE (connect again)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -21,6 +22,7 @@ import pytest
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from services.server import ServerConfig, ServerThread
+from tests.certificates import self_signed
 from tests.ladder.conftest import ladder_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,3 +180,31 @@ def test_the_docs_runner_plays_a_game_on_the_socket(served, tmp_path):
     assert end["type"] == "end" and len(end["returns"]) == 2, end
     game = client.state(end["game_id"])  # its validation game, over
     assert game.status == pb.FINISHED and "doc-runner" in [s.name for s in game.seats], game
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[str, str]:
+    return self_signed(tmp_path_factory.mktemp("tls"))
+
+
+def test_with_a_certificate_the_socket_is_tls_and_the_client_trusts_it(sqlite_url, certificate):
+    cert, key_file = certificate
+    server = ladder_server(sqlite_url, bot_port=0, tls_cert=cert, tls_key=key_file)
+    with server, Client(server.target, tls=True, ca_file=cert) as client:
+        key = client.register_bot("secure", "cite", 2).key
+        port = client.ladder("cite", 2).bot_port
+
+        async def welcome() -> pb.BotDirective:
+            link = client.aio_bot_socket(port, key)
+            try:
+                return await anext(link.directives())
+            finally:
+                link.close()
+
+        first = asyncio.run(asyncio.wait_for(welcome(), WAIT))
+        assert (first.kind, first.bot) == (pb.BotDirective.WELCOME, "secure")
+        # Plain frames get no frame back: a TLS alert (record type 21) or a closed socket.
+        with _connect(server) as plain:
+            _send(plain, pb.PlayBotRequest(connect=pb.ConnectBotRequest(key=key)))
+            reply = plain.recv(64)
+        assert reply == b"" or reply[:1] == b"\x15", reply

@@ -4,8 +4,6 @@ that a creator cannot foresee."""
 
 from __future__ import annotations
 
-import subprocess
-
 import grpc
 import pytest
 
@@ -14,6 +12,7 @@ from gamehost.cli import main as cli_main
 from games import get_game
 from services.server import ServerConfig, ServerThread
 from services.turns import steps
+from tests.certificates import self_signed
 from tests.procs import Replica
 
 KEY, OTHER_KEY = "k" * 20 + "-alice", "k" * 20 + "-bob"
@@ -98,17 +97,7 @@ def test_spectating_can_be_turned_off(alice, anonymous):
 # ---------------------------------------------------------------- TLS
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"]
-        + ["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    return str(cert), str(key)
+    return self_signed(tmp_path_factory.mktemp("tls"))
 
 
 def test_tls_clients_connect_and_plaintext_ones_fail(certificate, capsys):

@@ -5,11 +5,11 @@ API keys come as X-Api-Key; also CORS and the web client's static files."""
 from __future__ import annotations
 
 import ssl
-import subprocess
 
 import aiohttp
 import pytest
 
+from tests.certificates import self_signed
 from tests.service.http_client import Http
 from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
 
@@ -132,22 +132,15 @@ def test_bodies_over_the_cap_are_invalid_argument():
 
 
 def test_with_a_certificate_the_http_port_serves_https(tmp_path):
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"]
-        + ["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    config = gateway_config(None, "gamehost", tls_cert=str(cert), tls_key=str(key))
+    cert, key = self_signed(tmp_path)
+    config = gateway_config(None, "gamehost", tls_cert=cert, tls_key=key)
     with Served(config) as served:
         assert served.url.startswith("https://")
-        trusting = ssl.create_default_context(cafile=str(cert))
+        trusting = ssl.create_default_context(cafile=cert)
         with Http(served.url, ssl=trusting) as https:
             assert https.get("/v1/game-types").status == 200
-        with Http(served.url.replace("https://", "http://")) as plain, pytest.raises(
-            aiohttp.ClientError
+        with (
+            Http(served.url.replace("https://", "http://")) as plain,
+            pytest.raises(aiohttp.ClientError),
         ):
             plain.get("/v1/game-types")
