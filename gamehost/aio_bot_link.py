@@ -27,7 +27,7 @@ from typing import Any
 
 import grpc
 
-from gamehost.bot_link import outcome, reply_request
+from gamehost.bot_link import outcome, reply_request, status_code
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
@@ -88,7 +88,7 @@ class _BotLink:
                     yield message.directive
                 elif which == "end":  # the bot socket's last message: how it ended
                     if message.end.code != 0:
-                        raise GameError(_status(message.end.code), message.end.message)
+                        raise GameError(status_code(message.end.code), message.end.message)
                     return
         except GameError as exc:
             ended = exc
@@ -169,13 +169,6 @@ class _BotLink:
             for waiting in waits:
                 if not waiting.done():
                     waiting.set_exception(self._ended)
-
-
-def _status(code: int) -> grpc.StatusCode:
-    for status in grpc.StatusCode:
-        if status.value[0] == code:
-            return status
-    return grpc.StatusCode.UNKNOWN
 
 
 class AioBotLink(_BotLink):

@@ -19,6 +19,13 @@ from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def status_code(code: int) -> grpc.StatusCode:
+    """A status code carried as a number (an answer's, a bot socket's end) as grpc's."""
+    return _CODES.get(code, grpc.StatusCode.UNKNOWN)
+
+
 _CLOSE = object()  # ends the request iterator: the runner's side of the call is done
 
 
@@ -39,7 +46,7 @@ def reply_request(
 def outcome(answer: pb.BotAnswer) -> pb.BotReplyResponse:
     """An answer on the stream as BotReply's response, or its refusal as GameError."""
     if answer.code:
-        raise GameError(_CODES.get(answer.code, grpc.StatusCode.UNKNOWN), answer.message)
+        raise GameError(status_code(answer.code), answer.message)
     return answer.response
 
 

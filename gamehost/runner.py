@@ -410,7 +410,7 @@ class Runner:
         if self.transport == "grpc" or self.socket_failed:
             return self.client.aio_play_bot(channel, self.key, len(self.copies))
         try:
-            port = await self._bot_port(channel)
+            port = (await self.client.aio_ladder(channel)).bot_port
         except GameError as exc:
             if exc.code in RETRIED or self.transport == "socket":
                 raise
@@ -425,10 +425,7 @@ class Runner:
             )
         return self.client.aio_play_bot(channel, self.key, len(self.copies))
 
-    async def _bot_port(self, channel: grpc.aio.Channel) -> int:
-        return (await self.client.aio_ladder(channel)).bot_port
-
-    async def _route(self, link: AioBotLink) -> int | None:
+    async def _route(self, link: AioBotLink | SocketBotLink) -> int | None:
         async for directive in link.directives():
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:

@@ -12,19 +12,20 @@ import redis
 
 from benchmarks.peer_server import ROOT
 
-RUNNERS = ("aio", "threads", "one-thread")
+# (runner, transport): every runner on gRPC, and the one on asyncio on a plain socket.
+WAYS = (("aio", "grpc"), ("threads", "grpc"), ("one-thread", "grpc"), ("aio", "tcp"))
 
 
 def test_the_floor_plays_moves_prints_its_figures_and_cleans_up(redis_url):
-    # One runner kind after another: runs side by side would see each other's keys.
-    for runner in RUNNERS:
-        _floor(redis_url, runner)
+    # One way after another: runs side by side would see each other's keys.
+    for runner, transport in WAYS:
+        _floor(redis_url, runner, transport)
 
 
-def _floor(redis_url: str, runner: str) -> None:
+def _floor(redis_url: str, runner: str, transport: str) -> None:
     command = [sys.executable, str(ROOT / "benchmarks" / "round_trip_floor.py")]
     command += ["--bots", "2", "--seconds", "3", "--rate", "20", "--redis", redis_url]
-    command += ["--runner", runner]
+    command += ["--runner", runner, "--transport", transport]
     command += ["--busy", "0.1", "--burst-ms", "0.2-1", "--thread-busy", "0.02"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -39,7 +40,7 @@ def _floor(redis_url: str, runner: str) -> None:
         assert line and float(line.group(1)) <= float(line.group(2)), done.stdout
     assert "CPU, % of one core: server" in done.stdout
     assert "server loop busy besides: 0.1 in bursts of 0.2-1 ms" in done.stdout
-    assert f"2 runners ({runner})" in done.stdout
+    assert f"2 runners ({runner}, {transport})" in done.stdout
     store = redis.Redis.from_url(redis_url)
     try:
         assert list(store.scan_iter(match="floor-*", count=1000)) == []
