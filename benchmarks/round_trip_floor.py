@@ -52,6 +52,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 
 import grpc
 import psutil
@@ -153,36 +154,6 @@ class Floor:
                 task.cancel()
 
 
-async def _serve(
-    port: int,
-    url: str,
-    prefix: str,
-    gap: float,
-    busy: float,
-    burst_ms: tuple[float, float],
-    threaded: float,
-    ready,
-) -> None:
-    store = aioredis.Redis.from_url(url)
-    floor = Floor(store, prefix, gap)
-    server = grpc.aio.server()
-    handler = grpc.stream_stream_rpc_method_handler(floor.play, _identity, _identity)
-    generic = grpc.method_handlers_generic_handler(SERVICE, {"Play": handler})
-    server.add_generic_rpc_handlers((generic,))
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    background = asyncio.ensure_future(_background(busy, burst_ms)) if busy > 0 else None
-    if threaded > 0:
-        threading.Thread(target=_thread_work, args=(threaded,), daemon=True).start()
-    ready.set()
-    try:
-        await server.wait_for_termination()
-    finally:
-        if background is not None:
-            background.cancel()
-        await store.aclose()
-
-
 FRAME = struct.Struct("!I")
 
 
@@ -203,20 +174,20 @@ async def _tcp_frames(reader: asyncio.StreamReader):
         return
 
 
-async def _serve_tcp(
-    port: int,
-    url: str,
-    prefix: str,
-    gap: float,
-    busy: float,
-    burst_ms: tuple[float, float],
-    threaded: float,
-    ready,
-) -> None:
+async def _listen_grpc(floor: Floor, port: int) -> Callable[[], Awaitable[object]]:
+    """The floor's handler on a grpc.aio server; what waits for its end."""
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(floor.play, _identity, _identity)
+    generic = grpc.method_handlers_generic_handler(SERVICE, {"Play": handler})
+    server.add_generic_rpc_handlers((generic,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    return server.wait_for_termination
+
+
+async def _listen_tcp(floor: Floor, port: int) -> Callable[[], Awaitable[object]]:
     """The same handler behind a plain TCP socket, each message a length-prefixed frame:
     the floor without gRPC."""
-    store = aioredis.Redis.from_url(url)
-    floor = Floor(store, prefix, gap)
 
     async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -228,21 +199,38 @@ async def _serve_tcp(
             writer.close()
 
     server = await asyncio.start_server(connected, "127.0.0.1", port)
+    return server.serve_forever
+
+
+async def _serve(
+    transport: str,
+    port: int,
+    url: str,
+    prefix: str,
+    gap: float,
+    busy: float,
+    burst_ms: tuple[float, float],
+    threaded: float,
+    ready,
+) -> None:
+    store = aioredis.Redis.from_url(url)
+    floor = Floor(store, prefix, gap)
+    until_stopped = await (_listen_tcp if transport == "tcp" else _listen_grpc)(floor, port)
     background = asyncio.ensure_future(_background(busy, burst_ms)) if busy > 0 else None
     if threaded > 0:
         threading.Thread(target=_thread_work, args=(threaded,), daemon=True).start()
     ready.set()
     try:
-        await server.serve_forever()
+        await until_stopped()
     finally:
         if background is not None:
             background.cancel()
         await store.aclose()
 
 
-def _server(transport: str, *args) -> None:
+def _server(*args) -> None:
     uvloop.install()
-    asyncio.run((_serve_tcp if transport == "tcp" else _serve)(*args))
+    asyncio.run(_serve(*args))
 
 
 def _bot() -> subprocess.Popen:
@@ -358,9 +346,14 @@ def _threaded_runner(port: int, seconds: float, results) -> None:
     results.put(moves)
 
 
-async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
-    """One event loop does all of it, as `bot run` (gamehost/runner.py): the stream on
-    grpc.aio, the bot's pipes on the loop (the bot started by subprocess, as there)."""
+async def _aio_moves(
+    read: Callable[[], Awaitable[bytes | None]],
+    write: Callable[[bytes], Awaitable[None]],
+    seconds: float,
+) -> list[tuple[float, float, float]]:
+    """One event loop does all of it, as `bot run` (gamehost/runner.py): the messages
+    by ``read`` (None: the stream's end) and ``write``, the bot's pipes on the loop
+    (the bot started by subprocess, as there)."""
     bot = subprocess.Popen(
         [sys.executable, str(BOT)],
         stdin=subprocess.PIPE,
@@ -373,58 +366,9 @@ async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(output), bot.stdout)
     stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, bot.stdin)
     moves: list[tuple[float, float, float]] = []
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)()
-        end = time.monotonic() + seconds
-        arrived = written = returned = 0.0
-        while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
-                break
-            now = time.perf_counter()
-            if message[:1] == ACT:
-                if time.monotonic() >= end:
-                    break
-                arrived = now
-                version = message[1 : 1 + VERSION.size]
-                written = time.perf_counter()
-                stdin.write(message[1 + VERSION.size :] + b"\n")
-                line = await output.readline()
-                returned = time.perf_counter()
-                await call.write(REPLY + version + line.strip())
-            elif message[:1] == ANSWER:
-                moves.append(_move(arrived, written, returned, now, message))
-        call.cancel()
-    stdin.close()
-    await asyncio.to_thread(bot.wait, 10)
-    return moves
-
-
-def _aio_runner(port: int, seconds: float, results) -> None:
-    """One runner and its bot on one uvloop event loop (grpc.aio)."""
-    uvloop.install()
-    results.put(asyncio.run(_aio_runner_main(port, seconds)))
-
-
-async def _tcp_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
-    """As ``_aio_runner_main``, its stream a plain TCP socket of length-prefixed frames."""
-    bot = subprocess.Popen(
-        [sys.executable, str(BOT)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert bot.stdin is not None and bot.stdout is not None
-    loop = asyncio.get_running_loop()
-    output = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(output), bot.stdout)
-    stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, bot.stdin)
-    moves: list[tuple[float, float, float]] = []
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     end = time.monotonic() + seconds
     arrived = written = returned = 0.0
-    while True:
-        message = await _read_frame(reader)
+    while (message := await read()) is not None:
         now = time.perf_counter()
         if message[:1] == ACT:
             if time.monotonic() >= end:
@@ -435,12 +379,43 @@ async def _tcp_runner_main(port: int, seconds: float) -> list[tuple[float, float
             stdin.write(message[1 + VERSION.size :] + b"\n")
             line = await output.readline()
             returned = time.perf_counter()
-            _write_frame(writer, REPLY + version + line.strip())
+            await write(REPLY + version + line.strip())
         elif message[:1] == ANSWER:
             moves.append(_move(arrived, written, returned, now, message))
-    writer.close()
     stdin.close()
     await asyncio.to_thread(bot.wait, 10)
+    return moves
+
+
+async def _aio_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
+    """The stream on grpc.aio."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.stream_stream(f"/{SERVICE}/Play", _identity, _identity)()
+
+        async def read() -> bytes | None:
+            message = await call.read()
+            return None if message is grpc.aio.EOF else message
+
+        moves = await _aio_moves(read, call.write, seconds)
+        call.cancel()
+    return moves
+
+
+def _aio_runner(port: int, seconds: float, results) -> None:
+    """One runner and its bot on one uvloop event loop (grpc.aio)."""
+    uvloop.install()
+    results.put(asyncio.run(_aio_runner_main(port, seconds)))
+
+
+async def _tcp_runner_main(port: int, seconds: float) -> list[tuple[float, float, float]]:
+    """The stream a plain TCP socket of length-prefixed frames."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+    async def write(message: bytes) -> None:
+        _write_frame(writer, message)
+
+    moves = await _aio_moves(lambda: _read_frame(reader), write, seconds)
+    writer.close()
     return moves
 
 
