@@ -314,9 +314,11 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
     http = http_port = None
+    # The edges that run calls in-process (HTTP, the bot socket) share one method table.
+    dispatcher = Dispatcher(method_handlers(servicer), interceptors)
     if config.http_port is not None:
         # The same handlers behind the same interceptors: one set of rules, limits, metrics.
-        http = HttpGateway(Dispatcher(method_handlers(servicer), interceptors), _gateway(config))
+        http = HttpGateway(dispatcher, _gateway(config))
         try:
             http_port = await http.start(config.host, config.http_port, _http_tls(config))
         except BaseException:
@@ -325,9 +327,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             raise
     bot_socket = bot_port = None
     if config.bot_port is not None:
-        bot_socket = BotSocket(
-            Dispatcher(method_handlers(servicer), interceptors), _http_tls(config)
-        )
+        bot_socket = BotSocket(dispatcher, _http_tls(config))
         try:
             bot_port = servicer.bot_port = await bot_socket.start(config.host, config.bot_port)
         except BaseException:

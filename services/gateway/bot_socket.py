@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import ssl
 import struct
 from collections.abc import AsyncIterator
@@ -30,8 +29,6 @@ from google.protobuf.message import DecodeError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.errors import InvalidArgument
 from services.gateway.calls import CallFailed, Dispatcher, peer_of
-
-log = logging.getLogger(__name__)
 
 FRAME = struct.Struct("!I")  # a frame's length, before its bytes
 # A request is a key and an answer line of at most 1024 characters: a bigger frame is

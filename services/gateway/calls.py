@@ -140,16 +140,7 @@ class Dispatcher:
         the stream ends, raises CallFailed. Cancelling the caller's task ends the RPC
         (and releases its subscription) at once."""
         handler, context = await self._prepare(rpc, peer, metadata, write)
-        try:
-            replies = handler.unary_stream(request, context)
-            if hasattr(replies, "__aiter__"):  # a yielding handler (no metrics wrapper)
-                async with contextlib.aclosing(replies):
-                    async for reply in replies:
-                        await write(reply)
-            else:  # a writing handler: the metrics interceptor's shape
-                await replies
-        except grpc.aio.AbortError:
-            raise context.failure() from None
+        await _streamed(handler.unary_stream(request, context), context, write)
 
     async def duplex(
         self,
@@ -164,16 +155,7 @@ class Dispatcher:
         handler, context = await self._prepare(rpc, peer, metadata, write)
         if handler.stream_stream is None:
             raise CallFailed(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not bidirectional")
-        try:
-            replies = handler.stream_stream(requests, context)
-            if hasattr(replies, "__aiter__"):
-                async with contextlib.aclosing(replies):
-                    async for reply in replies:
-                        await write(reply)
-            else:
-                await replies
-        except grpc.aio.AbortError:
-            raise context.failure() from None
+        await _streamed(handler.stream_stream(requests, context), context, write)
 
     async def _prepare(self, rpc, peer, metadata, write):
         details = _CallDetails(f"/{SERVICE.full_name}/{rpc}", metadata)
@@ -181,3 +163,17 @@ class Dispatcher:
         if handler is None:
             raise CallFailed(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
         return handler, HttpCallContext(peer, metadata, write)
+
+
+async def _streamed(replies: Any, context: HttpCallContext, write: Write) -> None:
+    """Run a streaming handler's call to its end, each message it sends to ``write``;
+    its abort as CallFailed."""
+    try:
+        if hasattr(replies, "__aiter__"):  # a yielding handler (no metrics wrapper)
+            async with contextlib.aclosing(replies):
+                async for reply in replies:
+                    await write(reply)
+        else:  # a writing handler: the metrics interceptor's shape
+            await replies
+    except grpc.aio.AbortError:
+        raise context.failure() from None
