@@ -70,18 +70,21 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
             game_type=game.game_type,
             players=game.players,
             status=_STATUS[game.status],
+            version=game.version,
             seats=[_seat_spec(Seat.from_dict(s)) for s in game.seats],
             finished_at=game.finished_at,
             tournament=game.tournament,
         )
     meta = game.info
+    finished = game.status == GameStatus.FINISHED
     return pb.GameSummary(
         game_id=game.game_id,
         game_type=meta.game_type,
         players=meta.players,
         status=_STATUS[game.status],
         version=game.version,
-        free_seats=len(seating.free_seats(game)),
+        # Over: no seat to take (as the archive lists it once the game moves there).
+        free_seats=0 if finished else len(seating.free_seats(game)),
         seats=[_seat_spec(s) for s in meta.seats],
         tournament=meta.tournament_name,
     )

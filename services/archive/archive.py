@@ -51,6 +51,7 @@ class ArchivedSummary:
     game_type: str
     players: int
     status: str
+    version: int  # the final one
     finished_at: float
     tournament: str
     seats: list[dict[str, str]]  # name, kind, level
@@ -140,6 +141,7 @@ class Archive:
             "game_type": meta.game_type,
             "players": meta.players,
             "status": snapshot.status,
+            "version": snapshot.version,
             "private": meta.private,
             "tournament": meta.tournament_name or None,
             "created_at": _utc(meta.created),
@@ -187,6 +189,17 @@ class Archive:
         if row is None:
             return None
         return codec.decode(game_id, codec.unpack(row.record, row.codec))
+
+    async def held(self, game_ids: list[str]) -> set[str]:
+        """Those of ``game_ids`` the archive holds."""
+        return await asyncio.to_thread(self._held, game_ids)
+
+    def _held(self, game_ids: list[str]) -> set[str]:
+        with self.engine.connect() as connection:
+            found = connection.execute(
+                sa.select(games.c.game_id).where(games.c.game_id.in_(game_ids))
+            ).scalars()
+            return set(found)
 
     @staticmethod
     def _by_seat(query: GameQuery, where: list, columns: tuple, limit: int) -> sa.Select:
@@ -238,6 +251,7 @@ class Archive:
             games.c.game_type,
             games.c.players,
             games.c.status,
+            games.c.version,
             games.c.tournament,
             games.c.finished_at,
             games.c.returns,
@@ -275,6 +289,7 @@ class Archive:
                 r.game_type,
                 r.players,
                 r.status,
+                r.version,
                 _aware(r.finished_at).timestamp(),
                 r.tournament or "",
                 seated[r.game_id],

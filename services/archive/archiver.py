@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 
 from services.archive.archive import Archive
-from services.stores import GameStore, StoredEvent, TournamentLog
+from services.stores import GameStore, Snapshot, StoredEvent, TournamentLog
 from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
 from services.sweeps import Wake
 
@@ -37,6 +37,20 @@ async def _whole_log(store: GameStore, log_id: str | TournamentLog) -> list[Stor
     return events
 
 
+async def copy_game(
+    store: GameStore, archive: Archive, game_id: str
+) -> tuple[Snapshot, list[StoredEvent]] | None:
+    """The hand-off's first step: copy a game from the store into SQL (idempotently);
+    the store still has it. Returns what was copied (None: the store has no such game)."""
+    snapshot = await store.load(game_id)
+    if snapshot is None:
+        return None
+    events = await _whole_log(store, game_id)
+    requests = await store.request_results(game_id)
+    await archive.put_game(snapshot, events, requests)  # committed (or there already)
+    return snapshot, events
+
+
 async def archive_entry(
     store: GameStore, archive: Archive, entry: str, tombstone: float = TOMBSTONE_SECONDS
 ) -> None:
@@ -44,11 +58,9 @@ async def archive_entry(
     holds (its tombstone kept ``tombstone`` seconds), then take the entry off the outbox."""
     kind, _, name = entry.partition(":")
     if kind == ARCHIVE_GAME:
-        snapshot = await store.load(name)
-        if snapshot is not None:
-            events = await _whole_log(store, name)
-            requests = await store.request_results(name)
-            await archive.put_game(snapshot, events, requests)  # committed (or there already)
+        copied = await copy_game(store, archive, name)
+        if copied is not None:
+            snapshot, events = copied
             # Forgotten only as archived: the snapshot and the log read agree, and the
             # store's newest event is still theirs (checked by the store, atomically;
             # a store at the previous release's layout keeps it until retention).

@@ -4,8 +4,10 @@ The merge (docs/archive.md, "ListGames"): the first page holds the matching game
 the store has, newest first (live ones, plus finished ones when there is no
 archive), then fills up with finished games from the archive, newest finished
 first; later pages come from the archive alone. With an archive, a finished game
-is listed from the archive only, so it never appears twice. The store is looked
-through its newest ``STORE_SCAN`` games.
+is listed from the archive once it is there, so it never appears twice; one the
+archiver has not copied yet is listed from the store at the head of the archive's
+part (it is the newest finished), so it never vanishes during the hand-off. The
+store is looked through its newest ``STORE_SCAN`` games.
 """
 
 from __future__ import annotations
@@ -29,13 +31,10 @@ class ListQuery(GameQuery):
     status: str = ""  # GameStatus value; "": any
 
 
-def _matches(snapshot: Snapshot, query: ListQuery, archive_on: bool) -> bool:
+def _matches(snapshot: Snapshot, query: ListQuery) -> bool:
     meta = snapshot.info
     if meta.private:
         return False  # private: listed to nobody
-    finished = snapshot.status == GameStatus.FINISHED
-    if finished and archive_on:
-        return False  # listed from the archive
     if query.status and snapshot.status != query.status:
         return False
     if query.finished_after is not None or query.finished_before is not None:
@@ -89,7 +88,10 @@ async def list_games(
         # when the archive lists them): a few pages' worth is looked through.
         scan = STORE_SCAN if _filtered(query) else min(STORE_SCAN, 4 * size)
         scanned = await store_games(scan)
-        found = [s for s in scanned if _matches(s, query, archive is not None)][:size]
+        found = [s for s in scanned if _matches(s, query)]
+        if archive is not None:
+            found = await _unless_archived(found, archive)
+        found = found[:size]
     if archive is None or query.status == GameStatus.IN_PROGRESS:
         return found, ""
     if len(found) == size:
@@ -109,4 +111,17 @@ async def list_games(
         )
     except BadPageToken as exc:
         raise InvalidArgument(str(exc)) from None
+    listed = {g.game_id for g in found}  # archived since the store was read: once
+    archived = [g for g in archived if g.game_id not in listed]
     return [*found, *archived], _ARCHIVE_PAGE + next_token if next_token else ""
+
+
+async def _unless_archived(games: list[Snapshot], archive: Archive) -> list[Snapshot]:
+    """The live games, then the finished ones the archive does not hold yet (the
+    archiver copies them in a moment): those would be the archive's newest."""
+    finished = [g.game_id for g in games if g.status == GameStatus.FINISHED]
+    archived = await archive.held(finished) if finished else set()
+    live = [g for g in games if g.status != GameStatus.FINISHED]
+    return live + [
+        g for g in games if g.status == GameStatus.FINISHED and g.game_id not in archived
+    ]

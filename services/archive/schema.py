@@ -38,6 +38,8 @@ games = sa.Table(
     sa.Column("game_type", sa.String(32), nullable=False),
     sa.Column("players", sa.SmallInteger, nullable=False),
     sa.Column("status", sa.String(16), nullable=False),
+    # The final one, as ListGames shows it (0006 fills it in for older rows).
+    sa.Column("version", sa.Integer, nullable=False, server_default="0"),
     sa.Column("private", sa.Boolean, nullable=False),
     sa.Column("tournament", sa.String(64), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),

@@ -132,15 +132,13 @@ class Reading:
                     event = await anext(events)
                 except StopAsyncIteration:
                     return
-                except NotFound as gone:
+                except NotFound:
                     # The game left the store while followed: archived and forgotten
                     # (the archiver forgets a game moments after its end). The rest of
                     # its log is the archive's.
-                    followed = isinstance(events, Subscription)
-                    moved = await self._archived(game_id) if followed else None
-                    if moved is None:
-                        raise gone
-                    events = self.logged(moved, last)
+                    if not isinstance(events, Subscription):
+                        raise
+                    events = self._moved_log(game_id, last)
                     continue
                 last = event.event_id
                 seen = ev.visible(event.data, viewer, reveal_all=reveal)
@@ -164,13 +162,17 @@ class Reading:
                 if event.data["kind"] == EventKind.FINISHED:
                     return
 
-    async def _archived(self, game_id: str) -> Snapshot | None:
-        """The game as the archive has it, if the store forgot it (None otherwise)."""
+    async def _moved_log(self, game_id: str, after: int) -> AsyncIterator[StoredEvent]:
+        """The log after ``after`` of a game the store no longer has, from the archive
+        (it was archived, then forgotten); NotFound when the archive lacks it too."""
         try:
             snapshot = await self.load(game_id)
         except NotFound:
-            return None
-        return snapshot if snapshot.archived else None
+            snapshot = None
+        if snapshot is None or not snapshot.archived:
+            raise NotFound(f"game {game_id} has expired")
+        async for event in self.logged(snapshot, after):
+            yield event
 
     @staticmethod
     def _leaves_to(seen: dict[str, Any], viewer: int | None, feed: Subscription) -> bool:
@@ -199,8 +201,10 @@ class Reading:
         return GameView(snapshot, state, viewer).legal_actions
 
     async def logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """The stored log after ``after``, page by page, up to its current end (an
-        archived game's from the archive, where its whole log was rebuilt)."""
+        """The stored log after ``after``, page by page, up to its current end at least
+        as far as ``snapshot`` (an archived game's from the archive, where its whole log
+        was rebuilt). A store that forgets the game between two pages (the archiver
+        moved it) leaves the rest to the archive: never a log cut short."""
         game_id = snapshot.game_id
         if snapshot.archived and self.archive is not None:
             archived = await self.archive.game(game_id)
@@ -208,13 +212,13 @@ class Reading:
                 if event.event_id > after:
                     yield event
             return
-        while True:
-            batch = await self.store.events(game_id, after)
-            if not batch:
-                return
+        while batch := await self.store.events(game_id, after):
             for event in batch:
                 yield event
             after = batch[-1].event_id
+        if after < snapshot.last_event_id:  # the store forgot it meanwhile
+            async for event in self._moved_log(game_id, after):
+                yield event
 
     async def record(
         self,

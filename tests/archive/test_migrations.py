@@ -13,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from services.archive import database
-from services.archive.archive import Archive
+from services.archive.archive import Archive, GameQuery
 from services.archive.schema import metadata
 from services.archive.synthetic import finished_game
 
@@ -108,3 +108,23 @@ def test_replicas_upgrading_at_once_take_turns(archive_url):
     head = database.head_revision()
     said = sorted(out.strip() for out, _ in outputs)
     assert said == [f"archive schema: {head} -> {head}"] * 2 + [f"archive schema: empty -> {head}"]
+
+
+async def test_archived_games_keep_their_version_down_and_up_again(archive_url):
+    """0006 gives archived games their final version (ListGames shows it): a filled
+    archive downgraded past it and upgraded again takes it from each game's record."""
+    archive = Archive.open(archive_url, create=True)
+    try:
+        snapshot, events = finished_game("catan", 3, seed=2, names=["Ann", "Bob", "Cy"])
+        assert await archive.put_game(snapshot, events)
+        database.downgrade(archive.engine, "0005_ladder_pace_tails")
+        columns = {c["name"] for c in sa.inspect(archive.engine).get_columns("archived_games")}
+        assert "version" not in columns
+        database.upgrade(archive.engine)
+        (summary,), _ = await archive.find_games(GameQuery(player="Bob"))
+        assert summary.game_id == snapshot.game_id
+        assert summary.version == snapshot.version > 0
+        archive._cache.clear()
+        assert (await archive.game(snapshot.game_id)).events == events
+    finally:
+        archive.close()

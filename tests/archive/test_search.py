@@ -10,7 +10,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from services.archive import database
+from services.archive import codec, database
 from services.archive.archive import Archive, GameQuery
 from services.archive.synthetic import finished_game
 
@@ -74,6 +74,7 @@ async def test_an_archive_upgraded_from_its_first_schema_keeps_the_finish_order(
     try:
         database.upgrade(engine, "0001_archive")
         rows = [("g-old", "2025-01-01 10:00:00+00:00"), ("g-new", "2025-06-01 10:00:00+00:00")]
+        record = codec.pack(codec.encode(*_game(["Ann", "Bob"])))  # later upgrades read it
         with engine.begin() as connection:
             for game_id, finished_at in rows:
                 connection.execute(
@@ -88,7 +89,7 @@ async def test_an_archive_upgraded_from_its_first_schema_keeps_the_finish_order(
                         "private": False,
                         "at": finished_at,
                         "returns": json.dumps([1, 0]),
-                        "record": b"",
+                        "record": record,
                     },
                 )
                 connection.execute(
