@@ -4,6 +4,7 @@ format of docs/export.md, filtered by game, date, player and tournament, and
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sqlite3
@@ -153,3 +154,31 @@ def test_export_of_an_archive_with_no_schema_names_the_resolved_file(tmp_path):
     done = _export_command("--archive", "sqlite:///empty.sqlite3", cwd=tmp_path, data_dir=tmp_path)
     assert done.returncode == 1
     assert f"(file {tmp_path / 'empty.sqlite3'}) is at schema empty" in done.stderr
+
+
+def test_list_games_and_the_export_write_the_finish_time_in_one_form(tmp_path):
+    """An RFC 3339 UTC string, the same instant in ListGames (gRPC's finished_time, the
+    HTTP API's finishedTime) and in the export's finished_at; ListGames' deprecated
+    finished_at (Unix seconds) still says the same."""
+    config = ServerConfig(
+        port=0,
+        http_port=0,
+        bot_workers=1,
+        archive_url=f"sqlite:///{tmp_path / 'archive.sqlite3'}",
+        archive_create=True,
+    )
+    with ServerThread(config) as server, Client(server.target) as client:
+        game_id = client.create_game("cite", ["bot:random", "bot:random"]).game_id
+        (summary,) = wait_until(
+            lambda: client.list_games(status=pb.FINISHED), 120, "the game archived"
+        )
+        (line,) = [json.loads(x) for x in client.export_games()]
+        status, _, body = _get(server.running.http_url + "/v1/games?status=FINISHED")
+        assert status == 200, body
+        (listed,) = json.loads(body)["games"]
+    assert summary.game_id == line["game_id"] == listed["gameId"] == game_id
+    exported = dt.datetime.fromisoformat(line["finished_at"])
+    assert listed["finishedTime"].endswith("Z") and line["finished_at"].endswith("Z")
+    assert dt.datetime.fromisoformat(listed["finishedTime"]) == exported
+    assert summary.finished_time.ToDatetime(dt.UTC) == exported
+    assert dt.datetime.fromtimestamp(summary.finished_at, dt.UTC) == exported
