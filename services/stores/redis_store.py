@@ -690,14 +690,14 @@ class RedisStore(GameStore):
         meta, state, version, status, tokens, previous, last_id, bot_status, luck, names = reply
         if previous and request_key:  # a retry is answered from this: only once it is safe
             await self._confirm_request(game_id, request_key, "the request's first try")
-        seats = {int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)}
+        hashes = {int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)}
         return Snapshot(
             game_id=game_id,
-            meta=with_joined_names(json.loads(meta), seats, json.loads(names or "{}")),
+            meta=with_joined_names(json.loads(meta), hashes, json.loads(names or "{}")),
             state=state,
             version=int(version),
             status=status.decode(),
-            tokens=seats,
+            tokens=hashes,
             request_result=json.loads(previous) if previous else None,
             last_event_id=int(last_id),
             bot_status=bot_status.decode() if bot_status else "",
