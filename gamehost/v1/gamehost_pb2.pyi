@@ -1,6 +1,9 @@
+import datetime
+
 from gamehost.v1 import catan_pb2 as _catan_pb2
 from gamehost.v1 import cite_pb2 as _cite_pb2
 from gamehost.v1 import endeavor_pb2 as _endeavor_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -278,7 +281,7 @@ class ListGamesRequest(_message.Message):
     def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament")
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +291,7 @@ class GameSummary(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_TIME_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -297,7 +301,8 @@ class GameSummary(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     finished_at: float
     tournament: str
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ...) -> None: ...
+    finished_time: _timestamp_pb2.Timestamp
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games", "next_page_token")

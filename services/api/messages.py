@@ -3,8 +3,11 @@ messages, and the few messages read back into domain values (``timer_from``)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import OrderedDict
 from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from gamehost.v1 import gamehost_pb2 as pb
 from games import CHANCE, TERMINAL
@@ -62,6 +65,13 @@ def _seat_spec(seat: Seat) -> pb.SeatSpec:
     return pb.SeatSpec(kind=_SEAT_KIND[seat.kind], bot_level=seat.level, name=seat.name)
 
 
+def _timestamp(seconds: float) -> Timestamp:
+    """Unix seconds as a Timestamp, to the microsecond (as the export writes them)."""
+    stamp = Timestamp()
+    stamp.FromDatetime(dt.datetime.fromtimestamp(seconds, dt.UTC))
+    return stamp
+
+
 def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
     """A ListGames entry: a game from the store, or a finished one from the archive."""
     if isinstance(game, ArchivedSummary):
@@ -72,7 +82,8 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
             status=_STATUS[game.status],
             version=game.version,
             seats=[_seat_spec(Seat.from_dict(s)) for s in game.seats],
-            finished_at=game.finished_at,
+            finished_at=game.finished_at,  # deprecated: finished_time
+            finished_time=_timestamp(game.finished_at),
             tournament=game.tournament,
         )
     meta = game.info

@@ -98,8 +98,9 @@ class Archive:
     @classmethod
     def open(cls, url: str, *, create: bool = False) -> Archive:
         """The archive at ``url``; raises ``SchemaBehind`` unless its schema is current
-        (with ``create``, an archive with no schema yet, or an older one, is upgraded)."""
-        engine = database.make_engine(url)
+        (with ``create``, an archive with no schema yet, or an older one, is upgraded;
+        without, a SQLite file that does not exist is ``ArchiveMissing``, not made)."""
+        engine = database.make_engine(url, create=create)
         if create:
             database.upgrade(engine)
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,11 @@ OFF = "none"  # ``--archive none``
 
 class SchemaBehind(RuntimeError):
     """The archive's schema is not the one this server needs."""
+
+
+class ArchiveMissing(SchemaBehind):
+    """Raised when an archive opened to read (not to create) is a SQLite file that does
+    not exist: reading never makes one."""
 
 
 def data_dir() -> Path:
@@ -51,13 +57,55 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> sa.Engine:
+def sqlite_file(url: str) -> Path | None:
+    """A SQLite archive's file, absolute: SQLite reads the path after ``sqlite:///``
+    from the current directory (``sqlite:////srv/a.sqlite3`` is ``/srv/a.sqlite3``).
+    None for other databases and ``:memory:``."""
+    parsed = sa.make_url(sqlalchemy_url(url))
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database).absolute()
+
+
+def describe(url: str) -> str:
+    """The archive's URL as an error shows it: no password, and a SQLite file's
+    absolute path."""
+    shown = sa.make_url(sqlalchemy_url(url)).render_as_string(hide_password=True)
+    path = sqlite_file(url)
+    return shown if path is None or shown.endswith(f"///{path}") else f"{shown} (file {path})"
+
+
+def _missing(url: str, path: Path) -> ArchiveMissing:
+    given = sa.make_url(url).database or ""
+    if not given.startswith("/") and Path("/", Path(given).parts[0]).exists():
+        return ArchiveMissing(
+            f"no archive at {path}: three slashes ({url}) make a path relative to the "
+            f"current directory; for the absolute path /{given} write four: "
+            f"sqlite:////{given} (reading never creates an archive)"
+        )
+    return ArchiveMissing(
+        f"no archive at {path}: reading never creates one; run "
+        f"`gamehost db upgrade --archive {url}` first to make it"
+    )
+
+
+def make_engine(url: str, *, create: bool = True) -> sa.Engine:
+    """An engine for the archive at ``url``. Without ``create`` a SQLite file must
+    exist (``ArchiveMissing`` names it) and is opened without creating it (SQLite's
+    ``mode=rw``), nor the folders on its path."""
+    path = sqlite_file(url)
     url = sqlalchemy_url(url)
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
+        if path is not None and create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif path is not None:
+            if not path.is_file():
+                raise _missing(url, path)
+            # A URI filename, so SQLite refuses to create the file (were it removed now).
+            file = f"file:{urllib.parse.quote(str(path))}"
+            parsed = parsed.set(database=file).update_query_dict({"mode": "rw", "uri": "true"})
+        engine = sa.create_engine(parsed, connect_args={"timeout": 30})
 
         @sa.event.listens_for(engine, "connect")
         def _pragmas(dbapi_connection, _record) -> None:
@@ -127,9 +175,8 @@ def check_schema(engine: sa.Engine, url: str) -> None:
     current, head = current_revision(engine), head_revision()
     if current == head:
         return
-    shown = sa.make_url(sqlalchemy_url(url)).render_as_string(hide_password=True)
     where = current or "empty (no schema yet)"
     raise SchemaBehind(
-        f"the archive at {shown} is at schema {where}, this server needs {head}: "
+        f"the archive at {describe(url)} is at schema {where}, this server needs {head}: "
         f"run `gamehost db upgrade --archive {url}` first (or serve with --archive none)"
     )

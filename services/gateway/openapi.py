@@ -19,6 +19,7 @@ _UINT64 = {FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64}
 _INT32 = {FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32}
 _UINT32 = {FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32}
 _ERROR = {"$ref": "#/components/schemas/Error"}
+_TIMESTAMP = "google.protobuf.Timestamp"
 
 
 def _ref(full_name: str) -> dict[str, str]:
@@ -57,10 +58,13 @@ class _Schemas:
             value = field.message_type.fields_by_name["value"]
             return {"type": "object", "additionalProperties": self._single(value)}
         single = self._single(field)
-        return {"type": "array", "items": single} if field.is_repeated else single
+        schema = {"type": "array", "items": single} if field.is_repeated else single
+        return {**schema, "deprecated": True} if field.GetOptions().deprecated else schema
 
     def _single(self, field: FieldDescriptor) -> dict[str, Any]:
         kind = field.type
+        if field.message_type is not None and field.message_type.full_name == _TIMESTAMP:
+            return {"type": "string", "format": "date-time"}  # protobuf's JSON: RFC 3339
         if field.message_type is not None:
             return self.message(field.message_type)
         if field.enum_type is not None:

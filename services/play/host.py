@@ -272,7 +272,7 @@ class GameHost(Reading, Submitting):
         to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
         if not await self.store.claim_seat(
-            game_id, seat, hash_token(token), event, version=snapshot.version
+            game_id, seat, hash_token(token), event, version=snapshot.version, name=name
         ):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token

@@ -254,9 +254,12 @@ class GameStore(ABC):
         token_hash: str,
         event: dict[str, Any],
         version: int | None = None,
+        name: str = "",
     ) -> bool:
         """Atomically give a free seat its token hash (and log ``event``); False if taken
-        (or no such game). With ``version``: ``GameMoved`` if the game is past it."""
+        (or no such game). With ``version``: ``GameMoved`` if the game is past it. With
+        ``name``: the seat is named so in the metadata ``load`` reads while the token
+        holds it (``records.with_joined_names``), without moving the version."""
 
     @abstractmethod
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:

@@ -35,6 +35,7 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.records import with_joined_names
 
 
 def _copied(value: Any) -> Any:
@@ -55,6 +56,7 @@ class _Game:
     version: int
     status: str
     tokens: dict[int, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # token hash -> name joined with
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[StoredEvent] = field(default_factory=list)
     changed: asyncio.Event | None = None
@@ -136,7 +138,8 @@ class MemoryStore(GameStore):
     def _snapshot(self, game_id: str, game: _Game, request_key: str | None) -> Snapshot:
         return Snapshot(
             game_id=game_id,
-            meta=game.meta,  # read-only for callers; copied once when the game was stored
+            # Read-only for callers; copied once when the game was stored.
+            meta=with_joined_names(game.meta, game.tokens, game.names),
             state=game.state,
             version=game.version,
             status=game.status,
@@ -196,6 +199,7 @@ class MemoryStore(GameStore):
         token_hash: str,
         event: dict[str, Any],
         version: int | None = None,
+        name: str = "",
     ) -> bool:
         game = self._games.get(game_id)
         if game is None:
@@ -205,6 +209,8 @@ class MemoryStore(GameStore):
         if seat in game.tokens:
             return False
         game.tokens[seat] = token_hash
+        if name:
+            game.names[token_hash] = name
         self._append(game_id, game, [event])
         return True
 

@@ -230,6 +230,24 @@ class GameMeta:
         return cls(**known)
 
 
+def with_joined_names(
+    meta: dict[str, Any], tokens: Mapping[int, str], names: Mapping[str, str]
+) -> dict[str, Any]:
+    """A game's stored metadata with the names its seats were joined with (JoinGame's
+    ``name``). A store keeps those apart from the metadata, by token hash: a join does
+    not move the version, so a write built on the game before the join would lose a
+    name written into the metadata; a name counts while its token holds the seat (a
+    seat changing hands gets its name from the metadata the seat change wrote)."""
+    joined = {seat: names[digest] for seat, digest in tokens.items() if digest in names}
+    if not joined:
+        return meta
+    seats = [
+        {**seat, "name": joined[index]} if index in joined else seat
+        for index, seat in enumerate(meta.get("seats", ()))
+    ]
+    return {**meta, "seats": seats}
+
+
 @dataclass(frozen=True)
 class BotJob:
     """A decision to make, as it travels to a pool process or a Celery worker."""

@@ -6,7 +6,9 @@ in one slot and the Lua scripts below (which touch several of them) stay legal:
     <prefix>:{id}:game      hash: meta (JSON), state, version, status, seq (the last
                             event id given out), touched (ms of the last event), luck
                             (deal-stream games: chance draws so far per kind, JSON),
-                            turn (the newest turn's request key and result JSON)
+                            turn (the newest turn's request key and result JSON),
+                            names (JSON: sha256(token) -> the name its seat was joined
+                            with, ``records.with_joined_names``)
     <prefix>:{id}:tokens    hash: seat -> sha256(token)
     <prefix>:{id}:requests  hash: a client's request key (token hash and request id)
                             -> its result JSON (idempotent retries), written by the
@@ -99,6 +101,7 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.inline_commit import InlineCommits
+from services.stores.records import with_joined_names
 from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
@@ -179,10 +182,17 @@ redis.call('DEL', KEYS[1])
 return all
 """
 
+# A seat's claim; with a name (ARGV[5]), the name goes into the game's names by the
+# token's hash (a JSON object of strings alone, which cjson keeps as it was).
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
+if ARGV[5] ~= '' then
+  local names = cjson.decode(redis.call('HGET', KEYS[1], 'names') or '{}')
+  names[ARGV[2]] = ARGV[5]
+  redis.call('HSET', KEYS[1], 'names', cjson.encode(names))
+end
 append(KEYS[1], KEYS[3], ARGV[3])
 return true
 """
@@ -230,12 +240,12 @@ end
 # One atomic read of everything a request needs, in one round trip.
 _LOAD = """
 local game = redis.call('HMGET', KEYS[1], 'meta', 'state', 'version', 'status', 'botstatus', 'seq',
-                       'luck')
+                       'luck', 'names')
 if not game[1] then return false end
 local previous = false
 if ARGV[1] ~= '' then previous = request_result(KEYS[1], KEYS[3], KEYS[5], ARGV[1]) end
 return {game[1], game[2], game[3], game[4], redis.call('HGETALL', KEYS[2]), previous,
-        game[6] or '0', game[5], game[7]}
+        game[6] or '0', game[5], game[7], game[8]}
 """
 
 # A finished game the archive holds (its client requests too) leaves the store; its
@@ -677,16 +687,17 @@ class RedisStore(GameStore):
         )
         if not reply:
             return None
-        meta, state, version, status, tokens, previous, last_id, bot_status, luck = reply
+        meta, state, version, status, tokens, previous, last_id, bot_status, luck, names = reply
         if previous and request_key:  # a retry is answered from this: only once it is safe
             await self._confirm_request(game_id, request_key, "the request's first try")
+        hashes = {int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)}
         return Snapshot(
             game_id=game_id,
-            meta=json.loads(meta),
+            meta=with_joined_names(json.loads(meta), hashes, json.loads(names or "{}")),
             state=state,
             version=int(version),
             status=status.decode(),
-            tokens={int(tokens[i]): tokens[i + 1].decode() for i in range(0, len(tokens), 2)},
+            tokens=hashes,
             request_result=json.loads(previous) if previous else None,
             last_event_id=int(last_id),
             bot_status=bot_status.decode() if bot_status else "",
@@ -806,6 +817,7 @@ class RedisStore(GameStore):
         token_hash: str,
         event: dict[str, Any],
         version: int | None = None,
+        name: str = "",
     ) -> bool:
         claimed, replicas = await self._durable(
             self._claim,
@@ -819,6 +831,7 @@ class RedisStore(GameStore):
                 token_hash,
                 (await self._packer())(event),
                 "" if version is None else str(version),
+                name,
             ],
         )
         if claimed == -1:

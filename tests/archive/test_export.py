@@ -4,11 +4,16 @@ format of docs/export.md, filtered by game, date, player and tournament, and
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+import uuid
+from pathlib import Path
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
@@ -113,3 +118,67 @@ def test_export_over_http_and_the_command_line(tmp_path):
 
 def body_all(base: str) -> list[str]:
     return _get(base)[2].splitlines()
+
+
+def _export_command(*args: str, cwd, data_dir) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GAMEHOST_DATA_DIR": str(data_dir)}
+    return subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "export", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def test_export_on_a_fresh_data_directory_names_the_file_and_creates_nothing(tmp_path):
+    data_dir = tmp_path / "data"
+    done = _export_command(cwd=tmp_path, data_dir=data_dir)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"no archive at {data_dir / 'archive.sqlite3'}" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_of_a_three_slash_url_names_the_resolved_file_and_suggests_four(tmp_path):
+    meant = f"tmp/gamehost-{uuid.uuid4().hex}/archive.sqlite3"  # absolute was meant
+    done = _export_command("--archive", f"sqlite:///{meant}", cwd=tmp_path, data_dir=tmp_path)
+    assert done.returncode == 1
+    assert f"no archive at {tmp_path / meant}" in done.stderr
+    assert f"sqlite:////{meant}" in done.stderr
+    assert list(tmp_path.iterdir()) == [] and not Path("/", meant).parent.exists()
+
+
+def test_export_of_an_archive_with_no_schema_names_the_resolved_file(tmp_path):
+    sqlite3.connect(tmp_path / "empty.sqlite3").close()  # a database with no tables
+    done = _export_command("--archive", "sqlite:///empty.sqlite3", cwd=tmp_path, data_dir=tmp_path)
+    assert done.returncode == 1
+    assert f"(file {tmp_path / 'empty.sqlite3'}) is at schema empty" in done.stderr
+
+
+def test_list_games_and_the_export_write_the_finish_time_in_one_form(tmp_path):
+    """An RFC 3339 UTC string, the same instant in ListGames (gRPC's finished_time, the
+    HTTP API's finishedTime) and in the export's finished_at; ListGames' deprecated
+    finished_at (Unix seconds) still says the same."""
+    config = ServerConfig(
+        port=0,
+        http_port=0,
+        bot_workers=1,
+        archive_url=f"sqlite:///{tmp_path / 'archive.sqlite3'}",
+        archive_create=True,
+    )
+    with ServerThread(config) as server, Client(server.target) as client:
+        game_id = client.create_game("cite", ["bot:random", "bot:random"]).game_id
+        (summary,) = wait_until(
+            lambda: client.list_games(status=pb.FINISHED), 120, "the game archived"
+        )
+        (line,) = [json.loads(x) for x in client.export_games()]
+        status, _, body = _get(server.running.http_url + "/v1/games?status=FINISHED")
+        assert status == 200, body
+        (listed,) = json.loads(body)["games"]
+    assert summary.game_id == line["game_id"] == listed["gameId"] == game_id
+    exported = dt.datetime.fromisoformat(line["finished_at"])
+    assert listed["finishedTime"].endswith("Z") and line["finished_at"].endswith("Z")
+    assert dt.datetime.fromisoformat(listed["finishedTime"]) == exported
+    assert summary.finished_time.ToDatetime(dt.UTC) == exported
+    assert dt.datetime.fromtimestamp(summary.finished_at, dt.UTC) == exported

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
@@ -122,6 +123,30 @@ async def test_claim_seat_at_a_version_the_game_has_moved_past_claims_nothing(st
     assert [e.data.get("kind") for e in await store.events("g1")] == ["created", None]
     assert await store.claim_seat("g1", 1, "hash-a", {"kind": "joined", "seat": 1}, version=1)
     assert (await store.load("g1")).tokens == {1: "hash-a"}
+
+
+async def test_a_name_claimed_with_a_seat_outlives_writes_built_before_the_claim(store):
+    """JoinGame's name names the seat in the metadata ``load`` reads, without moving the
+    version: a seat change built on the game before the join (its metadata without the
+    name) keeps it, as does another seat's named claim; a new token on the seat (a
+    rejoin) takes the name the seat change wrote."""
+    seats = [{"kind": "human", "level": "", "name": ""}] * 2
+    await store.create(dataclasses.replace(new_game(), meta={**new_game().meta, "seats": seats}))
+    before = await store.load("g1")
+    assert await store.claim_seat("g1", 0, "hash-a", {"kind": "joined"}, version=0, name="Ann")
+    assert await store.claim_seat("g1", 1, "hash-b", {"kind": "joined"}, version=0, name="Bo")
+    joined = await store.load("g1")
+    assert joined.version == 0 and [s.name for s in joined.info.seats] == ["Ann", "Bo"]
+    stale_meta = {**before.meta, "clock": {"seat": 1}}
+    written = await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}], meta=stale_meta)
+    assert written.outcome is CommitOutcome.APPLIED
+    assert [s.name for s in (await store.load("g1")).info.seats] == ["Ann", "Bo"]
+    renamed = {**stale_meta, "seats": [{**seats[0], "name": "Cy"}, seats[1]]}
+    rejoined = await store.commit(
+        "g1", 1, 2, b"s2", "in_progress", [], meta=renamed, tokens={0: ("hash-a", "hash-c")}
+    )
+    assert rejoined.outcome is CommitOutcome.APPLIED
+    assert [s.name for s in (await store.load("g1")).info.seats] == ["Cy", "Bo"]
 
 
 async def test_events_after_an_id(store):

@@ -50,6 +50,7 @@ def test_history_lists_filters_and_opens_replays(page: Page, archived) -> None:
     expect(rows).to_have_count(1)
     expect(rows.first).to_have_attribute("data-game-id", hana)
     expect(rows.first).to_contain_text("Hana")
+    expect(rows.first.locator("td").first).not_to_have_text("-")  # when it finished
     page.goto(f"{base_url}/#/history?game=endeavor")
     expect(rows).to_have_count(1)
     expect(rows.first).to_have_attribute("data-game-id", other)

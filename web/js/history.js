@@ -71,7 +71,7 @@ function render(root, types, filters, page) {
                 h(
                   "tr",
                   { dataset: { gameId: g.gameId } },
-                  h("td", {}, g.finishedAt ? new Date(g.finishedAt * 1000).toLocaleString() : "-"),
+                  h("td", {}, g.finishedTime ? new Date(g.finishedTime).toLocaleString() : "-"),
                   h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
                   h("td", {}, (g.seats || []).map((s) => s.name || s.botLevel || "?").join(", ")),
                   h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(g.gameId)}` }, "Replay")),
