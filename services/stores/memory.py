@@ -226,7 +226,12 @@ class MemoryStore(GameStore):
             try:
                 await self._put_first(snapshot, after.events, self._kept_requests(after))
             except Exception as exc:
-                log.warning("game %s: its finish is not archived", commit.game_id, exc_info=True)
+                log.warning(
+                    "game %s: the archive did not take its finish, refused: %s: %s",
+                    commit.game_id,
+                    type(exc).__name__,
+                    str(exc)[:200],
+                )
                 raise Unavailable(
                     f"game {commit.game_id}: the archive did not take the game's finish "
                     f"({type(exc).__name__}), so nothing was changed; retry with the same "
