@@ -1,7 +1,9 @@
 """The embedded store: everything in this process's memory (``gamehost serve`` default).
 
 Atomicity comes from running every operation on one asyncio event loop without
-awaiting in the middle of a change.
+awaiting in the middle of a change. One change awaits: with ``archive_first``, the
+commit that finishes a game waits for the archive; the game is marked meanwhile, and
+every other change of it waits for that commit.
 """
 
 from __future__ import annotations
