@@ -43,6 +43,7 @@ from services.observe.store_metrics import probe_forever, stop_prober
 from services.play import expiry
 from services.play.host import GameHost
 from services.stores import GameStore, open_store
+from services.stores.memory import MemoryStore
 from services.stores.redis_connect import display
 from services.sweeps import Wake
 from services.tournament.bounds import TournamentBounds
@@ -242,6 +243,9 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         raise
     await store.settle_layout()  # before any key of its own: a new deployment is seen as new
     await store.set_archiving(archive is not None)
+    if archive is not None and isinstance(store, MemoryStore):
+        # Its games die with the process: a finish is archived before anyone sees it.
+        store.archive_first(archive.put_game)
     if config.warn_without_archive:
         log.warning(
             "no archive: finished games live only in Redis until --finished-retention; "

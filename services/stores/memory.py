@@ -1,20 +1,25 @@
 """The embedded store: everything in this process's memory (``gamehost serve`` default).
 
 Atomicity comes from running every operation on one asyncio event loop without
-awaiting in the middle of a change.
+awaiting in the middle of a change. One change awaits: with ``archive_first``, the
+commit that finishes a game waits for the archive; the game is marked meanwhile, and
+every other change of it waits for that commit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
+import logging
 import secrets
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.errors import Unavailable
 from services.kinds import GameStatus
 from services.stores.base import (
     ARCHIVE_GAME,
@@ -36,6 +41,12 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.records import with_joined_names
+
+log = logging.getLogger(__name__)
+
+# Puts a finished game in the archive (``Archive.put_game``'s signature): its snapshot,
+# its whole log and its clients' request results; committed there when it returns.
+PutGame = Callable[[Snapshot, list[StoredEvent], dict[str, dict[str, Any]]], Awaitable[object]]
 
 
 def _copied(value: Any) -> Any:
@@ -65,6 +76,8 @@ class _Game:
     bot_status: str = ""
     luck: str = ""
     turn: tuple[str, dict[str, Any]] | None = None  # the newest turn's request key and result
+    # Set while the commit finishing the game puts it in the archive: other changes wait.
+    finishing: asyncio.Event | None = None
 
 
 @dataclass
@@ -81,6 +94,7 @@ class _Tournament:
 class MemoryStore(GameStore):
     def __init__(self, request_ttl: float = 86400.0) -> None:
         self._archive_outbox = False  # finishing commits fill the outbox (set_archiving)
+        self._put_first: PutGame | None = None  # archive_first
         self._games: dict[str, _Game] = {}
         self._readers: weakref.WeakSet[_MemoryEventReader] = weakref.WeakSet()
         self._request_ttl = request_ttl
@@ -112,18 +126,28 @@ class MemoryStore(GameStore):
             self._bot_due[game_id] = time.monotonic() + due_in
 
     def _append(self, game_id: str, game: _Game, events: list[dict[str, Any]]) -> list[int]:
-        ids = []
-        for data in events:
-            event_id = len(game.events) + 1  # the log is never trimmed: ids are 1, 2, 3...
-            game.events.append(StoredEvent(event_id, _copied(data)))
-            ids.append(event_id)
-        game.touched = time.time()
+        ids = self._log(game, events)
+        self._told(game_id, game, ids)
+        return ids
+
+    def _told(self, game_id: str, game: _Game, ids: list[int]) -> None:
+        """Wake whoever waits on the game's log, once events ``ids`` are in it."""
         if ids and game.changed is not None:
             game.changed.set()
             game.changed = None
         if ids:
             for reader in self._readers:
                 reader.changed(game_id)
+
+    @staticmethod
+    def _log(game: _Game, events: list[dict[str, Any]]) -> list[int]:
+        """Append ``events`` to the game's log (nobody told yet); their ids."""
+        ids = []
+        for data in events:
+            event_id = len(game.events) + 1  # the log is never trimmed: ids are 1, 2, 3...
+            game.events.append(StoredEvent(event_id, _copied(data)))
+            ids.append(event_id)
+        game.touched = time.time()
         return ids
 
     async def create(self, game: NewGame) -> list[int]:
@@ -154,8 +178,23 @@ class MemoryStore(GameStore):
         game = self._games.get(game_id)
         return None if game is None else self._snapshot(game_id, game, request_key)
 
+    def archive_first(self, put: PutGame) -> None:
+        """Nothing here outlives the process but the archive: from now on, the commit that
+        finishes a game first ``put``s the game, as that commit leaves it, in the archive,
+        and is written here (seen by readers and watchers) only once ``put`` returned. A
+        game anyone was told is finished then survives a kill -9; the outbox's archiver
+        finds it archived already and only forgets it here. ``put`` failing refuses the
+        commit (``Unavailable``), which changes nothing."""
+        self._put_first = put
+
+    async def _settled(self, game_id: str) -> _Game | None:
+        """The game once no finish of it is being archived (None: no such game)."""
+        while (game := self._games.get(game_id)) is not None and game.finishing is not None:
+            await game.finishing.wait()
+        return game
+
     async def write(self, commit: Commit) -> CommitResult:
-        game = self._games.get(commit.game_id)
+        game = await self._settled(commit.game_id)
         if game is None:
             return CommitResult(CommitOutcome.NOT_FOUND)
         previous = self._request(game, commit.request_key)
@@ -166,12 +205,62 @@ class MemoryStore(GameStore):
         for seat, (expected, _) in (commit.tokens or {}).items():
             if game.tokens.get(seat, "") != expected:
                 return CommitResult(CommitOutcome.SEAT_TAKEN, game.version)
-        if (
-            self._archive_outbox
-            and commit.status == GameStatus.FINISHED
-            and game.status != GameStatus.FINISHED
-        ):
+        finishes = commit.status == GameStatus.FINISHED and game.status != GameStatus.FINISHED
+        if finishes and self._put_first is not None:
+            # Marked before any await: every other change of the game waits from now on.
+            # Shielded: once the archive may hold the finish, the write goes through here
+            # too, even if its caller is cancelled meanwhile.
+            game.finishing = asyncio.Event()
+            return await asyncio.shield(self._archive_then_write(game, commit))
+        return self._write(game, commit, finishes)
+
+    async def _archive_then_write(self, game: _Game, commit: Commit) -> CommitResult:
+        assert self._put_first is not None and game.finishing is not None
+        try:
+            after = dataclasses.replace(
+                game,
+                tokens=dict(game.tokens),
+                requests=dict(game.requests),
+                request_times=dict(game.request_times),
+                events=list(game.events),
+                changed=None,
+                finishing=None,
+            )
+            self._change(after, commit)
+            snapshot = self._snapshot(commit.game_id, after, None)
+            try:
+                await self._put_first(snapshot, after.events, self._kept_requests(after))
+            except Exception as exc:
+                log.warning(
+                    "game %s: the archive did not take its finish, refused: %s: %s",
+                    commit.game_id,
+                    type(exc).__name__,
+                    str(exc)[:200],
+                )
+                raise Unavailable(
+                    f"game {commit.game_id}: the archive did not take the game's finish "
+                    f"({type(exc).__name__}), so nothing was changed; retry with the same "
+                    "request_id"
+                ) from exc
+            if self._games.get(commit.game_id) is not game:  # expired meanwhile
+                return CommitResult(CommitOutcome.NOT_FOUND)
+            return self._write(game, commit, finishes=True)
+        finally:
+            game.finishing.set()
+            game.finishing = None
+
+    def _write(self, game: _Game, commit: Commit, finishes: bool) -> CommitResult:
+        """Apply a commit whose checks passed, and tell readers and the schedules."""
+        if self._archive_outbox and finishes:
             self._outbox.setdefault(archive_entry(ARCHIVE_GAME, commit.game_id), 0.0)
+        ids = self._change(game, commit)
+        self._schedule(commit.game_id, commit.bot_due_in)
+        self._told(commit.game_id, game, ids)
+        return CommitResult(CommitOutcome.APPLIED, commit.new_version, ids)
+
+    def _change(self, game: _Game, commit: Commit) -> list[int]:
+        """Write ``commit`` into the game's record alone (nobody told, nothing
+        scheduled); the ids of its events."""
         game.state, game.version, game.status = commit.state, commit.new_version, commit.status
         if commit.luck is not None:
             game.luck = commit.luck
@@ -188,9 +277,7 @@ class MemoryStore(GameStore):
         elif commit.request_key:
             game.requests[commit.request_key] = _copied(commit.request_result or {})
             game.request_times[commit.request_key] = time.time()
-        self._schedule(commit.game_id, commit.bot_due_in)
-        ids = self._append(commit.game_id, game, commit.events)
-        return CommitResult(CommitOutcome.APPLIED, commit.new_version, ids)
+        return self._log(game, commit.events)
 
     async def claim_seat(
         self,
@@ -201,7 +288,7 @@ class MemoryStore(GameStore):
         version: int | None = None,
         name: str = "",
     ) -> bool:
-        game = self._games.get(game_id)
+        game = await self._settled(game_id)  # a join is logged after the finish, if at all
         if game is None:
             return False
         if version is not None and game.version != version:
@@ -216,8 +303,9 @@ class MemoryStore(GameStore):
 
     async def request_results(self, game_id: str) -> dict[str, dict[str, Any]]:
         game = self._games.get(game_id)
-        if game is None:
-            return {}
+        return {} if game is None else self._kept_requests(game)
+
+    def _kept_requests(self, game: _Game) -> dict[str, dict[str, Any]]:
         kept = {key: self._request(game, key) for key in list(game.requests)}
         return {key: copy.deepcopy(result) for key, result in kept.items() if result is not None}
 
