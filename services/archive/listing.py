@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from services.archive.archive import Archive, ArchivedSummary, BadPageToken, GameQuery
 from services.errors import InvalidArgument
 from services.kinds import GameStatus
+from services.limits import access
 from services.stores import Snapshot
 
 STORE_SCAN = 1000  # the store's newest games looked through for the first page
@@ -31,8 +32,8 @@ class ListQuery(GameQuery):
 
 def _matches(snapshot: Snapshot, query: ListQuery, archive_on: bool) -> bool:
     meta = snapshot.info
-    if meta.private:
-        return False  # private: listed to nobody
+    if not access.open_to_anyone(meta):
+        return False  # listed only where anyone may read it
     finished = snapshot.status == GameStatus.FINISHED
     if finished and archive_on:
         return False  # listed from the archive

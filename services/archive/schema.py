@@ -39,6 +39,8 @@ games = sa.Table(
     sa.Column("players", sa.SmallInteger, nullable=False),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("private", sa.Boolean, nullable=False),
+    # admitted spectators: listed and exported only if so (0006_archived_spectators)
+    sa.Column("spectators", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("tournament", sa.String(64), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
