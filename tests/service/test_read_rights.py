@@ -1,14 +1,16 @@
 """The same read rights on every path that returns a game's content (one rule:
 ``services.limits.access.reader``), walked over every GameHost RPC and every HTTP
-route, on a real server (Redis store, SQLite archive, HTTP gateway):
+route, on a real server with its HTTP gateway (on the in-memory store with a SQLite
+archive, and on Redis with a PostgreSQL one):
 
 - a private game and a public game with spectators off: no content without a seat's
   token (PERMISSION_DENIED, HTTP 403), never listed, never exported, live or archived;
 - a running game's hidden information: a spectator and a seat outside an action's
   audience never see it (the action's id and notation, another seat's Cité card).
 
-``RIGHTS`` classifies every RPC; a new RPC (and so a new route) fails the test until
-it is classified, and a content path is then walked by the tests below."""
+``RIGHTS`` classifies every RPC; every walk first checks that it classifies every
+RPC and route (``content_rpcs``), so a new one fails these tests until it is
+classified, and a content path is then walked like the others."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import pytest
 from google.protobuf import message_factory
 
 from services.gateway.routes import ROUTES, SERVICE, Route
+from tests.archive.conftest import scratch_postgres
 from tests.procs import wait_until
 from tests.service.http_fixtures import Served, as_json, gateway_config
 from tests.service.test_api_v1 import _play_to_the_deal
@@ -43,7 +46,9 @@ RIGHTS = {
     "WatchGame": GAME,
     "GetRecord": GAME,
     "Hint": GAME,
-    "CreateTournament": NONE,  # tournaments: tables' results, no game's log or state
+    # Tournaments and the ladder: results (returns) of their games, no log or state;
+    # their games are created public with spectators (open to anyone) anyway.
+    "CreateTournament": NONE,
     "GetTournament": NONE,
     "ListTournaments": NONE,
     "WatchTournament": NONE,
@@ -55,7 +60,7 @@ RIGHTS = {
     "TakeBackSeat": SEAT,
     "SetSeatOptions": SEAT,
     "ExportGames": BULK,
-    "RegisterBot": NONE,  # the ladder: ratings and results
+    "RegisterBot": NONE,
     "ListBots": NONE,
     "RevokeBot": NONE,
     "GetBot": NONE,
@@ -67,12 +72,14 @@ RIGHTS = {
 EXTRA = {"GetRecord": {"include_views": True}}  # the record with every view it has
 
 
-def test_every_rpc_and_route_is_classified():
-    assert set(RIGHTS) == set(SERVICE.methods_by_name), "classify every RPC in RIGHTS"
-    assert {route.rpc for route in ROUTES} <= set(RIGHTS)
-    content = [name for name, kind in RIGHTS.items() if kind in (GAME, BULK)]
-    # Every content RPC is served over HTTP too, so the walks below cover both edges.
-    assert {route.rpc for route in ROUTES if route.rpc in content} == set(content)
+def content_rpcs(kind: str) -> list[str]:
+    """The RPCs of ``kind`` (GAME or BULK), once every RPC and route is classified."""
+    unclassified = set(SERVICE.methods_by_name) ^ set(RIGHTS)
+    assert not unclassified, f"classify in RIGHTS: {sorted(unclassified)}"
+    found = [name for name, said in RIGHTS.items() if said == kind]
+    # Every content RPC has an HTTP route, so the walks cover both edges.
+    assert {route.rpc for route in ROUTES if route.rpc in found} == set(found)
+    return found
 
 
 # ---------------------------------------------------------------- calls, generic
@@ -143,23 +150,30 @@ def _routes(rpc: str) -> list[Route]:
 def read_game(served: Served, game_id: str, token: str, events: int) -> Iterator[tuple]:
     """Every GAME path (each RPC over gRPC, then each of its routes) on ``game_id``:
     (path's name, Answer). ``events``: where a running game's stream is left."""
-    for rpc in (name for name, kind in RIGHTS.items() if kind == GAME):
+    for rpc in content_rpcs(GAME):
         fields = {"game_id": game_id, **({"token": token} if token else {}), **EXTRA.get(rpc, {})}
         yield f"gRPC {rpc}", _grpc(served, rpc, fields, events)
         for route in _routes(rpc):
             yield f"{route.verb} {route.template}", _http(served, route, fields, events)
 
 
-def listed_ids(served: Served) -> dict[str, set[str]]:
-    """The game ids every BULK path holds, for a caller with no credential."""
-    found = {}
-    for rpc in (name for name, kind in RIGHTS.items() if kind == BULK):
-        answers = {f"gRPC {rpc}": _grpc(served, rpc, {})}
+def read_bulk(served: Served) -> dict[str, Answer]:
+    """Every BULK path's answer (each RPC over gRPC, then each of its routes) to a
+    caller with no credential."""
+    answers = {}
+    for rpc in content_rpcs(BULK):
+        answers[f"gRPC {rpc}"] = _grpc(served, rpc, {})
         answers |= {f"{r.verb} {r.template}": _http(served, r, {}) for r in _routes(rpc)}
-        for name, answer in answers.items():
-            assert answer.code == "OK", (name, answer)
-            found[name] = {g for m in answer.messages for g in _game_ids(m)}
-    return found
+    assert all(answer.code == "OK" for answer in answers.values()), answers
+    return answers
+
+
+def listed_ids(served: Served) -> dict[str, set[str]]:
+    """The game ids every BULK path holds."""
+    return {
+        path: {g for m in answer.messages for g in _game_ids(m)}
+        for path, answer in read_bulk(served).items()
+    }
 
 
 def _game_ids(message: dict[str, Any]) -> list[str]:
@@ -179,14 +193,24 @@ class Games:
     dealt_tokens: list[str]
 
 
-@pytest.fixture(scope="module")
-def served(redis_url, module_prefix, tmp_path_factory) -> Iterator[Served]:
-    archive = tmp_path_factory.mktemp("archive") / "archive.sqlite3"
-    config = gateway_config(
-        redis_url, module_prefix, archive_url=f"sqlite:///{archive}", archive_create=True
-    )
-    with Served(config) as running:
-        yield running
+@pytest.fixture(scope="module", params=["memory+sqlite", "redis+postgres"])
+def served(request, tmp_path_factory) -> Iterator[Served]:
+    """A server on each store and each archive database in turn (the archive its own,
+    dropped afterwards)."""
+    if request.param == "memory+sqlite":
+        redis_url, prefix = None, "gamehost"
+        urls = iter([f"sqlite:///{tmp_path_factory.mktemp('archive') / 'archive.sqlite3'}"])
+    else:
+        redis_url = request.getfixturevalue("redis_url")
+        prefix = request.getfixturevalue("module_prefix")
+        urls = scratch_postgres()
+    archive_url = next(urls)
+    config = gateway_config(redis_url, prefix, archive_url=archive_url, archive_create=True)
+    try:
+        with Served(config) as running:
+            yield running
+    finally:
+        next(urls, None)  # drops the PostgreSQL database
 
 
 def _running(served: Served, **options: Any) -> tuple[str, str]:
@@ -231,35 +255,45 @@ READ = ("OK", "FAILED_PRECONDITION")
 
 
 def test_closed_games_are_read_by_their_seats_only(served, games):
+    wrong = {}  # every path that answered otherwise, to see them all at once
     for name, (game_id, token) in games.closed.items():
         newest = _newest(served, game_id)
         for path, answer in read_game(served, game_id, "", newest):
-            assert answer.code == "PERMISSION_DENIED", (name, path, answer)
+            if answer.code != "PERMISSION_DENIED":
+                wrong[name, path, "no token"] = answer.code
         if token:  # a seat's token reads it
             for path, answer in read_game(served, game_id, token, newest):
-                assert answer.code in READ, (name, path, answer)
+                if answer.code not in READ:
+                    wrong[name, path, "seat token"] = answer.code
     # An open game, for comparison: anyone reads it.
     newest = _newest(served, games.open_finished)
     for path, answer in read_game(served, games.open_finished, "", newest):
-        assert answer.code in READ, (path, answer)
+        if answer.code not in READ:
+            wrong["open, finished", path, "no token"] = answer.code
+    assert wrong == {}
 
 
 def test_closed_games_are_never_listed_or_exported(served, games):
-    closed = {game_id for game_id, _ in games.closed.values()}
-    for path, ids in listed_ids(served).items():
-        assert not ids & closed, (path, ids & closed)
-        assert games.open_finished in ids, path  # what anyone may read is there
-    # `gamehost export` reading the archive itself holds the same games.
-    url = served.config.archive_url
-    printed = subprocess.run(
-        [sys.executable, "-m", "gamehost.cli", "export", "--archive", url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    exported = {json.loads(line)["game_id"] for line in printed.splitlines()}
-    assert games.open_finished in exported and not exported & closed
+    closed = {name: game_id for name, (game_id, _) in games.closed.items()}
+    held = listed_ids(served)
+    # `gamehost export`, from a server and from the archive database itself.
+    for source in (["--target", served.thread.target], ["--archive", served.config.archive_url]):
+        printed = subprocess.run(
+            [sys.executable, "-m", "gamehost.cli", "export", *source],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        held[f"gamehost export {source[0]}"] = {
+            json.loads(x)["game_id"] for x in printed.splitlines()
+        }
+    leaked = {
+        path: sorted(name for name, game_id in closed.items() if game_id in ids)
+        for path, ids in held.items()
+    }
+    assert leaked == dict.fromkeys(held, [])
+    assert all(games.open_finished in ids for ids in held.values())  # what anyone may read
 
 
 # ---------------------------------------------------------------- (c) hidden information
@@ -301,6 +335,9 @@ def test_a_running_games_hidden_information_stays_hidden(served, games):
             actions += seen_actions
             views += seen_views
         assert actions and views  # the walk met hidden actions and Cité views
+    # Listed, the running game shows no content at all.
+    for path, answer in read_bulk(served).items():
+        assert _secrets(answer.messages, None) == ([], 0, 0), path
     # The receiver of the card sees it, and the check above would have caught it.
     receiver = read_game(served, games.dealt, games.dealt_tokens[1], newest)
     assert any(_secrets(answer.messages, None)[0] for _, answer in receiver)
