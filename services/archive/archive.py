@@ -19,6 +19,7 @@ from services.archive.codec import ArchivedGame
 from services.archive.schema import games, ladder_seats, seats, tournaments
 from services.archive.sql import insert_new, insert_or_ignore
 from services.kinds import EventKind
+from services.limits import access
 from services.stores import Snapshot, StoredEvent, TournamentSnapshot
 
 _CACHED_GAMES = 256  # decoded games kept per replica: a replay is read many times
@@ -144,6 +145,7 @@ class Archive:
             "status": snapshot.status,
             "version": snapshot.version,
             "private": meta.private,
+            "spectators": meta.spectators,
             "tournament": meta.tournament_name or None,
             "created_at": _utc(meta.created),
             "finished_at": finished_at,
@@ -227,13 +229,13 @@ class Archive:
         )
 
     async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
-        """Public archived games matching ``query``, newest first, and the token of the
-        next page ("" when this is the last)."""
+        """Archived games open to anyone (``access.open_to_anyone``) matching ``query``,
+        newest first, and the token of the next page ("" when this is the last)."""
         return await asyncio.to_thread(self._find_games, query)
 
     def _find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         size = min(max(query.page_size, 1), 1000)
-        where = [games.c.private.is_(False)]
+        where = [games.c[name].is_(value) for name, value in access.OPEN_TO_ANYONE.items()]
         if query.game_type:
             where.append(games.c.game_type == query.game_type)
         if query.tournament:

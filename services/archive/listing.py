@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from services.archive.archive import Archive, ArchivedSummary, BadPageToken, GameQuery
 from services.errors import InvalidArgument
 from services.kinds import GameStatus
+from services.limits import access
 from services.stores import Snapshot
 
 STORE_SCAN = 1000  # the store's newest games looked through for the first page
@@ -33,8 +34,8 @@ class ListQuery(GameQuery):
 
 def _matches(snapshot: Snapshot, query: ListQuery) -> bool:
     meta = snapshot.info
-    if meta.private:
-        return False  # private: listed to nobody
+    if not access.open_to_anyone(meta):
+        return False  # listed only where anyone may read it
     if query.status and snapshot.status != query.status:
         return False
     if query.finished_after is not None or query.finished_before is not None:

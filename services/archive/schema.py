@@ -41,6 +41,8 @@ games = sa.Table(
     # The final one, as ListGames shows it (0006 fills it in for older rows).
     sa.Column("version", sa.Integer, nullable=False, server_default="0"),
     sa.Column("private", sa.Boolean, nullable=False),
+    # admitted spectators: listed and exported only if so (0007_archived_spectators)
+    sa.Column("spectators", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("tournament", sa.String(64), nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),

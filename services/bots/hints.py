@@ -7,8 +7,9 @@ decided by the same executor call (``BotExecutor.analyse``: the same trees under
 same cap), so a hint for a position and a level is the move that level plays there.
 
 Who may ask: during a game, a seat (its token) for itself at the current position;
-spectators may not. Once the game is over its whole log is public (as in GetRecord),
-so anyone may analyse any recorded position, from the seat to move there.
+spectators may not. Once the game is over its whole log is public to whoever may
+read the game (as in GetRecord: ``access.reader``), who may analyse any recorded
+position, from the seat to move there.
 
 Limits: a level over the hint budget is refused (INVALID_ARGUMENT), never weakened,
 so a hint is always what its level plays; hints of one game are rate-limited per

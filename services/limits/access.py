@@ -1,7 +1,13 @@
-"""Who may do what: API keys, the caller's identity, invite codes and seed mixing.
+"""Who may do what: API keys, the caller's identity, invite codes, seed mixing and
+who may read a game.
 
 All of it is off unless configured: with no API keys, anyone may create games
 (the embedded ``make run``); a game is public unless its creator asks otherwise.
+
+Reading a game's content (its state, record, events, hints, export line) has one
+rule, ``reader``: a seat's token reads as that seat; without a token, only a game
+open to anyone (``open_to_anyone``: public, spectators admitted) is read, as a
+spectator. Bulk reads (ListGames, the export) hold only games open to anyone.
 """
 
 from __future__ import annotations
@@ -12,8 +18,17 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
+from services.errors import PermissionDenied, Unauthenticated
+from services.stores import Snapshot
+from services.stores.records import GameMeta
+
 API_KEY_HEADER = "x-api-key"
 _MAX_SEED = (1 << 63) - 1
+SPECTATOR = None  # the reader with no seat
+
+# What opens a game to anyone, a GameMeta field -> the value it needs. The archive
+# filters its columns of the same names with it (``Archive.find_games``).
+OPEN_TO_ANYONE: Mapping[str, bool] = {"private": False, "spectators": True}
 
 
 def load_api_keys(path: str | Path) -> dict[str, str]:
@@ -77,3 +92,38 @@ def mix_seed(secret: bytes, seed: int, game_id: str) -> int:
     foresee, not even by replaying an earlier game it created with the same seed."""
     digest = hmac.new(secret, f"seed:{seed}:{game_id}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") & _MAX_SEED
+
+
+def open_to_anyone(meta: GameMeta) -> bool:
+    """Whether any caller, with no token, may read the game's content; the games that
+    ListGames and the export hold."""
+    return all(getattr(meta, name) == value for name, value in OPEN_TO_ANYONE.items())
+
+
+def reader(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
+    """The one read check: the seat ``token`` holds, or SPECTATOR (None) with no token
+    where the game is open to anyone. ``required``: a seat's call, no token refused.
+
+    Raises Unauthenticated (no token where one is required, or a token no seat
+    holds) or PermissionDenied (no token for a private game, or one that admits no
+    spectators)."""
+    if not token:
+        if required:
+            raise Unauthenticated(
+                "this call needs a seat token: get one from JoinGame", field="token"
+            )
+        meta = snapshot.info
+        if meta.private:
+            raise PermissionDenied(
+                f"game {snapshot.game_id} is private: only its seats read it; send a seat token"
+            )
+        if not open_to_anyone(meta):
+            raise PermissionDenied(
+                f"game {snapshot.game_id} admits no spectators: send a seat token"
+            )
+        return SPECTATOR
+    digest = hash_token(token)
+    for seat, stored in snapshot.tokens.items():
+        if hmac.compare_digest(stored, digest):
+            return seat
+    raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")

@@ -9,7 +9,6 @@ a failed call changes nothing.
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import re
 import secrets
 import time
@@ -39,7 +38,6 @@ from services.errors import (
     NotFound,
     PermissionDenied,
     ResourceExhausted,
-    Unauthenticated,
 )
 from services.kinds import SeatControl, SeatKind
 from services.limits import access
@@ -62,7 +60,7 @@ from services.watch.hub import WatchHub
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 _RECENT_GAMES = 4096  # positions kept for the fast paths (``GameHost._recent``)
-SPECTATOR = None
+SPECTATOR = access.SPECTATOR
 
 
 @dataclass(frozen=True)
@@ -304,24 +302,8 @@ class GameHost(Reading, Submitting):
         previous = archived.requests.get(request_key)
         return dataclasses.replace(archived.snapshot, request_result=previous)
 
-    @staticmethod
-    def viewer(snapshot: Snapshot, token: str, required: bool = False) -> int | None:
-        """The seat a token belongs to; None (spectator) for no token."""
-        if not token:
-            if required:
-                raise Unauthenticated(
-                    "this call needs a seat token: get one from JoinGame", field="token"
-                )
-            if not snapshot.info.spectators:
-                raise PermissionDenied(
-                    f"game {snapshot.game_id} admits no spectators: send a seat token"
-                )
-            return SPECTATOR
-        digest = hash_token(token)
-        for seat, stored in snapshot.tokens.items():
-            if hmac.compare_digest(stored, digest):
-                return seat
-        raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
+    # The one read check (``access.reader``): every read and seat call goes through it.
+    viewer = staticmethod(access.reader)
 
     def _keep_position(self, snapshot: Snapshot, state: State) -> None:
         """Keep a position this replica wrote, or read as a game's newest, for the fast

@@ -4,6 +4,8 @@ a server refuses a schema that is behind, saying what to run."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import subprocess
 import sys
 
@@ -14,6 +16,7 @@ from alembic.runtime.migration import MigrationContext
 
 from services.archive import database
 from services.archive.archive import Archive, GameQuery
+from services.archive.export import ExportQuery, export_lines
 from services.archive.schema import metadata
 from services.archive.synthetic import finished_game
 
@@ -126,5 +129,34 @@ async def test_archived_games_keep_their_version_down_and_up_again(archive_url):
         assert summary.version == snapshot.version > 0
         archive._cache.clear()
         assert (await archive.game(snapshot.game_id)).events == events
+    finally:
+        archive.close()
+
+
+async def test_upgrading_fills_whether_archived_games_admitted_spectators(archive_url):
+    """0007 reads each public game's stored meta: a game with spectators off is then
+    neither listed nor exported (access.open_to_anyone), and stays whole down and up."""
+    archive = Archive.open(archive_url, create=True)
+    try:
+        made = {}
+        for name, meta in (("open", {}), ("closed", {"spectators": False})):
+            snapshot, events = finished_game("cite", 2, seed=len(made), names=["Ann", "Bob"])
+            snapshot = dataclasses.replace(snapshot, meta={**snapshot.meta, **meta})
+            assert await archive.put_game(snapshot, events)
+            made[name] = snapshot.game_id
+        database.downgrade(archive.engine, "0005_ladder_pace_tails")
+        database.upgrade(archive.engine)
+        with archive.engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT game_id, spectators FROM archived_games"))
+            admitted = {game_id: bool(spectators) for game_id, spectators in rows}
+        assert admitted == {made["open"]: True, made["closed"]: False}
+        for query in (GameQuery(), GameQuery(player="Ann")):
+            found, _ = await archive.find_games(query)
+            assert [g.game_id for g in found] == [made["open"]]
+        exported = [
+            json.loads(line)["game_id"] async for line in export_lines(archive, ExportQuery())
+        ]
+        assert exported == [made["open"]]
+        assert (await archive.game(made["closed"], cache=False)).snapshot.game_id == made["closed"]
     finally:
         archive.close()

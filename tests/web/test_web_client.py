@@ -6,6 +6,7 @@ information kept out of the page and its network responses."""
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Browser, Page, Response, expect
 
@@ -284,7 +285,10 @@ def test_a_private_game_is_joined_by_its_invite_link(
         expect(guest.locator("#game")).to_have_attribute("data-viewer", "1")
     finally:
         guest.context.close()
-    assert grpc_client.state(game_id).seats[1].taken
+    # Only a seat's token reads a private game: the creator's, from its secret link.
+    mine = page.get_by_label("Your seat (secret: whoever has it plays your seat)").input_value()
+    token = parse_qs(urlsplit(mine.replace("#", "", 1)).query)["token"][0]
+    assert grpc_client.state(game_id, token).seats[1].taken
 
 
 def test_tournament_page_shows_standings_crosstable_and_tables(

@@ -658,7 +658,8 @@ class GamePage {
     mount(
       this.el.share,
       h("h2", {}, "Share"),
-      this.state.spectators ? linkRow("Spectate", spectate) : h("p", { class: "muted" }, "Spectators are off for this game."),
+      // Read without a seat's token only when public with spectators on (docs/api.md).
+      this.state.spectators && !this.state.private ? linkRow("Spectate", spectate) : h("p", { class: "muted" }, "Spectators are off for this game."),
       free.map((seat) => {
         const index = seat.index ?? 0;
         const code = invitesFor(this.gameId)[index];
