@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
-import re
 import secrets
 import time
 from collections import OrderedDict
@@ -41,7 +40,7 @@ from services.errors import (
     ResourceExhausted,
     Unauthenticated,
 )
-from services.kinds import SeatControl, SeatKind
+from services.kinds import GAME_ID, SeatControl, SeatKind
 from services.limits import access
 from services.limits.access import hash_token
 from services.play import seating
@@ -59,7 +58,6 @@ from services.turns import clock, seat_control, steps
 from services.watch import events as ev
 from services.watch.hub import WatchHub
 
-_GAME_ID = re.compile(r"[0-9a-f]{32}")
 _JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 _RECENT_GAMES = 4096  # positions kept for the fast paths (``GameHost._recent``)
 SPECTATOR = None
@@ -288,7 +286,7 @@ class GameHost(Reading, Submitting):
         with the same metadata, tokens and final state, and the result of
         ``request_key`` (archived with the game): so a finished game answers every call
         the same before and after it left the store."""
-        if not _GAME_ID.fullmatch(game_id or ""):
+        if not GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
                 field="game_id",
