@@ -233,7 +233,7 @@ class HttpGateway:
             await self.dispatcher.stream(route.rpc, call_request, peer, metadata, write)
         except CallFailed as failed:
             if not response.prepared:
-                return _error(failed.code, failed.message)
+                return _error(failed.code, failed.message, field=failed.field)
             log.warning("%s ended early: %s", route.template, failed.message)
         if not response.prepared:
             await response.prepare(request)  # nothing matched: an empty answer
