@@ -1,6 +1,7 @@
 """Export: `GET /v1/export` streams the archive's games as NDJSON, one a line in the
 format of docs/export.md, filtered by game, date, player and tournament, and
-`gamehost export` prints the same lines. A real server with a SQLite archive."""
+`gamehost export` prints the same lines. A real server with a SQLite archive; the
+command's refusals on each database."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+
+import pytest
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
@@ -113,3 +116,18 @@ def test_export_over_http_and_the_command_line(tmp_path):
 
 def body_all(base: str) -> list[str]:
     return _get(base)[2].splitlines()
+
+
+@pytest.mark.parametrize("since", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_export_command_refuses_a_since_no_sql_datetime_holds(archive, archive_url, since):
+    """A date whose UTC time is past what SQL datetimes hold is a usage error (exit 2)
+    saying so, on either database, not a traceback from the query."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "export", "--archive", archive_url]
+        + ["--since", since],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"gamehost: since {since!r} is out of range"), done.stderr
