@@ -1,6 +1,6 @@
 """The service's named constants: what a seat is, where a game stands, what a bot is
-doing, what an event records, and what a game id looks like. StrEnums, so stored JSON and Redis fields keep their
-plain string values."""
+doing, what an event records (StrEnums, so stored JSON and Redis fields keep their
+plain string values), and what a game id looks like."""
 
 from __future__ import annotations
 

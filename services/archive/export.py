@@ -57,7 +57,7 @@ class ExportQuery:
             if not FIRST_SECOND <= since <= LAST_SECOND:  # its UTC time has no SQL datetime
                 raise BadExportQuery(
                     f"since {fields['since']!r} is out of range: its UTC time must lie "
-                    "from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z",
+                    "between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z",
                     field="since",
                 )
         return cls(

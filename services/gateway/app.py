@@ -80,9 +80,7 @@ class HttpGateway:
         self.app.on_response_prepare.append(self._cors)
 
     # ------------------------------------------------------------------ serving
-    async def start(
-        self, host: str, port: int, ssl_context: ssl.SSLContext | None = None
-    ) -> int:
+    async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> int:
         """Listen (SO_REUSEPORT: processes of one group share the port); the bound port."""
         # handler_cancellation: a browser that goes away cancels its handler, so an
         # event stream releases its subscription at once.

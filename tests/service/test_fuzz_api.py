@@ -129,7 +129,7 @@ def _archived(stub, store, prefix: str) -> tuple[list[str], list[str]]:
     def archived() -> pb.ListGamesResponse | None:
         page = stub.ListGames(pb.ListGamesRequest(status=pb.FINISHED, page_size=1))
         listed = stub.ListGames(pb.ListGamesRequest(status=pb.FINISHED)).games
-        gone = not any(store.zscore(f"{prefix}:games", game_id) for game_id in ids)
+        gone = all(store.zscore(f"{prefix}:games", game_id) is None for game_id in ids)
         return page if gone and set(ids) <= {g.game_id for g in listed} else None
 
     page = wait_until(archived, 120, "both bot games archived and gone from the store")
@@ -154,8 +154,8 @@ def fingerprint(world) -> tuple:
 
 def unchanged(world, before: tuple) -> bool:
     """No game was made and the target game is as it was since ``before``. Games may
-    have gone: the archiver forgets a finished game (one of bots a fuzzed call made)
-    once it has copied it into the archive."""
+    have gone: the archiver forgets a finished game (a game of bots that a fuzzed call
+    made) once it has copied it into the archive."""
     games, target = fingerprint(world)
     return games <= before[0] and target == before[1]
 
