@@ -1,10 +1,15 @@
 """The service's named constants: what a seat is, where a game stands, what a bot is
-doing, and what an event records. StrEnums, so stored JSON and Redis fields keep their
-plain string values."""
+doing, what an event records (StrEnums, so stored JSON and Redis fields keep their
+plain string values), and what a game id looks like."""
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
+
+# Every game id: 32 lowercase hex digits (``secrets.token_hex(16)``, or a tournament
+# table's digest cut to that shape).
+GAME_ID = re.compile(r"[0-9a-f]{32}")
 
 
 class SeatKind(StrEnum):

@@ -24,7 +24,7 @@ from services.api.messages import (
 )
 from services.api.play_bot import play_bot
 from services.api.status import duplex, lenient, streaming, unary
-from services.archive.export import BadExportQuery, ExportQuery, export_lines
+from services.archive.export import ExportQuery, export_lines
 from services.archive.listing import ListQuery
 from services.bots.hints import HintService
 from services.errors import (
@@ -302,10 +302,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         fields = {"game": request.game_type, "since": request.since, "player": request.player}
         fields["tournament"] = request.tournament
         fields["bot"] = request.bot
-        try:
-            query = ExportQuery.parse({k: v for k, v in fields.items() if v})
-        except BadExportQuery as exc:
-            raise InvalidArgument(str(exc)) from None
+        query = ExportQuery.parse({k: v for k, v in fields.items() if v})  # BadExportQuery
         async for line in export_lines(archive, query):
             yield pb.ExportedGame(json=line.rstrip("\n"))
 

@@ -18,11 +18,15 @@ from services.archive import codec, database
 from services.archive.codec import ArchivedGame
 from services.archive.schema import games, ladder_seats, seats, tournaments
 from services.archive.sql import insert_new, insert_or_ignore
-from services.kinds import EventKind
+from services.kinds import GAME_ID, EventKind
 from services.limits import access
 from services.stores import Snapshot, StoredEvent, TournamentSnapshot
 
 _CACHED_GAMES = 256  # decoded games kept per replica: a replay is read many times
+# The times SQL datetimes (and Python's) hold, in Unix seconds: 0001-01-01T00:00:00Z
+# to 9999-12-31T23:59:59Z. A time filter outside them cannot be queried.
+FIRST_SECOND = -62135596800
+LAST_SECOND = 253402300799
 
 
 def _utc(seconds: float) -> dt.datetime:
@@ -71,6 +75,8 @@ def _page_token(finished_at: dt.datetime, game_id: str) -> str:
 def _parse_page_token(token: str) -> tuple[dt.datetime, str]:
     try:
         at, game_id = base64.urlsafe_b64decode(token.encode()).decode().split("|")
+        if not GAME_ID.fullmatch(game_id):  # no forged text reaches the query
+            raise ValueError(game_id)
         return _utc(float(at)), game_id
     except Exception:
         raise BadPageToken(

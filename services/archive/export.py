@@ -10,16 +10,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from games import game_names
-from services.archive.archive import Archive, ArchivedSummary, GameQuery
+from services.archive.archive import FIRST_SECOND, LAST_SECOND, Archive, ArchivedSummary, GameQuery
 from services.archive.codec import ArchivedGame
+from services.errors import InvalidArgument
 from services.kinds import EventKind
 
 FORMAT = 1  # docs/export.md: fields are only ever added within one format
 _PAGE = 200
 
 
-class BadExportQuery(ValueError):
-    """A filter that cannot be used; the message says what to send."""
+class BadExportQuery(InvalidArgument):
+    """A filter that cannot be used; the message says what to send, ``field`` which
+    request field (ExportGamesRequest's name) it is about."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class ExportQuery:
         game_type = fields.get("game", "")
         if game_type and game_type not in game_names():
             raise BadExportQuery(
-                f"unknown game type {game_type!r}; choose one of: {', '.join(game_names())}"
+                f"unknown game type {game_type!r}; choose one of: {', '.join(game_names())}",
+                field="game_type",
             )
         since = None
         if fields.get("since"):
@@ -47,9 +50,16 @@ class ExportQuery:
             except ValueError:
                 raise BadExportQuery(
                     f"since {fields['since']!r} is not a date: send e.g. 2026-11-01 or "
-                    "2026-11-01T12:00:00Z"
+                    "2026-11-01T12:00:00Z",
+                    field="since",
                 ) from None
             since = (at if at.tzinfo else at.replace(tzinfo=dt.UTC)).timestamp()
+            if not FIRST_SECOND <= since <= LAST_SECOND:  # its UTC time has no SQL datetime
+                raise BadExportQuery(
+                    f"since {fields['since']!r} is out of range: its UTC time must lie "
+                    "between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z",
+                    field="since",
+                )
         return cls(
             game_type,
             since,

@@ -15,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from services.archive.archive import Archive, ArchivedSummary, BadPageToken, GameQuery
+from services.archive.archive import (
+    LAST_SECOND,
+    Archive,
+    ArchivedSummary,
+    BadPageToken,
+    GameQuery,
+)
 from services.errors import InvalidArgument
 from services.kinds import GameStatus
 from services.limits import access
@@ -23,7 +29,6 @@ from services.stores import Snapshot
 
 STORE_SCAN = 1000  # the store's newest games looked through for the first page
 MAX_PAGE = 1000
-_LAST_SECOND = 253402300799  # 9999-12-31T23:59:59Z, the last time SQL dates hold
 _ARCHIVE_PAGE = "A"  # a page token: the archive's pages, from its start or its token after
 
 
@@ -71,9 +76,10 @@ async def list_games(
     """One page of games and the next page's token ("" on the last page)."""
     for name in ("finished_after", "finished_before"):
         bound = getattr(query, name)
-        if bound is not None and not 0 <= bound <= _LAST_SECOND:
+        if bound is not None and not 0 <= bound <= LAST_SECOND:
             raise InvalidArgument(
-                f"{name} {bound} is out of range: send Unix seconds from 0 to {_LAST_SECOND}"
+                f"{name} {bound} is out of range: send Unix seconds from 0 to {LAST_SECOND}",
+                field=name,
             )
     size = min(max(query.page_size, 1), MAX_PAGE)
     found: list[Snapshot | ArchivedSummary] = []
@@ -81,7 +87,8 @@ async def list_games(
     if query.page_token:
         if archive is None or not query.page_token.startswith(_ARCHIVE_PAGE):
             raise InvalidArgument(
-                "page_token is not one this server sent: send next_page_token as received"
+                "page_token is not one this server sent: send next_page_token as received",
+                field="page_token",
             )
         archive_token = query.page_token[len(_ARCHIVE_PAGE) :]
     else:
@@ -111,7 +118,7 @@ async def list_games(
             )
         )
     except BadPageToken as exc:
-        raise InvalidArgument(str(exc)) from None
+        raise InvalidArgument(str(exc), field="page_token") from None
     listed = {g.game_id for g in found}  # archived since the store was read: once
     archived = [g for g in archived if g.game_id not in listed]
     return [*found, *archived], _ARCHIVE_PAGE + next_token if next_token else ""

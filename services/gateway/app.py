@@ -80,9 +80,7 @@ class HttpGateway:
         self.app.on_response_prepare.append(self._cors)
 
     # ------------------------------------------------------------------ serving
-    async def start(
-        self, host: str, port: int, ssl_context: ssl.SSLContext | None = None
-    ) -> int:
+    async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> int:
         """Listen (SO_REUSEPORT: processes of one group share the port); the bound port."""
         # handler_cancellation: a browser that goes away cancels its handler, so an
         # event stream releases its subscription at once.
@@ -233,7 +231,7 @@ class HttpGateway:
             await self.dispatcher.stream(route.rpc, call_request, peer, metadata, write)
         except CallFailed as failed:
             if not response.prepared:
-                return _error(failed.code, failed.message)
+                return _error(failed.code, failed.message, field=failed.field)
             log.warning("%s ended early: %s", route.template, failed.message)
         if not response.prepared:
             await response.prepare(request)  # nothing matched: an empty answer

@@ -2,7 +2,9 @@
 
 A cap is per field name (the same name means the same thing in every request);
 any other string field gets ``_DEFAULT``. Maps (game options) are capped in count,
-key and value length. Errors quote no input beyond a short prefix.
+key and value length. No text may hold a NUL character: PostgreSQL's text cannot, so
+a filter or name with one would fail in the archive rather than find nothing. Errors
+quote no input beyond a short prefix.
 """
 
 from __future__ import annotations
@@ -69,4 +71,9 @@ def _check_text(path: str, text: str, cap: int, field: str = "") -> None:
     if len(text) > cap:
         raise InvalidArgument(
             f"{path} is {len(text)} characters long; the limit is {cap}", field=field or path
+        )
+    if "\x00" in text:
+        raise InvalidArgument(
+            f"{path} holds a NUL character (U+0000), which no text field may hold",
+            field=field or path,
         )

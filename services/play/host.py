@@ -9,7 +9,6 @@ a failed call changes nothing.
 from __future__ import annotations
 
 import dataclasses
-import re
 import secrets
 import time
 from collections import OrderedDict
@@ -39,7 +38,7 @@ from services.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from services.kinds import SeatControl, SeatKind
+from services.kinds import GAME_ID, SeatControl, SeatKind
 from services.limits import access
 from services.limits.access import hash_token
 from services.play import seating
@@ -57,7 +56,6 @@ from services.turns import clock, seat_control, steps
 from services.watch import events as ev
 from services.watch.hub import WatchHub
 
-_GAME_ID = re.compile(r"[0-9a-f]{32}")
 _JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
 _RECENT_GAMES = 4096  # positions kept for the fast paths (``GameHost._recent``)
 SPECTATOR = access.SPECTATOR
@@ -286,7 +284,7 @@ class GameHost(Reading, Submitting):
         with the same metadata, tokens and final state, and the result of
         ``request_key`` (archived with the game): so a finished game answers every call
         the same before and after it left the store."""
-        if not _GAME_ID.fullmatch(game_id or ""):
+        if not GAME_ID.fullmatch(game_id or ""):
             raise InvalidArgument(
                 f"malformed game id {quote_input(game_id)}: expected 32 hex digits",
                 field="game_id",

@@ -1,6 +1,7 @@
 """Export: `GET /v1/export` streams the archive's games as NDJSON, one a line in the
 format of docs/export.md, filtered by game, date, player and tournament, and
-`gamehost export` prints the same lines. A real server with a SQLite archive."""
+`gamehost export` prints the same lines. A real server with a SQLite archive; the
+command's refusals on each database."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
+
+import pytest
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
@@ -182,3 +185,18 @@ def test_list_games_and_the_export_write_the_finish_time_in_one_form(tmp_path):
     assert dt.datetime.fromisoformat(listed["finishedTime"]) == exported
     assert summary.finished_time.ToDatetime(dt.UTC) == exported
     assert dt.datetime.fromtimestamp(summary.finished_at, dt.UTC) == exported
+
+
+@pytest.mark.parametrize("since", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_export_command_refuses_a_since_no_sql_datetime_holds(archive, archive_url, since):
+    """A date whose UTC time is past what SQL datetimes hold is a usage error (exit 2)
+    saying so, on either database, not a traceback from the query."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "export", "--archive", archive_url]
+        + ["--since", since],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"gamehost: since {since!r} is out of range"), done.stderr

@@ -1,8 +1,12 @@
 """Fuzzing the API: hypothesis fills every field of every request message (and sends
-raw random bytes to every method) against a real server on Redis. No answer may be
-UNKNOWN or INTERNAL, and a refused call changes nothing in the store."""
+raw random bytes to every method) against a real server on Redis, whose archive (with
+a ladder on it) is SQLite, then PostgreSQL. No answer may be UNKNOWN or INTERNAL, and a
+refused call changes nothing in the store."""
 
 from __future__ import annotations
+
+import base64
+import json
 
 import grpc
 import pytest
@@ -12,9 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gamehost.v1 import gamehost_pb2 as pb
+from services.errors import FIELD_METADATA
 from services.server import SERVICE_NAME
 from tests.conftest import serve_module
 from tests.procs import wait_until
+from tests.service.conftest import FUZZ_LADDER
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
 SERVICE = pb.DESCRIPTOR.services_by_name["GameHost"]
@@ -29,6 +35,17 @@ _INT_RANGES = {
     FieldDescriptor.CPPTYPE_UINT32: (0, 2**32 - 1),
     FieldDescriptor.CPPTYPE_UINT64: (0, 2**64 - 1),
 }
+# Inputs that once reached the archive's SQL and answered INTERNAL (issue 57): a page
+# token whose game id is a NUL (ListGames' and the archive's own spelling), and export
+# dates whose UTC time no SQL datetime holds.
+FORGED_TOKEN = base64.urlsafe_b64encode(b"1700000000|\0").decode()
+ARCHIVE_WORDS = [
+    "a\x00b",
+    "A" + FORGED_TOKEN,
+    FORGED_TOKEN,
+    "0001-01-01T00:00:00+14:00",
+    "9999-12-31T23:59:59-14:00",
+]
 # Text that hits the interesting paths: real names, near-misses, huge and odd inputs.
 _WORDS = [
     "",
@@ -54,21 +71,31 @@ _WORDS = [
     "99999999999999999999999-0",
     "x" * 5000,
     "\x00",
+    *ARCHIVE_WORDS,
 ]
 
 
 @pytest.fixture(scope="module")
-def server(redis_url, module_prefix):
+def server(redis_url, module_prefix, module_archive_url):
     """A server without per-client limits: the fuzzed requests must reach the service,
     not the limiter (on a fast machine they outrun 200 requests a second)."""
     yield from serve_module(
-        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
+        redis_url,
+        module_prefix,
+        rate_limit=0,
+        failed_auth_rate=0,
+        live_games_per_client=0,
+        archive_url=module_archive_url,
+        archive_create=True,
+        ladder=FUZZ_LADDER,
     )
 
 
 @pytest.fixture(scope="module")
 def world(server, redis_url, module_prefix):
-    """One 2-seat Cité game with seat 0 joined: what the fuzzed requests aim at."""
+    """One 2-seat Cité game with seat 0 joined: what the fuzzed requests aim at; and
+    in the archive, two finished games and a ladder bot, whose names and page tokens
+    the fuzzed text draws from too."""
     channel = grpc.insecure_channel(server.target)
     stub = pb_stub(channel)
     created = stub.CreateGame(
@@ -78,15 +105,37 @@ def world(server, redis_url, module_prefix):
     )
     joined = stub.JoinGame(pb.JoinGameRequest(game_id=created.game_id, seat=0))
     store = redis.Redis.from_url(redis_url)
-    yield {
+    world = {
         "channel": channel,
         "game_id": created.game_id,
         "token": joined.token,
         "store": store,
         "prefix": module_prefix,
     }
+    world["archived_games"], world["archived"] = _archived(stub, store, module_prefix)
+    yield world
     store.close()
     channel.close()
+
+
+def _archived(stub, store, prefix: str) -> tuple[list[str], list[str]]:
+    """Two all-bot games played out, archived and gone from the store (so no fuzzed
+    call races the archiver), and a registered ladder bot: the games' ids, and the
+    words to fuzz with (the ids, the bot's name, page tokens of ListGames and GetRecord)."""
+    bots = [pb.SeatSpec(kind=pb.BOT, bot_level="random")] * 2
+    ids = [stub.CreateGame(pb.CreateGameRequest(game_type="cite", seats=bots)).game_id]
+    ids.append(stub.CreateGame(pb.CreateGameRequest(game_type="cite", seats=bots)).game_id)
+
+    def archived() -> pb.ListGamesResponse | None:
+        page = stub.ListGames(pb.ListGamesRequest(status=pb.FINISHED, page_size=1))
+        listed = stub.ListGames(pb.ListGamesRequest(status=pb.FINISHED)).games
+        gone = all(store.zscore(f"{prefix}:games", game_id) is None for game_id in ids)
+        return page if gone and set(ids) <= {g.game_id for g in listed} else None
+
+    page = wait_until(archived, 120, "both bot games archived and gone from the store")
+    record = stub.GetRecord(pb.GetRecordRequest(game_id=ids[0], page_size=1))
+    bot = stub.RegisterBot(pb.RegisterBotRequest(name="fuzzbot", game_type="cite", players=2))
+    return ids, [*ids, page.next_page_token, record.next_page_token, bot.bot]
 
 
 def pb_stub(channel):
@@ -103,8 +152,16 @@ def fingerprint(world) -> tuple:
     return games, [(key, store.dump(key)) for key in keys]
 
 
+def unchanged(world, before: tuple) -> bool:
+    """No game was made and the target game is as it was since ``before``. Games may
+    have gone: the archiver forgets a finished game (a game of bots that a fuzzed call
+    made) once it has copied it into the archive."""
+    games, target = fingerprint(world)
+    return games <= before[0] and target == before[1]
+
+
 def _text(world):
-    known = [world["game_id"], world["token"], *_WORDS]
+    known = [world["game_id"], world["token"], *world["archived"], *_WORDS]
     return st.one_of(st.sampled_from(known), st.text(max_size=40))
 
 
@@ -202,7 +259,7 @@ def check(world, method, request_bytes: bytes) -> None:
     code = call(world, method, request_bytes)
     assert code not in FORBIDDEN, (method.name, request_bytes[:200])
     if code != grpc.StatusCode.OK and code != grpc.StatusCode.DEADLINE_EXCEEDED:
-        assert fingerprint(world) == before, (method.name, code, request_bytes[:200])
+        assert unchanged(world, before), (method.name, code, request_bytes[:200])
 
 
 @pytest.mark.parametrize("method", list(SERVICE.methods), ids=lambda m: m.name)
@@ -229,3 +286,61 @@ def test_random_request_bytes_answer_invalid_argument_or_a_client_error(world, m
 def test_garbage_bytes_are_invalid_argument(world):
     for method in SERVICE.methods:
         assert call(world, method, b"\xff\xff\xff") == grpc.StatusCode.INVALID_ARGUMENT
+
+
+# Inputs that answered INTERNAL (issue 57), each refused naming its field.
+_NUL = "a\x00b"
+NAMED_REFUSALS = [
+    ("ListGames", pb.ListGamesRequest(player=_NUL), "player"),
+    ("ListGames", pb.ListGamesRequest(tournament=_NUL), "tournament"),
+    ("ListGames", pb.ListGamesRequest(bot_level=_NUL), "bot_level"),
+    ("ListGames", pb.ListGamesRequest(page_token="A" + FORGED_TOKEN), "page_token"),
+    ("ExportGames", pb.ExportGamesRequest(player=_NUL), "player"),
+    ("ExportGames", pb.ExportGamesRequest(tournament=_NUL), "tournament"),
+    ("ExportGames", pb.ExportGamesRequest(bot=_NUL), "bot"),
+    ("ExportGames", pb.ExportGamesRequest(since="0001-01-01T00:00:00+14:00"), "since"),
+    ("ExportGames", pb.ExportGamesRequest(since="9999-12-31T23:59:59-14:00"), "since"),
+    ("GetBot", pb.GetBotRequest(name=_NUL), "name"),
+]
+
+
+def answer(world, rpc: str, request) -> tuple[grpc.StatusCode, str, str]:
+    """``rpc``'s status for ``request`` (a stream read to its end): its code, message
+    and the field it names (the ``gamehost-field`` trailing metadata)."""
+    try:
+        reply = getattr(pb_stub(world["channel"]), rpc)(request, timeout=30)
+        if SERVICE.methods_by_name[rpc].server_streaming:
+            list(reply)
+    except grpc.RpcError as exc:
+        field = dict(exc.trailing_metadata() or ()).get(FIELD_METADATA, "")
+        return exc.code(), exc.details(), field
+    return grpc.StatusCode.OK, "", ""
+
+
+@pytest.mark.parametrize(
+    "rpc, request_, field", NAMED_REFUSALS, ids=[f"{r}-{f}" for r, _, f in NAMED_REFUSALS]
+)
+def test_input_the_archive_cannot_query_is_invalid_argument_naming_the_field(
+    world, rpc, request_, field
+):
+    before = fingerprint(world)
+    code, message, named = answer(world, rpc, request_)
+    assert (code, named) == (grpc.StatusCode.INVALID_ARGUMENT, field), message
+    assert message.startswith(field), message
+    assert unchanged(world, before)
+
+
+def test_export_since_holds_every_sql_datetime_and_nothing_past_them(world):
+    """The boundary both ways: the first and the last second SQL datetimes hold (UTC)
+    are dates to export from, one second before or after them is refused."""
+    stub = pb_stub(world["channel"])
+
+    def exported(since: str) -> set[str]:
+        lines = stub.ExportGames(pb.ExportGamesRequest(since=since), timeout=30)
+        return {json.loads(line.json)["game_id"] for line in lines}
+
+    assert set(world["archived_games"]) <= exported("0001-01-01T00:00:00Z")
+    assert exported("9999-12-31T23:59:59Z") == exported("9999-12-31T23:59:59+14:00") == set()
+    for outside in ("0001-01-01T00:00:00+00:00:01", "9999-12-31T23:59:59-00:00:01"):
+        code, message, field = answer(world, "ExportGames", pb.ExportGamesRequest(since=outside))
+        assert (code, field) == (grpc.StatusCode.INVALID_ARGUMENT, "since"), (outside, message)

@@ -1,7 +1,8 @@
 """Fuzzing the gateway: hypothesis sends every route request bodies filled from the
 request message (and random JSON, and random bytes), random query strings, path
-values and headers, against a real server on Redis. No answer may be a 5xx, and a
-refused request changes nothing in the store."""
+values and headers, against a real server on Redis, whose archive (with a ladder on it)
+is SQLite, then PostgreSQL. No answer may be a 5xx, and a refused request changes
+nothing in the store."""
 
 from __future__ import annotations
 
@@ -16,27 +17,50 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.gateway.routes import ROUTES
+from tests.service.conftest import FUZZ_LADDER
 from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
-from tests.service.test_fuzz_api import _WORDS, FUZZ, fingerprint, message, settled
+from tests.service.test_fuzz_api import (
+    _WORDS,
+    ARCHIVE_WORDS,
+    FORGED_TOKEN,
+    FUZZ,
+    _archived,
+    fingerprint,
+    message,
+    pb_stub,
+    settled,
+    unchanged,
+)
 
 _HEADER_TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_.:/", max_size=40)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
 
 @pytest.fixture(scope="module")
-def world(redis_url, module_prefix):
+def world(redis_url, module_prefix, module_archive_url):
     """One 2-seat Cité game with both seats joined, on a server without rate limits (so
-    the fuzzed requests reach the service rather than the limiter)."""
+    the fuzzed requests reach the service rather than the limiter); in its archive,
+    what test_fuzz_api's world has there."""
     config = gateway_config(
-        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
+        redis_url,
+        module_prefix,
+        rate_limit=0,
+        failed_auth_rate=0,
+        live_games_per_client=0,
+        archive_url=module_archive_url,
+        archive_create=True,
+        ladder=FUZZ_LADDER,
     )
     with Served(config) as served:
         game_id, token, _ = two_humans(served.http)
         store = redis.Redis.from_url(redis_url)
+        archived_games, archived = _archived(pb_stub(served.channel), store, module_prefix)
         yield {
             "served": served,
             "game_id": game_id,
@@ -44,6 +68,8 @@ def world(redis_url, module_prefix):
             "store": store,
             "prefix": module_prefix,
             "channel": served.channel,
+            "archived_games": archived_games,
+            "archived": archived,
         }
         store.close()
 
@@ -63,7 +89,8 @@ def _body(route, world):
 
 def _query(route, world):
     names = [f.json_name for f in route.method.input_type.fields] + ["bogus", "a.b"]
-    values = st.one_of(st.sampled_from([world["game_id"], world["token"], *_WORDS[:20]]), st.text(max_size=20))
+    known = [world["game_id"], world["token"], *world["archived"], *_WORDS[:20], *ARCHIVE_WORDS]
+    values = st.one_of(st.sampled_from(known), st.text(max_size=20))
     return st.lists(st.tuples(st.sampled_from(names), values), max_size=4)
 
 
@@ -74,7 +101,9 @@ def _headers(world):
             "Authorization": st.one_of(
                 st.just(f"Bearer {world['token']}"), _HEADER_TEXT.map(lambda t: "Bearer " + t)
             ),
-            "Last-Event-ID": st.one_of(st.sampled_from(["0", "1", "-1", "99", "2" * 30]), _HEADER_TEXT),
+            "Last-Event-ID": st.one_of(
+                st.sampled_from(["0", "1", "-1", "99", "2" * 30]), _HEADER_TEXT
+            ),
             "X-Api-Key": _HEADER_TEXT,
         },
     )
@@ -89,14 +118,16 @@ def check(world, route, path: str, body: bytes | None, query, headers) -> None:
         status = stream.status
         stream.close()
     else:
-        answer = served.http.request(route.verb, path, data=body, params=query or None, headers=headers)
+        answer = served.http.request(
+            route.verb, path, data=body, params=query or None, headers=headers
+        )
         status = answer.status
         if status >= 400:
             error = answer.json()["error"]
             assert set(error) <= {"code", "message", "field"} and error["message"], answer.body
     assert status < 500, (route.rpc, path, body, query, headers, status)
     if status >= 400:
-        assert fingerprint(world) == before, (route.rpc, path, body, query)
+        assert unchanged(world, before), (route.rpc, path, body, query)
 
 
 def _encoded(query) -> str:
@@ -116,3 +147,30 @@ def test_any_request_answers_a_client_error_and_changes_nothing(world, route):
         check(world, route, path, body, query, data.draw(_headers(world)))
 
     run()
+
+
+# test_fuzz_api.NAMED_REFUSALS over HTTP: the error body names the field, in JSON.
+HTTP_REFUSALS = [
+    ("/v1/games", {"player": "a\x00b"}, "player"),
+    ("/v1/games", {"tournament": "a\x00b"}, "tournament"),
+    ("/v1/games", {"botLevel": "a\x00b"}, "botLevel"),
+    ("/v1/games", {"pageToken": "A" + FORGED_TOKEN}, "pageToken"),
+    ("/v1/export", {"player": "a\x00b"}, "player"),
+    ("/v1/export", {"bot": "a\x00b"}, "bot"),
+    ("/v1/export", {"since": "0001-01-01T00:00:00+14:00"}, "since"),
+    ("/v1/export", {"since": "9999-12-31T23:59:59-14:00"}, "since"),
+    ("/v1/bots/a%00b", {}, "name"),
+]
+
+
+@pytest.mark.parametrize(
+    "path, query, field", HTTP_REFUSALS, ids=[f"{p}-{f}" for p, _, f in HTTP_REFUSALS]
+)
+def test_input_the_archive_cannot_query_is_a_400_naming_the_field(world, path, query, field):
+    before = fingerprint(world)
+    answer = world["served"].http.get(path, params=query or None)
+    assert answer.status == 400, answer.body
+    error = answer.json()["error"]
+    assert (error["code"], error.get("field")) == ("INVALID_ARGUMENT", field), error
+    assert error["message"].startswith(field), error
+    assert unchanged(world, before)
