@@ -102,6 +102,7 @@ class ServerConfig:
     rate_limit: float = 200.0  # requests a second per client (API key, else address)
     rate_burst: float = 1000.0
     failed_auth_rate: float = 5.0  # wrong tokens a second per client, bursts of 20
+    anonymous_exports: int = 2  # ExportGames a minute per client without an API key
     live_games_per_client: int = 1000  # unfinished games one client may have
     # Access: all off by default.
     api_keys_file: str | None = None
@@ -251,10 +252,18 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner, config.live_games_per_client, archive)
+    # Every rate limit counts in the store (its Redis: across replicas), on one limiter.
+    counters = quotas.counters_for(store)
     interceptor = quotas.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
-        quotas.TokenBuckets(config.rate_limit, config.rate_burst),
-        quotas.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
+        quotas.RateLimit(
+            counters, quotas.per_second(config.rate_limit, config.rate_burst, "requests")
+        ),
+        quotas.RateLimit(
+            counters,
+            quotas.per_second(config.failed_auth_rate, 4 * config.failed_auth_rate, "auth"),
+        ),
+        quotas.RateLimit(counters, quotas.per_minute(config.anonymous_exports, "export")),
     )
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
     # Pending-request caps far above grpc's default 1,000: a burst of thousands of
@@ -282,13 +291,14 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_rate,
             config.hint_burst,
         ),
+        counters,
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
     ladder = sessions = matchmaker = None
     archive_wake = Wake()  # a finished game to archive now (the ladder's, as it sees them)
     if config.ladder is not None and archive is not None:
         ladder = LadderService(archive, config.ladder)
-        sessions = Sessions(ladder, host, on_finished=archive_wake.set)
+        sessions = Sessions(ladder, host, on_finished=archive_wake.set, counters=counters)
         matchmaker = Matchmaker(
             ladder,
             host,
