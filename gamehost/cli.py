@@ -407,7 +407,13 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
         type=float,
         default=5.0,
         metavar="PER_SECOND",
-        help="wrong tokens a second per client before refusing (default 5)",
+        help="wrong tokens a second per client, across replicas, before refusing (default 5)",
+    )
+    serve.add_argument(
+        "--failed-auth-burst",
+        type=float,
+        metavar="N",
+        help="wrong tokens in one burst: at most N in any N/rate seconds (default 4 x the rate)",
     )
     serve.add_argument(
         "--anonymous-exports",

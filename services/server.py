@@ -101,7 +101,8 @@ class ServerConfig:
     request_ttl: float = 86400.0  # seconds a request id is remembered for retries
     rate_limit: float = 200.0  # requests a second per client (API key, else address)
     rate_burst: float = 1000.0
-    failed_auth_rate: float = 5.0  # wrong tokens a second per client, bursts of 20
+    failed_auth_rate: float = 5.0  # wrong tokens a second per client
+    failed_auth_burst: float | None = None  # None: four times the rate (20)
     anonymous_exports: int = 2  # ExportGames a minute per client without an API key
     live_games_per_client: int = 1000  # unfinished games one client may have
     # Access: all off by default.
@@ -254,6 +255,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     host = GameHost(store, runner, config.live_games_per_client, archive)
     # Every rate limit counts in the store (its Redis: across replicas), on one limiter.
     counters = quotas.counters_for(store)
+    failed_auth_burst = config.failed_auth_burst or 4 * config.failed_auth_rate
     interceptor = quotas.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
         quotas.RateLimit(
@@ -261,7 +263,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         ),
         quotas.RateLimit(
             counters,
-            quotas.per_second(config.failed_auth_rate, 4 * config.failed_auth_rate, "auth"),
+            quotas.per_second(config.failed_auth_rate, failed_auth_burst, "auth"),
         ),
         quotas.RateLimit(counters, quotas.per_minute(config.anonymous_exports, "export")),
     )
