@@ -62,7 +62,12 @@ def server(redis_url, module_prefix):
     """A server without per-client limits: the fuzzed requests must reach the service,
     not the limiter (on a fast machine they outrun 200 requests a second)."""
     yield from serve_module(
-        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
+        redis_url,
+        module_prefix,
+        rate_limit=0,
+        failed_auth_rate=0,
+        live_games_per_client=0,
+        anonymous_exports=0,
     )
 
 

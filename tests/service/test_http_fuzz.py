@@ -32,7 +32,12 @@ def world(redis_url, module_prefix):
     """One 2-seat Cité game with both seats joined, on a server without rate limits (so
     the fuzzed requests reach the service rather than the limiter)."""
     config = gateway_config(
-        redis_url, module_prefix, rate_limit=0, failed_auth_rate=0, live_games_per_client=0
+        redis_url,
+        module_prefix,
+        rate_limit=0,
+        failed_auth_rate=0,
+        live_games_per_client=0,
+        anonymous_exports=0,
     )
     with Served(config) as served:
         game_id, token, _ = two_humans(served.http)
