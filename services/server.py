@@ -100,7 +100,7 @@ class ServerConfig:
     idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
     request_ttl: float = 86400.0  # seconds a request id is remembered for retries
     rate_limit: float = 200.0  # requests a second per client (API key, else address)
-    rate_burst: float = 1000.0
+    rate_burst: float = 1000.0  # at most rate_burst in any rate_burst / rate_limit seconds
     failed_auth_rate: float = 5.0  # wrong tokens a second per client
     failed_auth_burst: float | None = None  # None: four times the rate (20)
     anonymous_exports: int = 2  # ExportGames a minute per client without an API key
@@ -119,7 +119,7 @@ class ServerConfig:
     # Move hints (services/bots/hints.py): a hint's search budget and each game's hint rate.
     max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
     max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
-    hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
+    hint_rate: float = HintLimits.rate  # hints a second per game, all replicas; 0: off
     hint_burst: float = HintLimits.burst
     # One tournament's bounds (services/tournament/bounds.py); 0 turns one off.
     max_tournament_tables: int = TournamentBounds.max_tables  # tables at once (parallel)
