@@ -394,15 +394,33 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
         type=float,
         default=200.0,
         metavar="PER_SECOND",
-        help="requests a second per client and replica; 0: off (default 200)",
+        help="requests a second per client, across replicas; 0: off (default 200)",
     )
-    serve.add_argument("--rate-burst", type=float, default=1000.0, help="bucket size (1000)")
+    serve.add_argument(
+        "--rate-burst",
+        type=float,
+        default=1000.0,
+        help="requests in one burst: at most N in any N/rate seconds (1000)",
+    )
     serve.add_argument(
         "--failed-auth-rate",
         type=float,
         default=5.0,
         metavar="PER_SECOND",
-        help="wrong tokens a second per client before refusing (default 5)",
+        help="wrong tokens a second per client, across replicas, before refusing (default 5)",
+    )
+    serve.add_argument(
+        "--failed-auth-burst",
+        type=float,
+        metavar="N",
+        help="wrong tokens in one burst: at most N in any N/rate seconds (default 4 x the rate)",
+    )
+    serve.add_argument(
+        "--anonymous-exports",
+        type=int,
+        default=2,
+        metavar="PER_MINUTE",
+        help="exports a minute per client address without an API key; 0: no limit (default 2)",
     )
     serve.add_argument(
         "--live-games-per-client",
@@ -433,9 +451,9 @@ def _limit_options(serve: argparse.ArgumentParser) -> None:
         type=float,
         default=0.5,
         metavar="PER_SECOND",
-        help="hints a second per game and replica; 0: off (default 0.5)",
+        help="hints a second per game, across replicas; 0: off (default 0.5)",
     )
-    serve.add_argument("--hint-burst", type=float, default=5.0, help="hint bucket size (5)")
+    serve.add_argument("--hint-burst", type=float, default=5.0, help="hints in one burst (5)")
     serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
     serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
 

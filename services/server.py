@@ -101,8 +101,10 @@ class ServerConfig:
     idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
     request_ttl: float = 86400.0  # seconds a request id is remembered for retries
     rate_limit: float = 200.0  # requests a second per client (API key, else address)
-    rate_burst: float = 1000.0
-    failed_auth_rate: float = 5.0  # wrong tokens a second per client, bursts of 20
+    rate_burst: float = 1000.0  # at most rate_burst in any rate_burst / rate_limit seconds
+    failed_auth_rate: float = 5.0  # wrong tokens a second per client
+    failed_auth_burst: float | None = None  # None: four times the rate (20)
+    anonymous_exports: int = 2  # ExportGames a minute per client without an API key
     live_games_per_client: int = 1000  # unfinished games one client may have
     # Access: all off by default.
     api_keys_file: str | None = None
@@ -118,7 +120,7 @@ class ServerConfig:
     # Move hints (services/bots/hints.py): a hint's search budget and each game's hint rate.
     max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
     max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
-    hint_rate: float = HintLimits.rate  # hints a second per game and replica; 0: off
+    hint_rate: float = HintLimits.rate  # hints a second per game, all replicas; 0: off
     hint_burst: float = HintLimits.burst
     # One tournament's bounds (services/tournament/bounds.py); 0 turns one off.
     max_tournament_tables: int = TournamentBounds.max_tables  # tables at once (parallel)
@@ -255,10 +257,19 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         executor = LocalPoolExecutor(config.bot_workers, config.max_search_iterations or None)
     runner = BotRunner(store, executor)
     host = GameHost(store, runner, config.live_games_per_client, archive)
+    # Every rate limit counts in the store (its Redis: across replicas), on one limiter.
+    counters = quotas.counters_for(store)
+    failed_auth_burst = config.failed_auth_burst or 4 * config.failed_auth_rate
     interceptor = quotas.AccessInterceptor(
         access.load_api_keys(config.api_keys_file) if config.api_keys_file else None,
-        quotas.TokenBuckets(config.rate_limit, config.rate_burst),
-        quotas.TokenBuckets(config.failed_auth_rate, 4 * config.failed_auth_rate),
+        quotas.RateLimit(
+            counters, quotas.per_second(config.rate_limit, config.rate_burst, "requests")
+        ),
+        quotas.RateLimit(
+            counters,
+            quotas.per_second(config.failed_auth_rate, failed_auth_burst, "auth"),
+        ),
+        quotas.RateLimit(counters, quotas.per_minute(config.anonymous_exports, "export")),
     )
     # SO_REUSEPORT: several serving processes may share one port (gamehost serve --processes).
     # Pending-request caps far above grpc's default 1,000: a burst of thousands of
@@ -286,13 +297,14 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             config.hint_rate,
             config.hint_burst,
         ),
+        counters,
     )
     tournaments = TournamentService(store, tournament_runner, host.hub, bounds, archive)
     ladder = sessions = matchmaker = None
     archive_wake = Wake()  # a finished game to archive now (the ladder's, as it sees them)
     if config.ladder is not None and archive is not None:
         ladder = LadderService(archive, config.ladder)
-        sessions = Sessions(ladder, host, on_finished=archive_wake.set)
+        sessions = Sessions(ladder, host, on_finished=archive_wake.set, counters=counters)
         matchmaker = Matchmaker(
             ladder,
             host,

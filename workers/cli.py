@@ -63,6 +63,8 @@ def _limit_config(args: argparse.Namespace) -> dict:
         "rate_limit",
         "rate_burst",
         "failed_auth_rate",
+        "failed_auth_burst",
+        "anonymous_exports",
         "live_games_per_client",
         "tls_cert",
         "tls_key",

@@ -12,8 +12,8 @@ read the game (as in GetRecord: ``access.reader``), who may analyse any recorded
 position, from the seat to move there.
 
 Limits: a level over the hint budget is refused (INVALID_ARGUMENT), never weakened,
-so a hint is always what its level plays; hints of one game are rate-limited per
-replica (RESOURCE_EXHAUSTED, saying when to retry).
+so a hint is always what its level plays; hints of one game are rate-limited, across
+replicas on one Redis (RESOURCE_EXHAUSTED, saying when to retry).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from services.errors import (
     ResourceExhausted,
 )
 from services.kinds import GameStatus
-from services.limits.quotas import TokenBuckets
+from services.limits import quotas
 from services.play.host import GameHost
 from services.stores import Snapshot
 from services.turns import steps
@@ -50,7 +50,7 @@ class HintLimits:
 
     max_iterations: int = 24_000  # trees x iterations of one hint (mcts-strong: 6,000); 0: none
     max_seconds: float = 20.0  # trees x seconds of a level with a time budget; 0: none
-    rate: float = 0.5  # hints a second per game and replica; 0: no limit
+    rate: float = 0.5  # hints a second per game (at most burst in any burst/rate s); 0: none
     burst: float = 5.0
 
 
@@ -76,11 +76,21 @@ class Hint:
 
 
 class HintService:
-    def __init__(self, host: GameHost, executor: BotExecutor, limits: HintLimits) -> None:
+    def __init__(
+        self,
+        host: GameHost,
+        executor: BotExecutor,
+        limits: HintLimits,
+        counters: quotas.MovingWindowRateLimiter | None = None,
+    ) -> None:
+        """``counters``: the server's rate-limit counters (None: the store's own)."""
         self._host = host
         self._executor = executor
         self.limits = limits
-        self._buckets = TokenBuckets(limits.rate, limits.burst)  # one bucket per game
+        self._rate = quotas.RateLimit(  # counted per game
+            counters or quotas.counters_for(host.store),
+            quotas.per_second(limits.rate, limits.burst, "hints"),
+        )
 
     async def hint(
         self,
@@ -99,7 +109,7 @@ class HintService:
         self._check_level(level)
         snapshot = await self._host.load(game_id)
         viewer = self._host.viewer(snapshot, token)  # checks the token, if any
-        self._check_rate(game_id)
+        await self._check_rate(game_id)
         seats = len(snapshot.info.seats)
         if seat is not None and not 0 <= seat < seats:
             raise InvalidArgument(f"seat {seat} does not exist: seats are 0-{seats - 1}")
@@ -115,8 +125,8 @@ class HintService:
         else:
             at, state = snapshot.version, steps.load_state(snapshot)
             seat = self._own_seat(snapshot, state, viewer, seat, version)
-        if not self._buckets.take(game_id):  # another hint took the last token meanwhile
-            raise self._over_rate(game_id)
+        if not await self._rate.hit(game_id):  # another hint took the last one meanwhile
+            raise await self._over_rate(game_id)
         job = bot_turns.seat_job(snapshot, state, at, seat, level)
         analysis = await self._executor.analyse(job)
         top = _ranked(state, analysis.stats) if analysis.stats else []
@@ -154,16 +164,16 @@ class HintService:
                 f"this server searches at most {seconds:g} s in all"
             )
 
-    def _check_rate(self, game_id: str) -> None:
+    async def _check_rate(self, game_id: str) -> None:
         """Refuse early, before any work, when the game has no hint left for now."""
-        if not self._buckets.has_tokens(game_id):
-            raise self._over_rate(game_id)
+        if not await self._rate.test(game_id):
+            raise await self._over_rate(game_id)
 
-    def _over_rate(self, game_id: str) -> ResourceExhausted:
-        wait = self._buckets.seconds_until_token(game_id)
+    async def _over_rate(self, game_id: str) -> ResourceExhausted:
+        wait = await self._rate.retry_in(game_id)
         return ResourceExhausted(
-            f"hint rate limit: at most {self.limits.rate:g} hints a second per game "
-            f"(bursts of {self.limits.burst:g}); retry in {wait:.1f} s"
+            f"hint rate limit: at most {self._rate.describe('hints')} per game; "
+            f"retry in {wait:.1f} s"
         )
 
     @staticmethod

@@ -96,8 +96,8 @@ class LadderConfig:
     tail_ms: float = 4.0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
-    answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
-    connects_per_second: float = 0.5  # per bot key (ConnectBot), bursts of 5
+    answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x, all replicas
+    connects_per_second: float = 0.5  # per bot key (ConnectBot), bursts of 5, all replicas
 
     def spec(self, ladder: str) -> LadderSpec | None:
         return next((s for s in self.ladders if s.name == ladder), None)

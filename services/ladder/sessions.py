@@ -51,7 +51,7 @@ from services.ladder.admission import RoundTrips
 from services.ladder.model import FALLBACK, BotStatus, Fault
 from services.ladder.seats import seat_token
 from services.ladder.service import LadderService
-from services.limits.quotas import TokenBuckets
+from services.limits import quotas
 from services.play.host import GameHost
 from services.stores import CommitOutcome
 from services.sweeps import Wake
@@ -130,7 +130,9 @@ class Sessions:
         service: LadderService,
         host: GameHost,
         on_finished: Callable[[], None] | None = None,
+        counters: quotas.MovingWindowRateLimiter | None = None,
     ) -> None:
+        """``counters``: the server's rate-limit counters (None: the store's own)."""
         self.service = service
         self.host = host
         # A game fed here has finished: archive it now (the ladder rates it from the
@@ -138,10 +140,13 @@ class Sessions:
         self._on_finished = on_finished or (lambda: None)
         self.accounts = service.accounts
         # Per bot (its name, so per key): answers and connections a second, whoever
-        # sends them (the per-client limits of the gRPC edge apply as well).
-        config = service.config
-        self.replies = TokenBuckets(config.answers_per_second, 4 * config.answers_per_second)
-        self.connects = TokenBuckets(config.connects_per_second, 5.0)
+        # sends them, on any replica (the per-client limits of the gRPC edge apply too).
+        config, counters = service.config, counters or quotas.counters_for(host.store)
+        rate = config.answers_per_second
+        self.replies = quotas.RateLimit(counters, quotas.per_second(rate, 4 * rate, "replies"))
+        self.connects = quotas.RateLimit(
+            counters, quotas.per_second(config.connects_per_second, 5.0, "connects")
+        )
         self.round_trips = RoundTrips()  # what runners report, for the matchmaker's pace
         self._keys: OrderedDict[str, tuple[float, BotAccount]] = OrderedDict()
         self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
@@ -159,7 +164,7 @@ class Sessions:
     # ------------------------------------------------------------------ connection
     async def connect(self, key: str, concurrency: int) -> AsyncIterator[Directive]:
         account = await self.service.authenticate(key)
-        if not self.connects.take(account.name):
+        if not await self.connects.hit(account.name):
             raise ResourceExhausted(
                 f"bot {account.name} connects too often; wait a few seconds before reconnecting"
             )
@@ -362,7 +367,7 @@ class Sessions:
     ) -> Answered:
         account = await self._account(key)
         name = account.name
-        if not self.replies.take(name):
+        if not await self.replies.hit(name):
             raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
         asked = self._asked.pop((game_id, version), None)
         cycle_ms = (time.monotonic() - asked) * 1000 if asked is not None else 0.0

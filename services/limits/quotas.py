@@ -1,27 +1,35 @@
-"""Per-client quotas at the gRPC edge: request rate, failed authentications and API keys.
+"""Per-client quotas at the gRPC edge: request rate, failed authentications, anonymous
+exports and API keys; the same counters serve the hint rate and the ladder's bots.
 
-Rate limits are token buckets kept in each replica's memory, so with N replicas a
-client may get up to N times the rate; the live-games cap is counted in the store
-and holds across replicas (see ``GameHost.create_game``).
+Every rate is counted by the ``limits`` library's moving window, in the store's Redis
+when the server runs on one (keys under the server's prefix, expiring with their
+window), so the limits hold across replicas; with the in-memory store, in the
+process. The live-games cap is counted in the store itself (``GameHost.create_game``).
 
 A client is its API key only when the key is one this server checks (``--api-keys``);
 otherwise the ``x-api-key`` header is ignored and the client is its address, so a
-made-up key per call opens no bucket of its own. With keys configured, an unknown key
-is refused UNAUTHENTICATED before any bucket is touched.
+made-up key per call opens no counter of its own. With keys configured, an unknown key
+is refused UNAUTHENTICATED before any counter is touched.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
+import math
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import grpc
+from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.aio.strategies import MovingWindowRateLimiter
 
+from services.errors import infrastructure_errors
 from services.limits.access import api_key_of, client_id
+from services.stores import GameStore
+
+log = logging.getLogger(__name__)
 
 _SERVICE_PREFIX = "/gamehost.v1.GameHost/"
 _NEEDS_KEY = {
@@ -29,7 +37,7 @@ _NEEDS_KEY = {
     _SERVICE_PREFIX + "CreateTournament",
     _SERVICE_PREFIX + "RegisterBot",
 }
-_MAX_CLIENTS = 100_000  # buckets kept (least recently used dropped)
+_EXPORT = _SERVICE_PREFIX + "ExportGames"
 # The running unary call's client id, as the interceptor admitted it (CreateGame's
 # live-games cap counts against it): one home for who a caller is.
 _CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
@@ -41,47 +49,53 @@ def caller_of(context: grpc.aio.ServicerContext) -> str:
     return _CALLER.get() or client_id("", context.peer() or "")
 
 
-@dataclass
-class _Bucket:
-    tokens: float
-    stamp: float
+def counters_for(store: GameStore) -> MovingWindowRateLimiter:
+    """The moving-window counters beside ``store``: in its Redis, on its connections
+    (Sentinel followed, Cluster's nodes), under its key prefix; else in this process."""
+    return MovingWindowRateLimiter(store.limit_storage())
 
 
-class TokenBuckets:
-    """One token bucket per client: ``rate`` tokens a second, at most ``burst``."""
+def per_second(rate: float, burst: float, name: str) -> RateLimitItem | None:
+    """``rate`` a second in bursts of ``burst``, as a moving window: at most ``burst``
+    hits in any ``burst / rate`` seconds (rounded up to a whole second, the library's
+    unit). None (no limit) when ``rate`` is 0."""
+    if rate <= 0:
+        return None
+    amount = max(1, int(burst))
+    return RateLimitItemPerSecond(amount, max(1, math.ceil(amount / rate)), namespace=name)
 
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
 
-    def _bucket(self, client: str) -> _Bucket:
-        now = time.monotonic()
-        bucket = self._buckets.pop(client, None) or _Bucket(self.burst, now)
-        bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.stamp) * self.rate)
-        bucket.stamp = now
-        self._buckets[client] = bucket
-        while len(self._buckets) > _MAX_CLIENTS:
-            self._buckets.popitem(last=False)
-        return bucket
+def per_minute(count: int, name: str) -> RateLimitItem | None:
+    """At most ``count`` hits in any minute; None (no limit) when ``count`` is 0."""
+    return RateLimitItemPerMinute(count, 1, namespace=name) if count > 0 else None
 
-    def has_tokens(self, client: str) -> bool:
-        return self.rate <= 0 or self._bucket(client).tokens >= 1
 
-    def seconds_until_token(self, client: str) -> float:
-        """How long until the bucket holds a token again (0: it holds one now)."""
-        if self.rate <= 0:
+class RateLimit:
+    """One limit (``item``: None for none), counted per key on shared ``counters``."""
+
+    def __init__(self, counters: MovingWindowRateLimiter, item: RateLimitItem | None) -> None:
+        self.counters, self.item = counters, item
+
+    def describe(self, what: str) -> str:
+        """The limit as people read it: "20 wrong tokens in any 4 s"."""
+        if self.item is None:
+            return f"any number of {what}"
+        return f"{self.item.amount} {what} in any {self.item.get_expiry()} s"
+
+    async def hit(self, key: str) -> bool:
+        """Count one hit; False (and nothing counted) when the window is full."""
+        return self.item is None or await self.counters.hit(self.item, key)
+
+    async def test(self, key: str) -> bool:
+        """Whether one more hit would be admitted (nothing counted)."""
+        return self.item is None or await self.counters.test(self.item, key)
+
+    async def retry_in(self, key: str) -> float:
+        """Seconds until the window admits a hit again (0: it does now)."""
+        if self.item is None:
             return 0.0
-        return max(0.0, (1 - self._bucket(client).tokens) / self.rate)
-
-    def take(self, client: str) -> bool:
-        """Spend one token; False (and nothing spent) when the bucket is empty."""
-        if self.rate <= 0:
-            return True
-        bucket = self._bucket(client)
-        if bucket.tokens < 1:
-            return False
-        bucket.tokens -= 1
-        return True
+        stats = await self.counters.get_window_stats(self.item, key)
+        return 0.0 if stats.remaining > 0 else max(0.0, stats.reset_time - time.time())
 
 
 class AccessInterceptor(grpc.aio.ServerInterceptor):
@@ -91,16 +105,20 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
     def __init__(
         self,
         api_keys: dict[str, str] | None,
-        requests: TokenBuckets,
-        failed_auth: TokenBuckets,
+        requests: RateLimit,
+        failed_auth: RateLimit,
+        anonymous_exports: RateLimit,
     ) -> None:
         self.api_keys = api_keys or {}
         self.requests = requests
         self.failed_auth = failed_auth
+        self.anonymous_exports = anonymous_exports  # ExportGames without an API key
         # (method, API key or refusal) -> (handler, its wrapper): built once, not on every
         # RPC (it showed in profiles). Only no key, known keys and the refusals are kept,
         # so no client can grow it.
-        self._wrapped: dict[tuple[str, str], tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped: dict[
+            tuple[str, str], tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]
+        ] = {}
 
     async def intercept_service(
         self,
@@ -117,7 +135,10 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         if refusal is not None:
             key, make = (details.method, refusal[1]), lambda: _refusing(handler, *refusal)
         else:  # no key, or a known one
-            key, make = (details.method, api_key), lambda: _counted(handler, self, api_key)
+            key, make = (
+                (details.method, api_key),
+                lambda: _counted(handler, self, details.method, api_key),
+            )
         cached = self._wrapped.get(key)
         if cached is None or cached[0] is not handler:
             cached = self._wrapped[key] = (handler, make())
@@ -135,25 +156,54 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
             )
         return None
 
-    async def admit(self, context: grpc.aio.ServicerContext, api_key: str) -> str:
-        """The caller's client id, or abort with RESOURCE_EXHAUSTED."""
+    async def admit(self, context: grpc.aio.ServicerContext, method: str, api_key: str) -> str:
+        """The caller's client id, or abort: RESOURCE_EXHAUSTED over a limit, UNAVAILABLE
+        when the counters' Redis does not answer (nothing is decided without them)."""
         client = client_id(api_key, context.peer() or "")
-        if not self.failed_auth.has_tokens(client):
+        try:
+            refusal = await self._over_limit(client, method, api_key)
+        except infrastructure_errors() as exc:
+            log.warning("rate limits: the store does not answer (%s): UNAVAILABLE", exc)
+            refusal = None
             await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "too many failed authentications from this client: wait a few seconds",
+                grpc.StatusCode.UNAVAILABLE,
+                "the rate limits' store (Redis) is not answering; retry in a few seconds",
             )
-        if not self.requests.take(client):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"rate limit: at most {self.requests.rate:g} requests a second "
-                f"(bursts of {self.requests.burst:g}) per client; slow down and retry",
-            )
+        if refusal is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         return client
 
-    def settle(self, context: grpc.aio.ServicerContext, client: str) -> None:
-        if context.code() == grpc.StatusCode.UNAUTHENTICATED:
-            self.failed_auth.take(client)
+    async def _over_limit(self, client: str, method: str, api_key: str) -> str | None:
+        """What refuses this call (None: nothing); counts it when nothing does."""
+        if not await self.failed_auth.test(client):
+            wait = await self.failed_auth.retry_in(client)
+            return (
+                "too many failed authentications from this client (at most "
+                f"{self.failed_auth.describe('wrong tokens')}); retry in {math.ceil(wait)} s"
+            )
+        if not await self.requests.hit(client):
+            wait = await self.requests.retry_in(client)
+            return (
+                f"rate limit: at most {self.requests.describe('requests')} per client; "
+                f"slow down and retry in {math.ceil(wait)} s"
+            )
+        if method == _EXPORT and not api_key and not await self.anonymous_exports.hit(client):
+            wait = await self.anonymous_exports.retry_in(client)
+            return (
+                "anonymous export limit: at most "
+                f"{self.anonymous_exports.describe('exports')} per client address without "
+                f"an API key; retry in {math.ceil(wait)} s"
+            )
+        return None
+
+    async def settle(self, context: grpc.aio.ServicerContext, client: str) -> None:
+        """Count the call's failed authentication, if it was one."""
+        if context.code() != grpc.StatusCode.UNAUTHENTICATED:
+            return
+        try:
+            await self.failed_auth.hit(client)
+        except infrastructure_errors() as exc:  # the call has its answer: keep it
+            log.warning("rate limits: a failed authentication went uncounted (%s)", exc)
 
 
 def _refusing(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: str):
@@ -167,18 +217,18 @@ def _refusing(handler: grpc.RpcMethodHandler, code: grpc.StatusCode, message: st
     return _rebuild(handler, refuse, refuse_stream)
 
 
-def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key: str):
+def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, method: str, api_key: str):
     async def unary(request, context):
-        client = await limits.admit(context, api_key)
+        client = await limits.admit(context, method, api_key)
         caller = _CALLER.set(client)
         try:
             return await handler.unary_unary(request, context)
         finally:
             _CALLER.reset(caller)
-            limits.settle(context, client)
+            await limits.settle(context, client)
 
     async def stream(request, context):
-        client = await limits.admit(context, api_key)
+        client = await limits.admit(context, method, api_key)
         try:
             # request: the request, or for bidirectional calls (PlayBot) their iterator
             streamed = handler.unary_stream or handler.stream_stream
@@ -186,7 +236,7 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key:
                 async for item in items:
                     yield item
         finally:
-            limits.settle(context, client)
+            await limits.settle(context, client)
 
     return _rebuild(handler, unary, stream)
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from limits.aio.storage import MemoryStorage, Storage
+
 from services.errors import Unavailable
 from services.stores.records import GameMeta
 
@@ -304,6 +306,11 @@ class GameStore(ABC):
     async def reserve_live_game(self, owner: str, game_id: str, cap: int) -> bool:
         """Count ``game_id`` as a live (unfinished, unexpired) game of ``owner`` unless
         the owner already has ``cap`` of them: False then. Atomic across replicas."""
+
+    def limit_storage(self) -> Storage:
+        """Where the rate limits (``services.limits.quotas``) count: this process's
+        memory; a Redis store counts in its Redis, so the limits hold across replicas."""
+        return MemoryStorage()
 
     async def settle_layout(self) -> int:
         """At a server's start: the layout this store writes (Redis: a new deployment

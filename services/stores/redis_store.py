@@ -74,7 +74,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import zstandard
+from limits.aio.storage import RedisClusterStorage, RedisStorage, Storage
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
@@ -1231,6 +1233,28 @@ class RedisStore(GameStore):
 
     async def renew_tournament(self, name: str, lease: float) -> None:
         await self._t_renew(keys=[f"{self._prefix}:tournamentsweep"], args=[name, _ms(lease)])
+
+    def limit_storage(self) -> Storage:
+        """The rate limits' counters in this store's Redis, under its key prefix (each
+        key expires with its window). One server or Sentinel's primary: on the store's
+        own connection pool, so a failover is followed alike; a Cluster: the library's
+        own client, to the same nodes with the same credentials."""
+        prefix = f"{self._prefix}:limits"
+        if not isinstance(self._redis, RedisCluster):
+            pool = self._redis.connection_pool
+            return RedisStorage(
+                "async+redis://", implementation="redispy", key_prefix=prefix, connection_pool=pool
+            )
+        settings = self._redis.get_connection_kwargs()
+        nodes = ",".join(f"{node.host}:{node.port}" for node in self._redis.get_nodes())
+        auth = {k: settings[k] for k in ("username", "password") if settings.get(k)}
+        return RedisClusterStorage(
+            f"async+redis+cluster://{nodes}",
+            implementation="redispy",
+            key_prefix=prefix,
+            ssl=settings.get("connection_class") is SSLConnection,
+            **auth,
+        )
 
     async def close(self) -> None:
         if self._inline is not None:

@@ -47,7 +47,12 @@ def _get(url: str) -> tuple[int, str, str]:
 def test_export_over_http_and_the_command_line(tmp_path):
     archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
     config = ServerConfig(
-        port=0, http_port=0, bot_workers=1, archive_url=archive_url, archive_create=True
+        port=0,
+        http_port=0,
+        bot_workers=1,
+        archive_url=archive_url,
+        archive_create=True,
+        anonymous_exports=0,  # this test exports many times (the limit: test_shared_limits)
     )
     with ServerThread(config) as server, Client(server.target) as client:
         zed = client.create_game(

@@ -21,6 +21,7 @@ from services.stores.redis_store import RedisStore
 from tests.stores import (
     test_archive_outbox,
     test_forget_archived,
+    test_limit_storage,
     test_store_contract,
     test_tree_gathering,
 )
@@ -68,6 +69,7 @@ for _module in (
     test_archive_outbox,
     test_tree_gathering,
     test_forget_archived,
+    test_limit_storage,
 ):
     for _name, _test in list(vars(_module).items()):
         if (

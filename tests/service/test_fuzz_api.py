@@ -88,6 +88,7 @@ def server(redis_url, module_prefix, module_archive_url):
         archive_url=module_archive_url,
         archive_create=True,
         ladder=FUZZ_LADDER,
+        anonymous_exports=0,
     )
 
 

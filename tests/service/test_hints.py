@@ -263,10 +263,11 @@ def test_hints_are_rate_limited_per_game(limited):
         limited.hint(game_id, token, LEVEL)
     error = refused(lambda: limited.hint(game_id, token, LEVEL))
     assert error.code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "at most 0.000277778 hints a second per game" in error.details
+    # One an hour in bursts of two: at most 2 in any 2 hours, counted from the first.
+    assert "at most 2 hints in any 7200 s per game" in error.details
     assert "retry in " in error.details and " s" in error.details
     wait = float(error.details.split("retry in ")[1].split(" s")[0])
-    assert 3500 < wait <= 3600
+    assert 7100 < wait <= 7200
     assert fingerprint(limited, game_id) == before
     # Another game has its own allowance.
     assert limited.hint(second_id, second_token, LEVEL).action_id >= 0

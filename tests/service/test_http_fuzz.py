@@ -56,6 +56,7 @@ def world(redis_url, module_prefix, module_archive_url):
         archive_url=module_archive_url,
         archive_create=True,
         ladder=FUZZ_LADDER,
+        anonymous_exports=0,
     )
     with Served(config) as served:
         game_id, token, _ = two_humans(served.http)
