@@ -100,7 +100,9 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         # (method, API key or refusal) -> (handler, its wrapper): built once, not on every
         # RPC (it showed in profiles). Only no key, known keys and the refusals are kept,
         # so no client can grow it.
-        self._wrapped: dict[tuple[str, str], tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped: dict[
+            tuple[str, str], tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]
+        ] = {}
 
     async def intercept_service(
         self,
@@ -180,9 +182,7 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, api_key:
     async def stream(request, context):
         client = await limits.admit(context, api_key)
         try:
-            # request: the request, or for bidirectional calls (PlayBot) their iterator
-            streamed = handler.unary_stream or handler.stream_stream
-            async with contextlib.aclosing(streamed(request, context)) as items:
+            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
                 async for item in items:
                     yield item
         finally:
@@ -198,10 +198,6 @@ def _rebuild(handler: grpc.RpcMethodHandler, unary, stream) -> grpc.RpcMethodHan
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
-            stream, handler.request_deserializer, handler.response_serializer
-        )
-    if handler.stream_stream is not None:
-        return grpc.stream_stream_rpc_method_handler(
             stream, handler.request_deserializer, handler.response_serializer
         )
     return handler
