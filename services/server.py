@@ -368,8 +368,7 @@ def _gateway(config: ServerConfig) -> GatewayConfig:
 
 
 def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:
-    """TLS for the HTTP gateway and the bot socket: the gRPC server's certificate, when
-    it has one."""
+    """TLS for the HTTP gateway: the gRPC server's certificate, when it has one."""
     if not (config.tls_cert and config.tls_key):
         return None
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

@@ -32,4 +32,3 @@ def insert_new(connection: sa.Connection, table: sa.Table, row: dict[str, Any]) 
     key = list(table.primary_key.columns)
     statement = insert_or_ignore(connection, table).values(row).returning(*key)
     return connection.execute(statement).first() is not None
-
