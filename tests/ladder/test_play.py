@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import subprocess
+import sys
 import threading
 
 import grpc
@@ -36,11 +38,12 @@ R = pb.BotReplyResponse
 class Connected:
     """A bot's connection read on a thread of its own; ``next`` takes its directives."""
 
-    def __init__(self, client: Client, key: str) -> None:
+    def __init__(self, client: Client, key: str, concurrency: int = 1) -> None:
         self.directives: queue.Queue = queue.Queue()
         self._channel = grpc.insecure_channel(client.target)
         stub = pb_grpc.GameHostStub(self._channel)
-        self._call = stub.ConnectBot(pb.ConnectBotRequest(key=key, concurrency=1))
+        request = pb.ConnectBotRequest(key=key, concurrency=concurrency)
+        self._call = stub.ConnectBot(request)
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -143,6 +146,32 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         ]
         assert marked == ["illegal", "garbage"]
         connection.close()
+
+
+def test_a_bot_plays_at_most_the_servers_concurrency_whatever_its_runner_asks(sqlite_url):
+    server = ladder_server(sqlite_url, quick(bot_concurrency=2))
+    with server, Client(server.target) as client:
+        eager = Connected(client, client.register_bot("eager", "cite", 2).key, concurrency=8)
+        modest = Connected(client, client.register_bot("modest", "cite", 2).key, concurrency=1)
+        for connected in (eager, modest):
+            connected.next(D.WELCOME)
+        accounts = server.running.sessions.accounts
+        # The sets the matchmaker gives each at once (``BotAccount.slots``).
+        assert (accounts.get("eager").slots, accounts.get("modest").slots) == (2, 1)
+        eager.close()
+        modest.close()
+
+
+def test_serve_refuses_a_per_bot_concurrency_below_one(sqlite_url):
+    serve = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "serve", "--port", "0", "--archive", sqlite_url]
+        + ["--ladder", "cite:2", "--ladder-bot-concurrency", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert serve.returncode == 2
+    assert "--ladder-bot-concurrency must be at least 1" in serve.stderr
 
 
 def test_a_runner_that_connects_again_finds_its_game_going_on(sqlite_url):
