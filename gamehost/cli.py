@@ -295,6 +295,14 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         help="duplicate sets one bot plays at once, at most: a runner's `bot run "
         "--concurrency` asks for up to this many (16)",
     )
+    serve.add_argument(
+        "--ladder-bot-daily-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="games one bot may begin in 24 hours (a set is as many games as players); "
+        "0: no cap (0)",
+    )
 
 
 def _remote_options(parser: argparse.ArgumentParser) -> None:

@@ -232,6 +232,7 @@ def _ladder_config(args: argparse.Namespace):
         tables=args.ladder_tables,
         house_tables=args.ladder_house_tables,
         bot_concurrency=args.ladder_bot_concurrency,
+        daily_games=args.ladder_bot_daily_games,
         registrations_per_hour=args.ladder_registrations,
     ).check()
 
@@ -374,6 +375,7 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-tables", str(args.ladder_tables)]
     argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
     argv += ["--ladder-bot-concurrency", str(args.ladder_bot_concurrency)]
+    argv += ["--ladder-bot-daily-games", str(args.ladder_bot_daily_games)]
     argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).

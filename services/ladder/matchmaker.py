@@ -13,7 +13,8 @@ lease, and for the ladders it holds:
    ``random`` in every other seat;
 3. **pairs**: while fewer duplicate sets are open than ``--ladder-tables``, the active
    connected bot with the fewest open sets (then a random one) among those below their
-   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``) gets opponents by
+   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``) and with
+   room for a set under ``--ladder-bot-daily-games`` gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
    the house levels play sets among themselves (at most ``house_tables`` at once), so
@@ -65,6 +66,7 @@ log = logging.getLogger(__name__)
 LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
 CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries per tick
 RENEW_SECONDS = LEASE_SECONDS / 5  # a kicked round renews the lease only this long after
+DAY = 86_400.0  # seconds: --ladder-bot-daily-games counts the games begun in the last day
 _CLAIMED, _TAKEN, _GONE, _BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
 
 
@@ -434,6 +436,12 @@ class Matchmaker:
 
         opened = len(all_sets)
         house_open = len(house_sets)
+        if free and opened < self.config.tables and self.config.daily_games:
+            # As lichess caps bot-against-bot games a day: a whole set must fit the cap.
+            begun = await asyncio.to_thread(self.service.ledger.games_since, spec.name, now - DAY)
+            free = [
+                a for a in free if begun.get(a.name, 0) + spec.players <= self.config.daily_games
+            ]
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
         while opened < self.config.tables:

@@ -90,6 +90,8 @@ class LadderConfig:
     house_tables: int = 1  # of those, sets among house levels alone
     # Duplicate sets one bot plays at once, at most (its runner asks for up to this many).
     bot_concurrency: int = 16
+    # Games a bot may begin in 24 hours (a set is as many games as players); 0: no cap.
+    daily_games: int = 0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
     answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x
@@ -113,4 +115,6 @@ class LadderConfig:
             raise ValueError("--ladder-house-tables must be 0 or more")
         if self.bot_concurrency < 1:
             raise ValueError("--ladder-bot-concurrency must be at least 1")
+        if self.daily_games < 0:
+            raise ValueError("--ladder-bot-daily-games must be 0 (no cap) or more")
         return self

@@ -5,6 +5,7 @@ validation, rate limits on a key, and the house levels rated by duplicate sets."
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import queue
 import subprocess
@@ -20,7 +21,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.kinds import EventKind
-from services.ladder.model import FALLBACK
+from services.ladder.model import FALLBACK, BotStatus
 from services.ladder.seats import seat_token
 from tests.ladder.conftest import (
     answer_codes,
@@ -160,6 +161,33 @@ def test_a_bot_plays_at_most_the_servers_concurrency_whatever_its_runner_asks(sq
         assert (accounts.get("eager").slots, accounts.get("modest").slots) == (2, 1)
         eager.close()
         modest.close()
+
+
+def test_a_bot_at_its_daily_cap_is_not_paired_and_one_below_it_is(sqlite_url):
+    # cite:2 sets are 2 games: with a cap of 4, a bot with 3 games begun today has no
+    # room for another set; one with none has.
+    server = ladder_server(sqlite_url, quick(house_tables=0, daily_games=4))
+    with server, Client(server.target) as client:
+        keys = {name: client.register_bot(name, "cite", 2).key for name in ("capped", "fresh")}
+        service = server.running.sessions.service
+        now = dt.datetime.now(dt.UTC)
+        with service.engine.begin() as connection:
+            for i in range(3):
+                game = {"game_id": f"earlier{i}", "ladder": "cite:2", "set_id": f"set{i}"}
+                game |= {"rotation": 0, "deal": i, "validation": False, "status": "rated"}
+                connection.execute(sa.insert(ladder_games).values(**game, created_at=now))
+                seat = {"game_id": f"earlier{i}", "seat": 0, "name": "capped", "level": ""}
+                connection.execute(sa.insert(ladder_seats).values(**seat))
+        for name in keys:  # validated already: paired as soon as connected
+            service.accounts.set_status(name, BotStatus.ACTIVE, "passed (test)")
+        capped, fresh = (Connected(client, keys[name]) for name in ("capped", "fresh"))
+        fresh.next(D.START)  # paired: in the same round, a free "capped" would be too
+        assert service.ledger.games_since("cite:2", now.timestamp() - 60) == {
+            "capped": 3,
+            "fresh": 2,
+        }
+        capped.close()
+        fresh.close()
 
 
 def test_serve_refuses_a_per_bot_concurrency_below_one(sqlite_url):
