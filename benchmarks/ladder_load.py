@@ -3,16 +3,15 @@ examples/bots/random_bot.py, each behind its own `gamehost bot run`) connected t
 server with Redis, PostgreSQL and a Celery worker, for a while; then the figures.
 
     .venv/bin/python benchmarks/ladder_load.py [--bots 50] [--seconds 600] [--warmup 60]
-        [--postgres URL] [--redis URL] [--house random,greedy] [--think-ms N]
-        [--processes N] [--target-ms MS] [--tail-ms MS] [--tables N] [--inline-commits]
-        [--transport socket|grpc] [--out FILE]
+        [--postgres URL] [--redis URL] [--house random,greedy]
+        [--processes N] [--tables N] [--inline-commits] [--out FILE]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The server runs `--rate-limit 0`: every bot
 connects from this machine's one address, which the per-client limits would otherwise
 count as one client (the per-key limits still apply), and `--ladder-registrations 0`
-for the same reason. It serves a bot socket (`--bot-port`), which the runners use as
-`bot run` does by default (``--transport grpc``: PlayBot over gRPC instead). It prints:
+for the same reason. The runners connect as `bot run` does: ConnectBot, and a BotReply
+call per answer. It prints:
 
 - ladder games per hour: rated games (validation games not counted) finished in the
   measured window, which starts after ``--warmup`` seconds (validation games, first
@@ -22,9 +21,8 @@ for the same reason. It serves a bot socket (`--bot-port`), which the runners us
 - move round trip through `bot run` p50/p99: from an act's arrival at the runner to
   the server's answer that the move was played, less the program's own time and the
   time the act waited behind the same copy's other acts; split into the answer (the
-  reply sent on the runner's connection to its answer back: the wire, the server's
-  queue and the move's commit) and the runner's own handling (the rest: its threads
-  handing the act on); and the answer's time on the server alone (its
+  BotReply call: the wire, the server's queue and the move's commit) and the runner's
+  own handling (the rest); and the answer's time on the server alone (its
   `gamehost_ladder_answer_seconds`, interpolated within the histogram's buckets as
   Prometheus does);
 - CPU in the window, in % of one core: the server's, the worker's, the runners' with
@@ -34,11 +32,6 @@ for the same reason. It serves a bot socket (`--bot-port`), which the runners us
   saturated and every call queues; a machine near its cores' total queues every process;
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
-- the ladder's admission of games (services/ladder/admission.py): the limit on open
-  duplicate sets, its mean over the window (sampled every 5 s) and at the end, the share
-  of reported round trips its pacing counted late (past ``--tail-ms`` beyond their bot's
-  fastest: ``gamehost_ladder_round_trips_total``), and how late the server's event loop
-  woke a timer, p50/p99 (``gamehost_event_loop_lag_seconds``);
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
   and ERROR lines in the server's and worker's logs.
@@ -72,22 +65,13 @@ import sqlalchemy as sa  # noqa: E402
 from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from loadtest.scrape import (  # noqa: E402
-    bucket_delta,
-    buckets,
-    gauge_sum,
-    histogram_quantile,
-    samples,
-)
+from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples  # noqa: E402
 from services.archive.schema import ladder_games  # noqa: E402
 from services.stores.redis_connect import with_inline_commits  # noqa: E402
 
 VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
-TABLE_LIMIT = "gamehost_ladder_table_limit"  # open duplicate sets the ladder allows now
-LOOP_LAG = "gamehost_event_loop_lag_seconds"  # how late the server's loop woke a timer
-ROUND_TRIPS = "gamehost_ladder_round_trips_total"  # reported round trips, late or not
 
 
 def scrape(port: int) -> str:
@@ -152,17 +136,6 @@ def store_calls_per_answer(
     }
 
 
-def late_percent(before: str, after: str) -> float:
-    """The share of the round trips reported to the server in the window that its pacing
-    counted late (past --tail-ms beyond their bot's fastest), in %."""
-    counts = {"true": 0.0, "false": 0.0}
-    for scraped, sign in ((after, 1), (before, -1)):
-        for labels, value in samples(scraped, ROUND_TRIPS):
-            counts[labels["late"]] += sign * value
-    total = counts["true"] + counts["false"]
-    return round(100 * counts["true"] / total, 2) if total else float("nan")
-
-
 def wait_for(condition, seconds: float, what: str):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -215,33 +188,11 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--house", default="random,greedy")
     parser.add_argument(
-        "--think-ms",
-        type=float,
-        default=0.0,
-        help="each bot waits this long before answering (benchmarks/thinking_bot.py); "
-        "0: the example bot, which answers at once",
-    )
-    parser.add_argument(
         "--processes",
         type=int,
         default=1,
         help="serving processes sharing the port (gamehost serve --processes); the "
         "server's CPU is theirs together",
-    )
-    parser.add_argument(
-        "--target-ms",
-        type=float,
-        default=2.0,
-        help="gamehost serve --ladder-target-ms: fewer open sets while the bots' round "
-        "trips run this much longer than their fastest (or the server's event loop this "
-        "late); 0: always --tables",
-    )
-    parser.add_argument(
-        "--tail-ms",
-        type=float,
-        default=4.0,
-        help="gamehost serve --ladder-tail-ms: fewer open sets while more than 1%% of the "
-        "bots' round trips run this much longer than their fastest; 0: the medians alone",
     )
     parser.add_argument(
         "--tables",
@@ -255,13 +206,6 @@ def main() -> None:
         action="store_true",
         help="the server's store URL with inline_commits=1: every move's commit run on a "
         "blocking connection inside the loop's turn, not awaited (docs/operations.md)",
-    )
-    parser.add_argument(
-        "--transport",
-        choices=("socket", "grpc"),
-        default="socket",
-        help="the runners' way to the server: the bot socket (bot run's default where the "
-        "server has one) or PlayBot over gRPC",
     )
     parser.add_argument("--out", help="also write the figures as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the logs (the folder is printed)")
@@ -298,9 +242,6 @@ def main() -> None:
         tables = args.tables or args.bots + 2
         serve += ["--ladder-tables", str(tables), "--ladder-registrations", "0"]
         serve += ["--processes", str(args.processes)]
-        serve += ["--ladder-target-ms", f"{args.target_ms:g}"]
-        serve += ["--ladder-tail-ms", f"{args.tail_ms:g}"]
-        serve += ["--bot-port", str(free_port())]
         server = gamehost(serve, work / "server.log", celery)
         processes.append(server)
         target = f"127.0.0.1:{port}"
@@ -312,11 +253,8 @@ def main() -> None:
             keys[name] = client.register_bot(name, "cite", 2).key
         runners = {}
         bot = f"{sys.executable} {ROOT / 'examples' / 'bots' / 'random_bot.py'}"
-        if args.think_ms > 0:
-            bot = f"{sys.executable} {ROOT / 'benchmarks' / 'thinking_bot.py'} {args.think_ms:g}"
         for name, key in keys.items():
             run = ["bot", "run", "--target", target, "--key", key, "--cmd", bot]
-            run += ["--transport", args.transport]
             run += ["--stats", str(work / f"{name}.jsonl")]
             runners[name] = gamehost(run, work / f"{name}.log")
             processes.append(runners[name])
@@ -353,17 +291,13 @@ def main() -> None:
             return used
 
         cpu_at_start = cpu_now()
-        limits: list[float] = []  # the ladder's limit on open sets, every 5 s
-        while time.monotonic() - started < args.seconds:
-            time.sleep(min(5.0, max(0.0, args.seconds - (time.monotonic() - started))))
-            limits.append(gauge_sum(scrape(metrics_port), TABLE_LIMIT))
+        time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
         handled = bucket_delta(
             buckets(scraped_at_end, ANSWERING),
             buckets(scraped_at_start, ANSWERING),
         )
-        lag = bucket_delta(buckets(scraped_at_end, LOOP_LAG), buckets(scraped_at_start, LOOP_LAG))
         store_calls = store_calls_per_answer(scraped_at_start, scraped_at_end, handled)
         cpu = {
             name: round(100 * (used - cpu_at_start[name]) / elapsed)
@@ -425,13 +359,9 @@ def main() -> None:
             "warmup": args.warmup,
             "seconds": round(elapsed, 1),
             "house": args.house,
-            "think_ms": args.think_ms,
             "processes": args.processes,
-            "target_ms": args.target_ms,
-            "tail_ms": args.tail_ms,
             "tables": tables,
             "commits": "inline" if args.inline_commits else "awaited",
-            "transport": args.transport,
             "ladder_games": games,
             "ladder_games_per_hour": round(games * 3600 / elapsed),
             "matchmaking_wait_p50_s": round(percentile(waits, 0.5), 2),
@@ -439,7 +369,7 @@ def main() -> None:
             "moves": len(overhead),
             "move_round_trip_p50_ms": round(percentile(overhead, 0.5), 2),
             "move_round_trip_p99_ms": round(percentile(overhead, 0.99), 2),
-            # the reply sent on the runner's connection to its answer back
+            # the BotReply call
             "answer_p50_ms": round(percentile(replies, 0.5), 2),
             "answer_p99_ms": round(percentile(replies, 0.99), 2),
             "answer_on_the_server_p50_ms": round(histogram_quantile(0.5, handled) * 1000, 2),
@@ -449,11 +379,6 @@ def main() -> None:
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "cpu_percent_of_a_core": cpu,
             "server_store_calls_per_answer": store_calls,
-            "round_trips_late_percent": late_percent(scraped_at_start, scraped_at_end),
-            "table_limit_mean": round(sum(limits) / max(1, len(limits)), 1),
-            "table_limit_at_end": limits[-1] if limits else None,
-            "event_loop_lag_p50_ms": round(histogram_quantile(0.5, lag) * 1000, 2),
-            "event_loop_lag_p99_ms": round(histogram_quantile(0.99, lag) * 1000, 2),
             "errors": faults + paused + stopped + failed + undelivered + logged,
             "errors_by_kind": {
                 "faults": by_fault,

@@ -288,30 +288,20 @@ def _ladder_options(serve: argparse.ArgumentParser) -> None:
         help="of those, sets among house levels alone, which keep their ratings current (1)",
     )
     serve.add_argument(
-        "--ladder-target-ms",
-        type=float,
-        default=2.0,
-        metavar="MS",
-        help="open fewer sets while bots' answers take this much longer than their "
-        "fastest (the median over the bots, as their runners report), so the games "
-        "playing keep quick answers; 0: always --ladder-tables (2)",
-    )
-    serve.add_argument(
-        "--ladder-tail-ms",
-        type=float,
-        default=4.0,
-        metavar="MS",
-        help="open fewer sets while more than 1%% of bots' answers take this much longer "
-        "than their fastest, so the slowest answers stay quick too; 0: pace by the "
-        "medians alone (4)",
-    )
-    serve.add_argument(
-        "--bot-port",
+        "--ladder-bot-concurrency",
         type=int,
+        default=16,
         metavar="N",
-        help="also serve the ladder's bot runners on a plain TCP socket on this port "
-        "(PlayBot's messages, length-prefixed: docs/bot-socket.md; `bot run` uses it "
-        "when it is there); 0: a free port; default: off",
+        help="duplicate sets one bot plays at once, at most: a runner's `bot run "
+        "--concurrency` asks for up to this many (16)",
+    )
+    serve.add_argument(
+        "--ladder-bot-daily-games",
+        type=int,
+        default=0,
+        metavar="N",
+        help="games one bot may begin in 24 hours (a set is as many games as players); "
+        "0: no cap (0)",
     )
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import random
-import ssl
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -14,7 +13,6 @@ from typing import Any
 
 import grpc
 
-from gamehost.aio_bot_link import AioBotLink, SocketBotLink
 from gamehost.bot_link import BotLink
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -83,13 +81,6 @@ def _channel(target: str, tls: bool, ca_file: str | None, aio: bool = False) -> 
     ca = Path(ca_file).read_bytes() if ca_file else None  # None: the system roots
     credentials = grpc.ssl_channel_credentials(root_certificates=ca)
     return kind.secure_channel(target, credentials, options=_OPTIONS)
-
-
-def _host_of(target: str) -> str:
-    """The host of a gRPC target: "h:50051", "[::1]:50051", "dns:///h:50051" -> h, ::1."""
-    address = target.split("///", 1)[-1]
-    host = address.rpartition(":")[0] if address.count(":") == 1 or "]" in address else address
-    return host.strip("[]") or "127.0.0.1"
 
 
 class Client:
@@ -446,61 +437,20 @@ class Client:
         request = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
         yield from self._stream(self._stub.ConnectBot, request)
 
-    def play_bot(self, key: str, concurrency: int = 1) -> BotLink:
-        """A runner's connection on one PlayBot call: ``directives()`` as ConnectBot's,
-        and ``reply()`` as BotReply, over the same stream. The stream is not retried
-        (connect again); an answer of UNAVAILABLE is sent again, with ``retries``."""
-        return BotLink(
-            self._stub.PlayBot,
-            key,
-            concurrency,
-            self._metadata,
-            self.timeout,
-            retries=self.retries,
-            delay=self._delay,
-        )
-
     def aio_channel(self) -> grpc.aio.Channel:
         """A grpc.aio channel to the same server, secured the same way, for asyncio code
-        (``aio_play_bot``); made inside the running event loop, closed by the caller."""
+        (``bot_link``); made inside the running event loop, closed by the caller."""
         return _channel(self.target, self._tls, self._ca_file, aio=True)
 
-    def aio_play_bot(self, channel: grpc.aio.Channel, key: str, concurrency: int = 1) -> AioBotLink:
-        """``play_bot`` on asyncio, on ``channel`` (from ``aio_channel``): ``gamehost bot
-        run``'s connection."""
-        return AioBotLink(
+    def bot_link(self, channel: grpc.aio.Channel, key: str, concurrency: int = 1) -> BotLink:
+        """``gamehost bot run``'s connection on ``channel`` (from ``aio_channel``):
+        ConnectBot's directives, and each answer a BotReply call (an UNAVAILABLE one
+        sent again, with ``retries``)."""
+        return BotLink(
             channel,
             key,
             concurrency,
             self._metadata,
-            self.timeout,
-            retries=self.retries,
-            delay=self._delay,
-        )
-
-    async def aio_ladder(self, channel: grpc.aio.Channel) -> pb.Ladder:
-        """GetLadder (the first ladder's) on ``channel``, from asyncio code: ``bot run``
-        reads the bot socket's port from it. Errors as GameError."""
-        stub = pb_grpc.GameHostStub(channel)
-        try:
-            return await stub.GetLadder(
-                pb.GetLadderRequest(), metadata=self._metadata, timeout=self.timeout
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise GameError(exc.code(), exc.details()) from None
-
-    def aio_bot_socket(self, port: int, key: str, concurrency: int = 1) -> SocketBotLink:
-        """``aio_play_bot`` on the server's bot socket (``Ladder.bot_port``, on the
-        target's host), TLS as this client's: PlayBot's messages on plain TCP."""
-        tls = None
-        if self._tls:
-            tls = ssl.create_default_context(cafile=self._ca_file)
-        return SocketBotLink(
-            _host_of(self.target),
-            port,
-            tls,
-            key,
-            concurrency,
             self.timeout,
             retries=self.retries,
             delay=self._delay,
@@ -513,18 +463,10 @@ class Client:
         version: int,
         line: str = "",
         error: str = "",
-        last_round_trip_ms: float = 0.0,
     ) -> pb.BotReplyResponse:
-        """One act's answer (retried: the server plays it once, whoever asks twice).
-        ``last_round_trip_ms``: the previous answer's round trip beyond the program's
-        own time, which the ladder paces its games by."""
+        """One act's answer (retried: the server plays it once, whoever asks twice)."""
         request = pb.BotReplyRequest(
-            key=key,
-            game_id=game_id,
-            version=version,
-            line=line,
-            error=error,
-            last_round_trip_ms=last_round_trip_ms,
+            key=key, game_id=game_id, version=version, line=line, error=error
         )
         return self._call(self._stub.BotReply, request, retry=True)
 

@@ -47,17 +47,15 @@ def add_parsers(commands: argparse._SubParsersAction) -> list[argparse.ArgumentP
     )
     run.add_argument("--cmd", required=True, help='the bot program, e.g. "python mybot.py"')
     run.add_argument(
-        "--concurrency", type=int, default=1, metavar="N", help="copies of the program (1)"
+        "--concurrency",
+        type=int,
+        default=1,
+        metavar="N",
+        help="copies of the program: the duplicate sets the bot plays at once, at most "
+        "the server's --ladder-bot-concurrency (1)",
     )
     run.add_argument(
         "--stats", metavar="FILE", help="append one JSON line per move and game (benchmarks)"
-    )
-    run.add_argument(
-        "--transport",
-        choices=("auto", "socket", "grpc"),
-        default="auto",
-        help="auto: the server's bot socket where it has one (Ladder.bot_port), else "
-        "PlayBot over gRPC; socket: only the bot socket; grpc: only PlayBot (auto)",
     )
     ladder = commands.add_parser(
         "ladder", help='a ladder\'s standings; the last line is {"standings": [...]}'

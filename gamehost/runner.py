@@ -1,23 +1,19 @@
 """``gamehost bot run``: connect a bot program to the ladder and speak the bot protocol
 (docs/bot-protocol.md) with it, JSON lines on its stdin and stdout.
 
-The runner holds one connection (the server's lines and the answers on one stream) and
-``--concurrency`` copies of the program. The connection is the server's bot socket
-where it has one (``Ladder.bot_port``: PlayBot's messages on plain TCP, cheaper per
-message at both ends; docs/bot-socket.md), else the PlayBot call; ``--transport``
-picks one. A bot socket that cannot be reached is left for PlayBot (with a note on
-stderr) unless ``--transport socket`` asks for it alone. A game is given to the copy holding
+The runner holds one connection (ConnectBot: the server's lines for the bot's games)
+and ``--concurrency`` copies of the program; each answer goes back as a BotReply call
+(gamehost/bot_link.py). A game is given to the copy holding
 the fewest games when its ``start`` comes, and all its lines go to that copy, in
 order. A copy answers one ``act`` at a time: the runner writes the line, waits for one
 line back until the act's deadline (``ms_left``, less a margin for the way back; at
-least ``MIN_WAIT_SECONDS``), and sends it as a reply on the connection; the server
+least ``MIN_WAIT_SECONDS``), and sends it with BotReply; the server
 judges it. No line in time is reported ``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
-The program's stderr is the runner's. All of it runs on one event loop (uvloop where
-installed): the connection on grpc.aio, the copies' pipes on asyncio, each copy a task,
-so that a move's way through the runner is one thread's (gamehost/aio_bot_link.py).
+The program's stderr is the runner's. All of it runs on one event loop: the calls on
+grpc.aio, the copies' pipes on asyncio, each copy a task.
 
 A broken connection is made again, as is one the server refused while busy or
 limiting this bot's connects (``RETRIED``), waiting longer each time up to 10 s (the
@@ -40,7 +36,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from gamehost.aio_bot_link import AioBotLink, SocketBotLink
+from gamehost.bot_link import BotLink
 from gamehost.client import Client
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -143,8 +139,8 @@ class Copy:
 
     index: int
     argv: list[str]
-    # (game id, version, line, error, round trip ms) -> the server's answer
-    reply: Callable[[str, int, str, str, float], Awaitable[pb.BotReplyResponse]]
+    # (game id, version, line, error) -> the server's answer
+    reply: Callable[[str, int, str, str], Awaitable[pb.BotReplyResponse]]
     stats: Stats
     games: dict[str, str] = field(default_factory=dict)  # game id -> its start line
     inbox: asyncio.Queue[Act | Line | None] = field(default_factory=asyncio.Queue)
@@ -154,7 +150,6 @@ class Copy:
     lines: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     warned: bool = False
     free_at: float = 0.0  # time.monotonic() when it finished its last line or act
-    last_round_trip_ms: float = 0.0  # its last answer's, beyond the program's own time
 
     async def launch(self) -> None:
         """Start the program (OSError when it cannot be). Started by subprocess, whose
@@ -285,9 +280,7 @@ class Copy:
     async def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
         sent = time.monotonic()
         try:
-            answer = await self.reply(
-                act.game_id, act.version, line, error, self.last_round_trip_ms
-            )
+            answer = await self.reply(act.game_id, act.version, line, error)
         except GameError as exc:
             print(f"gamehost bot run: answer to {act.game_id} not taken: {exc}", file=sys.stderr)
             return
@@ -296,8 +289,6 @@ class Copy:
         rtt_ms = (done - act.received) * 1000  # the act's arrival to the answer played
         # the time it waited while this copy was busy with its other lines and acts
         queued_ms = max(0.0, min(act.written, self.free_at) - act.received) * 1000
-        # Sent with the next answer: the ladder opens fewer games while it is slow.
-        self.last_round_trip_ms = max(0.0, rtt_ms - bot_ms - queued_ms)
         self.stats.write(
             event="move",
             game_id=act.game_id,
@@ -306,7 +297,7 @@ class Copy:
             rtt_ms=rtt_ms,
             bot_ms=bot_ms,  # the program's own time
             queued_ms=queued_ms,
-            reply_ms=(done - sent) * 1000,  # the reply on the stream to its answer back
+            reply_ms=(done - sent) * 1000,  # the BotReply call
         )
         if answer.outcome == pb.BotReplyResponse.FALLBACK:
             print(f"gamehost bot run: {act.game_id}: {answer.message}", file=sys.stderr)
@@ -324,17 +315,15 @@ class Runner:
         self.copies: list[Copy] = []
         self.owner: dict[str, Copy] = {}  # game id -> the copy holding it
         self.welcomed = False  # the last connection got as far as the server's welcome
-        self.transport = getattr(args, "transport", "auto")
-        self.socket_failed = False  # auto: the bot socket could not be reached; PlayBot
-        self.link: AioBotLink | SocketBotLink | None = None  # the answers go on it
+        self.link: BotLink | None = None  # the answers go on it
 
     async def _reply(
-        self, game_id: str, version: int, line: str, error: str, round_trip_ms: float
+        self, game_id: str, version: int, line: str, error: str
     ) -> pb.BotReplyResponse:
         link = self.link
         if link is None:
             raise GameError(grpc.StatusCode.UNAVAILABLE, "not connected to the server")
-        return await link.reply(game_id, version, line, error, round_trip_ms)
+        return await link.reply(game_id, version, line, error)
 
     async def run(self) -> int:
         self.copies = [Copy(i, self.argv, self._reply, self.stats) for i in range(self.concurrency)]
@@ -386,51 +375,21 @@ class Runner:
 
     async def _connection(self, channel: grpc.aio.Channel) -> int | None:
         """One connection: route its lines until it ends; the exit status, or None to
-        connect again. The answers go back on the same stream."""
-        link = await self._link(channel)
+        connect again."""
+        link = self.client.bot_link(channel, self.key, len(self.copies))
         self.link = link
         try:
             return await self._route(link)
-        except GameError as exc:
-            if not (isinstance(link, SocketBotLink) and not link.opened):
-                raise
-            if self.transport == "socket":
-                raise
-            # auto: a port the network does not let through; PlayBot from now on.
-            print(f"gamehost bot run: {exc}; using PlayBot over gRPC", file=sys.stderr)
-            self.socket_failed = True
-            return None
         finally:
             self.link = None
             link.close()
 
-    async def _link(self, channel: grpc.aio.Channel) -> AioBotLink | SocketBotLink:
-        """The bot socket where the server has one (asked at each connect: a server
-        started again may have changed it) and --transport allows, else PlayBot."""
-        if self.transport == "grpc" or self.socket_failed:
-            return self.client.aio_play_bot(channel, self.key, len(self.copies))
-        try:
-            port = (await self.client.aio_ladder(channel)).bot_port
-        except GameError as exc:
-            if exc.code in RETRIED or self.transport == "socket":
-                raise
-            port = 0  # a server that cannot say (no GetLadder): PlayBot says what is wrong
-        if port:
-            return self.client.aio_bot_socket(port, self.key, len(self.copies))
-        if self.transport == "socket":
-            raise GameError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"{self.client.target} has no bot socket (serve --bot-port): "
-                "run with --transport auto or grpc",
-            )
-        return self.client.aio_play_bot(channel, self.key, len(self.copies))
-
-    async def _route(self, link: AioBotLink | SocketBotLink) -> int | None:
+    async def _route(self, link: BotLink) -> int | None:
         async for directive in link.directives():
             kind = directive.kind
             if kind == pb.BotDirective.WELCOME:
                 self.welcomed = True
-                print(f"gamehost bot run: {directive.message} ({link.way})", flush=True)
+                print(f"gamehost bot run: {directive.message}", flush=True)
             elif kind == pb.BotDirective.PAUSED:
                 print(
                     f"gamehost bot run: the ladder let the bot go: {directive.message}",
@@ -457,20 +416,10 @@ class Runner:
         return None  # the server ended the stream (it stops): connect again
 
 
-def _event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop where installed (fewer system calls a message), else asyncio's own."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
-
-
 def run(client: Client, args: argparse.Namespace) -> int:
     try:
         runner = Runner(client, args)
     except ValueError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 2
-    with asyncio.Runner(loop_factory=_event_loop) as loop:
-        return loop.run(runner.run())
+    return asyncio.run(runner.run())

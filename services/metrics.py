@@ -83,9 +83,7 @@ CAS_CONFLICTS = Counter(
 WATCH_STREAMS = Gauge(
     "gamehost_watch_streams", "WatchGame and WatchTournament streams following a live log"
 )
-WATCH_GAMES = Gauge(
-    "gamehost_watch_games", "Games and tournaments the shared watch reader follows"
-)
+WATCH_GAMES = Gauge("gamehost_watch_games", "Games and tournaments the shared watch reader follows")
 BOT_POOL_RESTARTS = Counter(
     "gamehost_bot_pool_restarts", "Local bot search pools replaced after a child died"
 )
@@ -100,29 +98,10 @@ HTTP_RESPONSES = Counter(
     ["route", "status"],
 )
 
-# --- The ladder's admission of new games (services/ladder/admission.py).
-EVENT_LOOP_LAG_SECONDS = Histogram(
-    "gamehost_event_loop_lag_seconds",
-    "How late a serving process's event loop woke a timer (sampled every 25 ms; ladder servers)",
-    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
-)
+# --- The ladder.
 LADDER_ANSWER_SECONDS = Histogram(
     "gamehost_ladder_answer_seconds",
     "A protocol bot's answer on the server, from its arrival in the handler to its outcome "
-    "(BotReply calls and PlayBot replies alike)",
+    "(BotReply)",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
-)
-LADDER_ROUND_TRIPS = Counter(
-    "gamehost_ladder_round_trips_total",
-    "Answers whose round trips bots' runners reported on this replica, by whether they ran "
-    "past --ladder-tail-ms beyond their bot's fastest (the pacing's tail)",
-    ["ladder", "late"],
-)
-LADDER_TABLE_LIMIT = Gauge(
-    "gamehost_ladder_table_limit",
-    "Duplicate sets a ladder may have open now (--ladder-tables, lowered while answers are slow)",
-    ["ladder"],
-    # Processes not holding the ladder's lease show --ladder-tables (TableLimit.stand_by):
-    # the holder's is lower.
-    multiprocess_mode="livemin",
 )

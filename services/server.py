@@ -28,7 +28,6 @@ from services.bots.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bots.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
-from services.gateway.bot_socket import BotSocket
 from services.gateway.calls import Dispatcher
 from services.gateway.static import default_web_dir
 from services.ladder.matchmaker import Matchmaker
@@ -132,8 +131,6 @@ class ServerConfig:
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
     ladder: LadderConfig | None = None
-    # The bot socket (docs/bot-socket.md): PlayBot on plain TCP; None: off; 0: a free port.
-    bot_port: int | None = None
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -160,8 +157,6 @@ class RunningServer:
     archive: Archive | None = None
     matchmaker: Matchmaker | None = None
     sessions: Sessions | None = None
-    bot_socket: BotSocket | None = None
-    bot_port: int | None = None
 
     @property
     def target(self) -> str:
@@ -187,8 +182,6 @@ class RunningServer:
         await _bounded("health", self.health.enter_graceful_shutdown(), deadline)
         if self.http is not None:
             await _bounded("the HTTP gateway", self.http.stop(), deadline)
-        if self.bot_socket is not None:  # its runners connect again, to another replica
-            await _bounded("the bot socket", self.bot_socket.stop(), deadline)
         await _bounded("the gRPC server", self.server.stop(grace), deadline)
         # Bots next: a search left running would hold up the process's exit.
         if self.matchmaker is not None:  # its lease is let go: another replica goes on
@@ -226,8 +219,6 @@ async def _bounded(part: str, step, deadline: float) -> None:
 async def start_server(config: ServerConfig, executor: BotExecutor | None = None) -> RunningServer:
     if config.ladder is not None and not config.archive_url:
         raise ValueError("--ladder keeps its bots and ratings in the archive: give --archive URL")
-    if config.bot_port is not None and config.ladder is None:
-        raise ValueError("--bot-port serves the ladder's bots: give --ladder as well")
     archive = None
     if config.archive_url:
         # A schema behind this server's raises SchemaBehind (what to run) before anything starts.
@@ -310,7 +301,6 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             host,
             on_games=sessions.kick,
             on_paused=sessions.let_go,
-            round_trips=sessions.round_trips,
         )
     servicer = GameHostServicer(host, tournaments, hints, ladder, sessions)
     add_to_server(servicer, server)
@@ -330,25 +320,12 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
     http = http_port = None
-    # The edges that run calls in-process (HTTP, the bot socket) share one method table.
-    dispatcher = Dispatcher(method_handlers(servicer), interceptors)
     if config.http_port is not None:
         # The same handlers behind the same interceptors: one set of rules, limits, metrics.
-        http = HttpGateway(dispatcher, _gateway(config))
+        http = HttpGateway(Dispatcher(method_handlers(servicer), interceptors), _gateway(config))
         try:
             http_port = await http.start(config.host, config.http_port, _http_tls(config))
         except BaseException:
-            await server.stop(0)
-            await store.close()
-            raise
-    bot_socket = bot_port = None
-    if config.bot_port is not None:
-        bot_socket = BotSocket(dispatcher, _http_tls(config))
-        try:
-            bot_port = servicer.bot_port = await bot_socket.start(config.host, config.bot_port)
-        except BaseException:
-            if http is not None:
-                await http.stop()
             await server.stop(0)
             await store.close()
             raise
@@ -376,8 +353,6 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         archive=archive,
         matchmaker=matchmaker,
         sessions=sessions,
-        bot_socket=bot_socket,
-        bot_port=bot_port,
     )
     if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
         matchmaker.start()
@@ -409,8 +384,7 @@ def _gateway(config: ServerConfig) -> GatewayConfig:
 
 
 def _http_tls(config: ServerConfig) -> ssl.SSLContext | None:
-    """TLS for the HTTP gateway and the bot socket: the gRPC server's certificate, when
-    it has one."""
+    """TLS for the HTTP gateway: the gRPC server's certificate, when it has one."""
     if not (config.tls_cert and config.tls_key):
         return None
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -440,8 +414,6 @@ async def serve(config: ServerConfig, executor: BotExecutor | None = None) -> No
             f"gamehost web client and HTTP API on {scheme}://{host}:{running.http_port}/",
             flush=True,
         )
-    if running.bot_port is not None:
-        print(f"gamehost bot socket on {config.host}:{running.bot_port}", flush=True)
     await stop.wait()
     await running.stop()
 

@@ -1,5 +1,5 @@
 """A self-signed certificate for 127.0.0.1 and localhost, for tests of TLS on the gRPC
-port, the HTTP gateway and the bot socket."""
+port and the HTTP gateway."""
 
 from __future__ import annotations
 

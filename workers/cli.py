@@ -182,11 +182,6 @@ def serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.bot_port is not None and ladder is None:
-        print(
-            "gamehost: --bot-port serves the ladder's bots: give --ladder as well", file=sys.stderr
-        )
-        return 2
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -205,7 +200,6 @@ def serve(args: argparse.Namespace) -> int:
         # Said once the store answers: a start that fails says only why (one line).
         warn_without_archive=archive_url is None and args.archive is None,
         ladder=ladder,
-        bot_port=args.bot_port,
     )
     executor = None
     if args.celery:
@@ -239,8 +233,8 @@ def _ladder_config(args: argparse.Namespace):
         max_faults=args.ladder_max_faults,
         tables=args.ladder_tables,
         house_tables=args.ladder_house_tables,
-        target_ms=args.ladder_target_ms,
-        tail_ms=args.ladder_tail_ms,
+        bot_concurrency=args.ladder_bot_concurrency,
+        daily_games=args.ladder_bot_daily_games,
         registrations_per_hour=args.ladder_registrations,
     ).check()
 
@@ -345,9 +339,9 @@ def _serve_processes(args: argparse.Namespace) -> int:
             "gamehost: --processes needs --redis: processes share games through it", file=sys.stderr
         )
         return 2
-    if args.port == 0 or args.http_port == 0 or args.bot_port == 0:
+    if args.port == 0 or args.http_port == 0:
         print(
-            "gamehost: --processes needs a fixed --port (and --http-port, --bot-port)",
+            "gamehost: --processes needs a fixed --port (and --http-port)",
             file=sys.stderr,
         )
         return 2
@@ -382,8 +376,8 @@ def _serve_processes(args: argparse.Namespace) -> int:
     argv += ["--ladder-max-faults", str(args.ladder_max_faults)]
     argv += ["--ladder-tables", str(args.ladder_tables)]
     argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
-    argv += ["--ladder-target-ms", str(args.ladder_target_ms)]
-    argv += ["--ladder-tail-ms", str(args.ladder_tail_ms)]
+    argv += ["--ladder-bot-concurrency", str(args.ladder_bot_concurrency)]
+    argv += ["--ladder-bot-daily-games", str(args.ladder_bot_daily_games)]
     argv += ["--ladder-registrations", str(args.ladder_registrations)]
     if args.http_port is not None:
         # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).

@@ -1173,20 +1173,18 @@ class BotDirective(_message.Message):
     def __init__(self, kind: _Optional[_Union[BotDirective.Kind, str]] = ..., line: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., ms_left: _Optional[int] = ..., bot: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class BotReplyRequest(_message.Message):
-    __slots__ = ("key", "game_id", "version", "line", "error", "last_round_trip_ms")
+    __slots__ = ("key", "game_id", "version", "line", "error")
     KEY_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
-    LAST_ROUND_TRIP_MS_FIELD_NUMBER: _ClassVar[int]
     key: str
     game_id: str
     version: int
     line: str
     error: str
-    last_round_trip_ms: float
-    def __init__(self, key: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., line: _Optional[str] = ..., error: _Optional[str] = ..., last_round_trip_ms: _Optional[float] = ...) -> None: ...
+    def __init__(self, key: _Optional[str] = ..., game_id: _Optional[str] = ..., version: _Optional[int] = ..., line: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
 
 class BotReplyResponse(_message.Message):
     __slots__ = ("outcome", "fault", "notation", "version", "paused", "message")
@@ -1213,46 +1211,6 @@ class BotReplyResponse(_message.Message):
     paused: bool
     message: str
     def __init__(self, outcome: _Optional[_Union[BotReplyResponse.Outcome, str]] = ..., fault: _Optional[str] = ..., notation: _Optional[str] = ..., version: _Optional[int] = ..., paused: _Optional[bool] = ..., message: _Optional[str] = ...) -> None: ...
-
-class PlayBotRequest(_message.Message):
-    __slots__ = ("connect", "reply")
-    CONNECT_FIELD_NUMBER: _ClassVar[int]
-    REPLY_FIELD_NUMBER: _ClassVar[int]
-    connect: ConnectBotRequest
-    reply: BotReplyRequest
-    def __init__(self, connect: _Optional[_Union[ConnectBotRequest, _Mapping]] = ..., reply: _Optional[_Union[BotReplyRequest, _Mapping]] = ...) -> None: ...
-
-class PlayBotResponse(_message.Message):
-    __slots__ = ("directive", "answer", "end")
-    DIRECTIVE_FIELD_NUMBER: _ClassVar[int]
-    ANSWER_FIELD_NUMBER: _ClassVar[int]
-    END_FIELD_NUMBER: _ClassVar[int]
-    directive: BotDirective
-    answer: BotAnswer
-    end: PlayBotEnd
-    def __init__(self, directive: _Optional[_Union[BotDirective, _Mapping]] = ..., answer: _Optional[_Union[BotAnswer, _Mapping]] = ..., end: _Optional[_Union[PlayBotEnd, _Mapping]] = ...) -> None: ...
-
-class PlayBotEnd(_message.Message):
-    __slots__ = ("code", "message")
-    CODE_FIELD_NUMBER: _ClassVar[int]
-    MESSAGE_FIELD_NUMBER: _ClassVar[int]
-    code: int
-    message: str
-    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
-
-class BotAnswer(_message.Message):
-    __slots__ = ("game_id", "version", "response", "code", "message")
-    GAME_ID_FIELD_NUMBER: _ClassVar[int]
-    VERSION_FIELD_NUMBER: _ClassVar[int]
-    RESPONSE_FIELD_NUMBER: _ClassVar[int]
-    CODE_FIELD_NUMBER: _ClassVar[int]
-    MESSAGE_FIELD_NUMBER: _ClassVar[int]
-    game_id: str
-    version: int
-    response: BotReplyResponse
-    code: int
-    message: str
-    def __init__(self, game_id: _Optional[str] = ..., version: _Optional[int] = ..., response: _Optional[_Union[BotReplyResponse, _Mapping]] = ..., code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class GetLadderRequest(_message.Message):
     __slots__ = ("game_type", "players")
@@ -1285,19 +1243,17 @@ class LadderStanding(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., level: _Optional[str] = ..., games: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., win_share: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ...) -> None: ...
 
 class Ladder(_message.Message):
-    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders", "bot_port")
+    __slots__ = ("game_type", "players", "standings", "house", "standings_text", "ladders")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
     HOUSE_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_TEXT_FIELD_NUMBER: _ClassVar[int]
     LADDERS_FIELD_NUMBER: _ClassVar[int]
-    BOT_PORT_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     players: int
     standings: _containers.RepeatedCompositeFieldContainer[LadderStanding]
     house: _containers.RepeatedScalarFieldContainer[str]
     standings_text: str
     ladders: _containers.RepeatedScalarFieldContainer[str]
-    bot_port: int
-    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ..., bot_port: _Optional[int] = ...) -> None: ...
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...

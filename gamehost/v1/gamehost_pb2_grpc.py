@@ -169,11 +169,6 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.FromString,
                 _registered_method=True)
-        self.PlayBot = channel.stream_stream(
-                '/gamehost.v1.GameHost/PlayBot',
-                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.PlayBotRequest.SerializeToString,
-                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.PlayBotResponse.FromString,
-                _registered_method=True)
         self.GetLadder = channel.unary_unary(
                 '/gamehost.v1.GameHost/GetLadder',
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.SerializeToString,
@@ -406,19 +401,6 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def PlayBot(self, request_iterator, context):
-        """ConnectBot and BotReply on one call, for gRPC runners (`gamehost bot run`): the
-        first request is `connect`, every later one a `reply`; the server sends ConnectBot's
-        directives and, for each reply, its `answer`. An answer travels on the open stream
-        instead of a call of its own, so it skips a call's set-up in the server (half the
-        round trip beyond the bot's time under load: docs/ladder.md). Not over HTTP, which
-        keeps ConnectBot and BotReply. The same messages also go on a plain TCP socket
-        where the server opens one (Ladder.bot_port; docs/bot-socket.md).
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def GetLadder(self, request, context):
         """One ladder's standings, best rated first.
         """
@@ -563,11 +545,6 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.BotReply,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.SerializeToString,
-            ),
-            'PlayBot': grpc.stream_stream_rpc_method_handler(
-                    servicer.PlayBot,
-                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.PlayBotRequest.FromString,
-                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.PlayBotResponse.SerializeToString,
             ),
             'GetLadder': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLadder,
@@ -1304,33 +1281,6 @@ class GameHost:
             '/gamehost.v1.GameHost/BotReply',
             gamehost_dot_v1_dot_gamehost__pb2.BotReplyRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.BotReplyResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def PlayBot(request_iterator,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.stream_stream(
-            request_iterator,
-            target,
-            '/gamehost.v1.GameHost/PlayBot',
-            gamehost_dot_v1_dot_gamehost__pb2.PlayBotRequest.SerializeToString,
-            gamehost_dot_v1_dot_gamehost__pb2.PlayBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

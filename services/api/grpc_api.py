@@ -22,8 +22,7 @@ from services.api.messages import (
     seat_messages,
     timer_from,
 )
-from services.api.play_bot import play_bot
-from services.api.status import duplex, lenient, streaming, unary
+from services.api.status import lenient, streaming, unary
 from services.archive.export import ExportQuery, export_lines
 from services.archive.listing import ListQuery
 from services.bots.hints import HintService
@@ -53,12 +52,11 @@ def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandl
     for method in service.methods:
         request_class = getattr(pb, method.input_type.name)
         response_class = getattr(pb, method.output_type.name)
-        if method.client_streaming:
-            make = grpc.stream_stream_rpc_method_handler
-        elif method.server_streaming:
-            make = grpc.unary_stream_rpc_method_handler
-        else:
-            make = grpc.unary_unary_rpc_method_handler
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
         handlers[method.name] = make(
             getattr(servicer, method.name),
             request_deserializer=lenient(request_class.FromString),
@@ -90,7 +88,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         self.hints = hints
         self.ladder = ladder
         self.sessions = sessions
-        self.bot_port = 0  # the bot socket's (services/gateway/bot_socket.py), once it listens
         self._events = SharedEvents()  # WatchGame's messages, shared between streams
 
     @unary
@@ -383,7 +380,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             house=list(ladder.config.house),
             standings_text=ladder_wire.standings_text(rows),
             ladders=[spec.name for spec in ladder.config.ladders],
-            bot_port=self.bot_port,
         )
 
     def _sessions(self) -> Sessions:
@@ -403,12 +399,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             async for directive in directives:
                 yield ladder_wire.directive(directive)
 
-    @duplex
-    async def PlayBot(self, requests, context):
-        async with contextlib.aclosing(play_bot(self._sessions, requests)) as messages:
-            async for message in messages:
-                yield message
-
     @unary
     async def BotReply(self, request, context):
         answered = await self._sessions().reply(
@@ -417,7 +407,6 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             request.version,
             request.line,
             request.error,
-            request.last_round_trip_ms,
         )
         return ladder_wire.answered(answered)
 

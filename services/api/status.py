@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,16 +61,7 @@ def _admit(request: Any) -> None:
 
 
 async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerContext) -> None:
-    """End the call with ``exc``'s status."""
-    code, message, field = error_status(name, exc)
-    trailing = ((FIELD_METADATA, field),) if field else ()
-    await context.abort(grpc.StatusCode[code], message, trailing_metadata=trailing)
-
-
-def error_status(name: str, exc: Exception) -> tuple[str, str, str]:
-    """The one mapping of exceptions onto statuses, for unary and streaming RPCs alike
-    (and PlayBot's answers, which carry a status without ending the call): the status
-    code's name, the message and the field it is about (empty: none)."""
+    """The one mapping of exceptions onto statuses, for unary and streaming RPCs alike."""
     field = ""
     if isinstance(exc, ServiceError):
         code, message, field = exc.code, str(exc), exc.field
@@ -84,7 +75,8 @@ def error_status(name: str, exc: Exception) -> tuple[str, str, str]:
         code, message = "INTERNAL", "internal error; it is logged"
         log.error("%s failed", name, exc_info=exc)
     metrics.RPC_ERRORS.labels(name, code).inc()
-    return code, message, field
+    trailing = ((FIELD_METADATA, field),) if field else ()
+    await context.abort(grpc.StatusCode[code], message, trailing_metadata=trailing)
 
 
 def unary(method: Callable) -> Callable:
@@ -112,28 +104,6 @@ def streaming(method: Callable) -> Callable:
             _admit(request)
             # aclosing: a cancelled stream ends its handler (and its feed) at once.
             async with contextlib.aclosing(method(self, request, context)) as items:
-                async for item in items:
-                    yield item
-        except grpc.aio.AbortError:
-            raise
-        except Exception as exc:
-            await _answer_error(method.__name__, exc, context)
-
-    return wrapper
-
-
-def duplex(method: Callable) -> Callable:
-    """``streaming`` for bidirectional calls: each request is checked as it arrives."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, requests: AsyncIterator[Any], context: Any) -> Any:
-        async def admitted() -> AsyncIterator[Any]:
-            async for request in requests:
-                _admit(request)
-                yield request
-
-        try:
-            async with contextlib.aclosing(method(self, admitted(), context)) as items:
                 async for item in items:
                     yield item
         except grpc.aio.AbortError:

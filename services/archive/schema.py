@@ -21,8 +21,6 @@ The ladder's tables (services/ladder; docs/ladder.md):
     ladder_seats          one row per seat of a ladder game: who played it, the return,
                           and the rating after it (a bot's rating over time)
     ladder_leases         the matchmaker's lease per ladder: who holds it, until when
-    ladder_paces          one row per ladder and replica: how its answers kept time at its
-                          last tick, for the matchmaker's pacing (services/ladder/paces.py)
 """
 
 from __future__ import annotations
@@ -159,19 +157,4 @@ ladder_leases = sa.Table(
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("holder", sa.String(64), nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),  # Unix seconds
-)
-
-ladder_paces = sa.Table(
-    "ladder_paces",
-    metadata,
-    sa.Column("ladder", sa.String(48), primary_key=True),
-    sa.Column("replica", sa.String(64), primary_key=True),
-    sa.Column("reported_at", sa.Float, nullable=False),  # Unix seconds
-    sa.Column("busy", sa.Float, nullable=False),  # the replica's CPU, in cores
-    sa.Column("lag_ms", sa.Float, nullable=True),  # null: too few samples
-    sa.Column("round_trips", sa.Text, nullable=False),  # a JSON list of ms, one per bot
-    # answers whose round trips were reported, and a JSON list of the bot of each that
-    # ran past --ladder-tail-ms (0005_ladder_pace_tails)
-    sa.Column("answers", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("late", sa.Text, nullable=False, server_default="[]"),
 )

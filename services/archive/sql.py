@@ -32,11 +32,3 @@ def insert_new(connection: sa.Connection, table: sa.Table, row: dict[str, Any]) 
     key = list(table.primary_key.columns)
     statement = insert_or_ignore(connection, table).values(row).returning(*key)
     return connection.execute(statement).first() is not None
-
-
-def upsert(connection: sa.Connection, table: sa.Table, row: dict[str, Any]) -> None:
-    """Insert ``row``, or overwrite the other columns of the row with its key."""
-    statement = _insert(connection, table).values(row)
-    keys = [c.name for c in table.primary_key.columns]
-    changed = {k: statement.excluded[k] for k in row if k not in keys}
-    connection.execute(statement.on_conflict_do_update(index_elements=keys, set_=changed))

@@ -11,7 +11,7 @@ address, which no header can change.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,22 +140,16 @@ class Dispatcher:
         the stream ends, raises CallFailed. Cancelling the caller's task ends the RPC
         (and releases its subscription) at once."""
         handler, context = await self._prepare(rpc, peer, metadata, write)
-        await _streamed(handler.unary_stream(request, context), context, write)
-
-    async def duplex(
-        self,
-        rpc: str,
-        requests: AsyncIterator[Any],
-        peer: str,
-        metadata: tuple[tuple[str, str], ...],
-        write: Write,
-    ) -> None:
-        """``stream`` for a bidirectional RPC (PlayBot on the bot socket): its requests
-        from ``requests``, each message it sends handed to ``write``."""
-        handler, context = await self._prepare(rpc, peer, metadata, write)
-        if handler.stream_stream is None:
-            raise CallFailed(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not bidirectional")
-        await _streamed(handler.stream_stream(requests, context), context, write)
+        try:
+            replies = handler.unary_stream(request, context)
+            if hasattr(replies, "__aiter__"):  # a yielding handler (no metrics wrapper)
+                async with contextlib.aclosing(replies):
+                    async for reply in replies:
+                        await write(reply)
+            else:  # a writing handler: the metrics interceptor's shape
+                await replies
+        except grpc.aio.AbortError:
+            raise context.failure() from None
 
     async def _prepare(self, rpc, peer, metadata, write):
         details = _CallDetails(f"/{SERVICE.full_name}/{rpc}", metadata)
@@ -163,17 +157,3 @@ class Dispatcher:
         if handler is None:
             raise CallFailed(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
         return handler, HttpCallContext(peer, metadata, write)
-
-
-async def _streamed(replies: Any, context: HttpCallContext, write: Write) -> None:
-    """Run a streaming handler's call to its end, each message it sends to ``write``;
-    its abort as CallFailed."""
-    try:
-        if hasattr(replies, "__aiter__"):  # a yielding handler (no metrics wrapper)
-            async with contextlib.aclosing(replies):
-                async for reply in replies:
-                    await write(reply)
-        else:  # a writing handler: the metrics interceptor's shape
-            await replies
-    except grpc.aio.AbortError:
-        raise context.failure() from None

@@ -118,7 +118,6 @@ def find(verb: str, raw_path: str, routes: tuple[Route, ...] = ROUTES) -> Match:
 
 
 def unrouted_rpcs(routes: tuple[Route, ...] = ROUTES) -> list[str]:
-    """GameHost methods without a route (should be none). Bidirectional streams
-    (PlayBot) are gRPC's alone: over HTTP, ConnectBot and BotReply do their work."""
+    """GameHost methods without a route (should be none)."""
     routed = {route.rpc for route in routes}
-    return [m.name for m in SERVICE.methods if m.name not in routed and not m.client_streaming]
+    return [m.name for m in SERVICE.methods if m.name not in routed]

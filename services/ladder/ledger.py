@@ -311,6 +311,25 @@ class Ledger:
                 found[row.name].append((row.game_id, row.seat, row.ladder))
         return found
 
+    def games_since(self, ladder: str, since: float) -> dict[str, int]:
+        """The games (validation games aside) each bot of ``ladder`` was seated in from
+        ``since`` (Unix seconds) on: name -> games."""
+        query = (
+            sa.select(ladder_seats.c.name, sa.func.count())
+            .select_from(
+                ladder_seats.join(ladder_games, ladder_games.c.game_id == ladder_seats.c.game_id)
+            )
+            .where(
+                ladder_games.c.ladder == ladder,
+                ladder_games.c.validation.is_(False),
+                ladder_games.c.created_at >= _utc(since),
+                ladder_seats.c.level == "",
+            )
+            .group_by(ladder_seats.c.name)
+        )
+        with self.engine.connect() as connection:
+            return {name: games for name, games in connection.execute(query)}
+
     def seats_of(self, game_id: str, name: str) -> list[int]:
         """The seats ``name`` holds in ladder game ``game_id`` (none: not its game)."""
         with self.engine.connect() as connection:

@@ -11,9 +11,10 @@ lease, and for the ladders it holds:
    level for good, so its games end;
 2. **validates**: a connected bot that is validating gets one game against
    ``random`` in every other seat;
-3. **pairs**: while fewer duplicate sets are open than the ladder's limit
-   (``tables``, lowered while bots' answers come back slowly: ``admission``), the active
-   connected bot with the fewest open sets (then a random one) gets opponents by
+3. **pairs**: while fewer duplicate sets are open than ``--ladder-tables``, the active
+   connected bot with the fewest open sets (then a random one) among those below their
+   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``) and with
+   room for a set under ``--ladder-bot-daily-games`` gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
    the house levels play sets among themselves (at most ``house_tables`` at once), so
@@ -34,13 +35,12 @@ import secrets
 import socket
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.ladder import lease, pairing
 from services.ladder.accounts import BotAccount
-from services.ladder.admission import CpuShare, LoopLag, Pace, RoundTrips, TableLimit
 from services.ladder.ledger import (
     FAILED,
     PENDING,
@@ -51,7 +51,6 @@ from services.ladder.ledger import (
     RatingRow,
 )
 from services.ladder.model import FALLBACK, VALIDATION_OPPONENT, BotStatus, LadderSpec
-from services.ladder.paces import PaceBoard
 from services.ladder.seats import seat_token
 from services.ladder.service import LEASE_SECONDS, LadderService
 from services.limits.access import hash_token
@@ -67,6 +66,7 @@ log = logging.getLogger(__name__)
 LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the store
 CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries per tick
 RENEW_SECONDS = LEASE_SECONDS / 5  # a kicked round renews the lease only this long after
+DAY = 86_400.0  # seconds: --ladder-bot-daily-games counts the games begun in the last day
 _CLAIMED, _TAKEN, _GONE, _BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
 
 
@@ -85,7 +85,6 @@ class Matchmaker:
         replica: str | None = None,
         on_games: Callable[[], None] | None = None,
         on_paused: Callable[[str], None] | None = None,
-        round_trips: RoundTrips | None = None,
     ) -> None:
         self.service = service
         self._on_games = on_games or (lambda: None)  # new games made: tell the runners
@@ -103,25 +102,10 @@ class Matchmaker:
         self._accounts: dict[str, dict[str, BotAccount]] = {}  # ladder -> its bots, as read
         self._closed: set[str] = set()  # games this round rated or failed
         self._judged = False  # this round judged a validation game
-        self._lag = LoopLag()
-        self._cpu = CpuShare()
-        self._round_trips = round_trips or RoundTrips()  # what the bots' runners report
-        self._paces = PaceBoard(service.engine, self.replica)  # the other replicas' paces
-        self.limits = {
-            spec.name: TableLimit(
-                spec.name,
-                self.config.tables,
-                self.config.target_ms,
-                self.config.tail_ms,
-            )
-            for spec in self.config.ladders
-        }
 
     def start(self) -> None:
         if not self._closing and (self._task is None or self._task.done()):
             self._task = asyncio.get_running_loop().create_task(self._run())
-            if self.config.target_ms > 0:
-                self._lag.start()
 
     def kick(self) -> None:
         """A ladder game was archived: settle and pair now, not at the next tick."""
@@ -132,28 +116,22 @@ class Matchmaker:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
-        await self._lag.close()
         for ladder in self._held:  # a clean stop hands the ladder on at once
             with contextlib.suppress(Exception):
                 name = self.service.lease_name(ladder)
                 await asyncio.to_thread(lease.release, self.service.engine, name, self.replica)
 
     async def _run(self) -> None:
-        paced = -self.TICK  # when a round last measured the pace
-        lags: list[float] = []
-        busy = 0.0
+        full_at = -self.TICK  # when a round last was a full one
         while not self._closing:
-            # How the loop fared since the last paced round: lateness, CPU; every TICK.
-            # A round kicked in between (a ladder game archived: its set's place is
-            # free) settles and pairs under the limit as it stands.
-            due = time.monotonic() - paced >= 0.9 * self.TICK
-            if due:
-                paced = time.monotonic()
-                lags, busy = self._lag.take(), self._cpu.take()
+            # A full round every TICK; a round kicked in between (a ladder game
+            # archived: its set's place is free) settles and pairs at once.
+            full = time.monotonic() - full_at >= 0.9 * self.TICK
+            if full:
+                full_at = time.monotonic()
             for spec in self.config.ladders:
                 try:
-                    paces = await self._paces_of(spec, lags, busy) if due else []
-                    await self.tick(spec, paces, full=due)
+                    await self.tick(spec, full=full)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # the archive or the store is down: next tick
@@ -162,23 +140,10 @@ class Matchmaker:
                     )
             await self._wake.take(self.TICK)
 
-    async def _paces_of(self, spec: LadderSpec, lags: list[float], busy: float) -> list[Pace]:
-        """This replica's pace since its last tick (the event loop's lateness samples,
-        its bots' round trips, the process's CPU in cores), published for whichever
-        replica matchmakes, and the other replicas' new ones (``paces``)."""
-        trips = self._round_trips
-        tail = trips.take_tail(spec.name, self.config.tail_ms)
-        mine = Pace.measured(lags, trips.take(spec.name), busy, tail)
-        if self.config.target_ms <= 0:
-            return [mine]  # no pacing: nobody reads them
-        others = await asyncio.to_thread(self._paces.exchange, spec.name, mine, time.time())
-        return [mine, *others]
-
     # ------------------------------------------------------------------ one tick
-    async def tick(self, spec: LadderSpec, paces: Sequence[Pace] = (), full: bool = True) -> bool:
-        """One tick of ``spec``'s ladder; False when another replica holds it. ``paces``:
-        how this and the other replicas kept time since the last tick (``admission``).
-        ``full``: a paced round (every TICK), which renews the lease and reads the bots'
+    async def tick(self, spec: LadderSpec, full: bool = True) -> bool:
+        """One tick of ``spec``'s ladder; False when another replica holds it.
+        ``full``: a full round (every TICK), which renews the lease and reads the bots'
         accounts afresh; a kicked round in between (a game archived: its set's place is
         free) works on the accounts read then, and on the lease renewed less than
         RENEW_SECONDS ago. Its reads and writes run on threads that hold the GIL a
@@ -198,7 +163,7 @@ class Matchmaker:
         if self._judged:
             accounts = await self._accounts_of(spec, fresh=True)
         await self._validate(spec, open_games, accounts)
-        await self._pair(spec, open_games, accounts, paces)
+        await self._pair(spec, open_games, accounts)
         return True
 
     async def _hold(self, spec: LadderSpec, renew: bool) -> bool:
@@ -215,7 +180,6 @@ class Matchmaker:
         if not held:
             self._renewed.pop(spec.name, None)
             self._held.discard(spec.name)
-            self.limits[spec.name].stand_by()
             return False
         self._renewed[spec.name] = time.monotonic()
         if spec.name not in self._held:
@@ -225,7 +189,7 @@ class Matchmaker:
 
     async def _accounts_of(self, spec: LadderSpec, fresh: bool) -> dict[str, BotAccount]:
         """The ladder's bots by name: read now when ``fresh`` (or never read), else as
-        the last paced round read them (at most a TICK old; a bot paused or gone since
+        the last full round read them (at most a TICK old; a bot paused or gone since
         is found by the next)."""
         kept = self._accounts.get(spec.name)
         if fresh or kept is None:
@@ -443,7 +407,6 @@ class Matchmaker:
         spec: LadderSpec,
         open_games: list[OpenGame],
         accounts: dict[str, BotAccount],
-        paces: Sequence[Pace],
     ) -> None:
         now = time.time()
         sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
@@ -472,11 +435,16 @@ class Matchmaker:
             return row.mu if row is not None else 25.0
 
         opened = len(all_sets)
-        limit = self.limits[spec.name].after_tick(paces, opened)
         house_open = len(house_sets)
+        if free and opened < self.config.tables and self.config.daily_games:
+            # As lichess caps bot-against-bot games a day: a whole set must fit the cap.
+            begun = await asyncio.to_thread(self.service.ledger.games_since, spec.name, now - DAY)
+            free = [
+                a for a in free if begun.get(a.name, 0) + spec.players <= self.config.daily_games
+            ]
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
-        while opened < limit:
+        while opened < self.config.tables:
             if free:
                 if ratings is None:
                     ratings = await asyncio.to_thread(self.service.ledger.ratings, spec.name)

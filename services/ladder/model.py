@@ -88,12 +88,10 @@ class LadderConfig:
     max_faults: int = 10  # faults in a row that pause a bot
     tables: int = 16  # duplicate sets being played at once, per ladder
     house_tables: int = 1  # of those, sets among house levels alone
-    # Fewer sets while bots' answers take this much longer than their fastest, or the
-    # event loop runs this late (medians over a tick: ``admission``); 0: ``tables``.
-    target_ms: float = 2.0
-    # Fewer sets while more than 1% of answers run this much longer than their bot's
-    # fastest (over many ticks: ``admission.TailWindow``); 0: the medians alone.
-    tail_ms: float = 4.0
+    # Duplicate sets one bot plays at once, at most (its runner asks for up to this many).
+    bot_concurrency: int = 16
+    # Games a bot may begin in 24 hours (a set is as many games as players); 0: no cap.
+    daily_games: int = 0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
     answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x, all replicas
@@ -115,8 +113,8 @@ class LadderConfig:
             )
         if self.house_tables < 0:
             raise ValueError("--ladder-house-tables must be 0 or more")
-        if self.target_ms < 0:
-            raise ValueError("--ladder-target-ms must be 0 (always --ladder-tables) or more")
-        if self.tail_ms < 0:
-            raise ValueError("--ladder-tail-ms must be 0 (the medians alone) or more")
+        if self.bot_concurrency < 1:
+            raise ValueError("--ladder-bot-concurrency must be at least 1")
+        if self.daily_games < 0:
+            raise ValueError("--ladder-bot-daily-games must be 0 (no cap) or more")
         return self

@@ -33,6 +33,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from google.protobuf import json_format
+
 from services import metrics
 from services.bots import bot_turns
 from services.errors import (
@@ -47,7 +49,6 @@ from services.errors import (
 from services.kinds import EventKind, GameStatus, SeatControl
 from services.ladder import protocol
 from services.ladder.accounts import BotAccount
-from services.ladder.admission import RoundTrips
 from services.ladder.model import FALLBACK, BotStatus, Fault
 from services.ladder.seats import seat_token
 from services.ladder.service import LadderService
@@ -57,7 +58,6 @@ from services.stores import CommitOutcome
 from services.sweeps import Wake
 from services.turns import clock, steps
 from services.views import view_of
-from services.views.as_json import view_dict
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,6 @@ class Sessions:
     PRESENCE = 15.0  # a runner not heard of for this long is gone
     KEY_CACHE = 2.0  # seconds an answer's key -> bot lookup is reused
     FLUSH = 1.0  # seconds between writes of the moves counted here
-    MAX_CONCURRENCY = 64
 
     def __init__(
         self,
@@ -147,15 +146,9 @@ class Sessions:
         self.connects = quotas.RateLimit(
             counters, quotas.per_second(config.connects_per_second, 5.0, "connects")
         )
-        self.round_trips = RoundTrips()  # what runners report, for the matchmaker's pace
         self._keys: OrderedDict[str, tuple[float, BotAccount]] = OrderedDict()
         self._seats: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._moves: dict[str, tuple[int, bool]] = {}  # name -> (moves, ends its row)
-        # When each act went out (game id, version), and each bot's last answer's cycle
-        # (its act sent to its answer back): the runner's round trip of that answer
-        # comes with the next one, and is judged against it (``admission.RoundTrips``).
-        self._asked: OrderedDict[tuple[str, int], float] = OrderedDict()
-        self._cycles: dict[str, float] = {}
         self._flusher: asyncio.Task | None = None
         self._connections: dict[str, _Connection] = {}  # session -> its connection here
         self._poller: asyncio.Task | None = None
@@ -169,7 +162,7 @@ class Sessions:
                 f"bot {account.name} connects too often; wait a few seconds before reconnecting"
             )
         session = secrets.token_hex(8)
-        slots = min(max(concurrency, 1), self.MAX_CONCURRENCY)
+        slots = min(max(concurrency, 1), self.service.config.bot_concurrency)
         joined = await asyncio.to_thread(
             self.accounts.connect, account.name, session, slots, time.time() + self.PRESENCE
         )
@@ -209,8 +202,6 @@ class Sessions:
                     waiting.append(connection.queue.get_nowait())
                 for item in waiting:
                     if item is not None:  # None: the poll read the bot's games again
-                        if item.kind == ACT:
-                            self._asked_now(item.game_id, item.version)
                         yield item
         finally:
             # The bot stays present until its last heartbeat runs out (PRESENCE): a
@@ -336,7 +327,11 @@ class Sessions:
             legal = view.legal_actions
         # The view in the HTTP API's JSON (GetState's cite/catan/endeavor field).
         view_message = view_of(info.game_type, view.state, seat)
-        state = view_dict(view_message) if view_message is not None else {}
+        state = {}
+        if view_message is not None:  # the gateway's spelling (services/gateway/app.py)
+            state = json_format.MessageToDict(
+                view_message, always_print_fields_with_no_presence=True
+            )
         left = clock.seconds_left(info, snapshot.version, time.time())
         ms_left = max(0, int((left if left is not None else 0.0) * 1000))
         line = protocol.act_line(game_id, seat, state, legal, ms_left)
@@ -350,11 +345,10 @@ class Sessions:
         version: int,
         line: str,
         error: str,
-        last_round_trip_ms: float = 0.0,
     ) -> Answered:
-        """The outcome of a bot's answer to its act at ``version`` (BotReply, PlayBot)."""
+        """The outcome of a bot's answer to its act at ``version`` (BotReply)."""
         with metrics.LADDER_ANSWER_SECONDS.time():
-            return await self._reply(key, game_id, version, line, error, last_round_trip_ms)
+            return await self._reply(key, game_id, version, line, error)
 
     async def _reply(
         self,
@@ -363,17 +357,11 @@ class Sessions:
         version: int,
         line: str,
         error: str,
-        last_round_trip_ms: float,
     ) -> Answered:
         account = await self._account(key)
         name = account.name
         if not await self.replies.hit(name):
             raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
-        asked = self._asked.pop((game_id, version), None)
-        cycle_ms = (time.monotonic() - asked) * 1000 if asked is not None else 0.0
-        previous = self._cycles.get(name, 0.0)
-        self._cycles[name] = cycle_ms
-        self.round_trips.report(account.ladder, name, last_round_trip_ms, previous)
         seats = await self._seats_of(game_id, name)
         if not seats:
             raise PermissionDenied(
@@ -483,11 +471,6 @@ class Sessions:
                 self._seats[(game_id, name)] = cached
                 self._trim_seats()
         return cached
-
-    def _asked_now(self, game_id: str, version: int) -> None:
-        self._asked[(game_id, version)] = time.monotonic()
-        while len(self._asked) > 100_000:  # acts never answered (a fallback played)
-            self._asked.popitem(last=False)
 
     def _remember_seats(self, game_id: str, name: str, seats: list[int]) -> None:
         if (game_id, name) not in self._seats:

@@ -230,9 +230,7 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, method: 
     async def stream(request, context):
         client = await limits.admit(context, method, api_key)
         try:
-            # request: the request, or for bidirectional calls (PlayBot) their iterator
-            streamed = handler.unary_stream or handler.stream_stream
-            async with contextlib.aclosing(streamed(request, context)) as items:
+            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
                 async for item in items:
                     yield item
         finally:
@@ -248,10 +246,6 @@ def _rebuild(handler: grpc.RpcMethodHandler, unary, stream) -> grpc.RpcMethodHan
         )
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(
-            stream, handler.request_deserializer, handler.response_serializer
-        )
-    if handler.stream_stream is not None:
-        return grpc.stream_stream_rpc_method_handler(
             stream, handler.request_deserializer, handler.response_serializer
         )
     return handler

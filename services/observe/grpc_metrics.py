@@ -112,9 +112,8 @@ class _Call:
 
 
 class PrometheusServerInterceptor(grpc.aio.ServerInterceptor):
-    """Counts and times every unary, server-streaming and bidirectional RPC (PlayBot's
-    requests after the first are not counted); client-streaming handlers pass through
-    untouched (gamehost serves none)."""
+    """Counts and times every unary and server-streaming RPC (the two kinds gamehost
+    serves); client- and bidi-streaming handlers pass through untouched."""
 
     def __init__(self) -> None:
         # Wrapped handlers by the handler they wrap (kept alive here, so its id stays
@@ -127,7 +126,7 @@ class PrometheusServerInterceptor(grpc.aio.ServerInterceptor):
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
-        if handler is None or (handler.request_streaming and not handler.response_streaming):
+        if handler is None or handler.request_streaming:
             return handler
         cached = self._wrapped.get(id(handler))
         if cached is not None and cached[0] is handler:
@@ -142,12 +141,6 @@ class PrometheusServerInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 _unary(handler.unary_unary, method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.stream_stream is not None:  # PlayBot: its stream of answers and directives
-            return grpc.stream_stream_rpc_method_handler(
-                _server_stream(handler.stream_stream, method, "bidi_stream"),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -180,15 +173,13 @@ def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable
     return wrapper
 
 
-def _server_stream(
-    behavior: Callable[..., Any], method: str, grpc_type: str = "server_stream"
-) -> Callable[..., Awaitable[None]]:
+def _server_stream(behavior: Callable[..., Any], method: str) -> Callable[..., Awaitable[None]]:
     # A coroutine that writes, not a generator that yields: when the client cancels,
     # grpc cancels this task, so the CancelledError lands here and ``aclosing`` ends the
     # handler's generators at once. A yielding wrapper would stay suspended at its
     # ``yield`` until the garbage collector found it, keeping the stream's resources.
     async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> None:
-        call = _Call(grpc_type, method)
+        call = _Call("server_stream", method)
         call.received()
         streams = metrics.OPEN_STREAMS.labels(call.labels[2])
         streams.inc()

@@ -29,7 +29,6 @@ TABLES = {
     "ladder_games",
     "ladder_seats",
     "ladder_leases",
-    "ladder_paces",
 }
 
 
@@ -68,6 +67,34 @@ async def test_up_and_down_on_a_filled_database(archive_url):
         assert await archive.game(snapshot.game_id) is None
         assert await archive.put_game(snapshot, events)
         assert (await archive.game(snapshot.game_id)).events == events
+    finally:
+        archive.close()
+
+
+async def test_the_pacing_table_goes_and_comes_back_on_a_filled_archive(archive_url):
+    """0008 drops ``ladder_paces`` (and its tail columns) with rows in it, and its
+    downgrade makes the table again; the games archived meanwhile stay."""
+    archive = Archive.open(archive_url, create=True)
+    try:
+        snapshot, events = finished_game("cite", 2, seed=2, names=["Ann", "Bob"])
+        assert await archive.put_game(snapshot, events)
+        database.downgrade(archive.engine, "0007_archived_spectators")
+        assert "ladder_paces" in sa.inspect(archive.engine).get_table_names()
+        row = "('cite:2', 'r1', 1.0, 0.5, NULL, '[]', 3, '[\"bot\"]')"
+        with archive.engine.begin() as connection:
+            connection.execute(sa.text(f"INSERT INTO ladder_paces VALUES {row}"))
+        database.upgrade(archive.engine)
+        assert database.current_revision(archive.engine) == "0008_drop_ladder_paces"
+        assert "ladder_paces" not in sa.inspect(archive.engine).get_table_names()
+        archive._cache.clear()
+        assert (await archive.game(snapshot.game_id)).events == events
+        database.downgrade(archive.engine, "0007_archived_spectators")
+        columns = {c["name"] for c in sa.inspect(archive.engine).get_columns("ladder_paces")}
+        assert {"answers", "late", "round_trips"} <= columns
+        archive._cache.clear()
+        assert (await archive.game(snapshot.game_id)).events == events
+        database.upgrade(archive.engine)
+        assert _tables(archive.engine) == TABLES
     finally:
         archive.close()
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from services.archive import database
-from services.archive.schema import ladder_leases, ladder_paces
-from services.archive.sql import insert_new, insert_or_ignore, upsert
+from services.archive.schema import ladder_leases
+from services.archive.sql import insert_new, insert_or_ignore
 
 
 def test_insert_new_says_whether_it_added_the_row(archive_url):
@@ -27,21 +27,5 @@ def test_insert_new_says_whether_it_added_the_row(archive_url):
         with engine.connect() as connection:
             rows = connection.execute(sa.select(ladder_leases.c.name, ladder_leases.c.holder))
             assert sorted(rows) == [("ladder:x", "first"), ("ladder:y", "first")]
-    finally:
-        engine.dispose()
-
-
-def test_upsert_overwrites_all_but_the_key(archive_url):
-    engine = database.make_engine(archive_url)
-    try:
-        database.upgrade(engine)
-        row = {"ladder": "cite:2", "replica": "r", "reported_at": 1.0, "busy": 0.5}
-        row |= {"lag_ms": None, "round_trips": "[]"}
-        with engine.begin() as connection:
-            upsert(connection, ladder_paces, row)
-            upsert(connection, ladder_paces, {**row, "reported_at": 2.0, "lag_ms": 3.5})
-        with engine.connect() as connection:
-            (stored,) = connection.execute(sa.select(ladder_paces)).all()
-        assert (stored.reported_at, stored.busy, stored.lag_ms) == (2.0, 0.5, 3.5)
     finally:
         engine.dispose()

@@ -20,16 +20,13 @@ from tests.archive.conftest import scratch_postgres
 from tests.procs import wait_until
 
 CITE2 = LadderSpec("cite", 2)
-# Quick ladders for tests: house levels that decide in-process, short moves, few faults,
-# and always ``tables`` sets (a busy test machine's late loop would otherwise cut them:
-# tests/ladder/test_admission.py).
+# Quick ladders for tests: house levels that decide in-process, short moves, few faults.
 QUICK = LadderConfig(
     ladders=(CITE2,),
     house=("random", "greedy"),
     move_seconds=3.0,
     max_faults=4,
     tables=4,
-    target_ms=0.0,
 )
 
 

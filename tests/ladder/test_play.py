@@ -5,8 +5,11 @@ validation, rate limits on a key, and the house levels rated by duplicate sets."
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import queue
+import subprocess
+import sys
 import threading
 
 import grpc
@@ -18,7 +21,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.kinds import EventKind
-from services.ladder.model import FALLBACK
+from services.ladder.model import FALLBACK, BotStatus
 from services.ladder.seats import seat_token
 from tests.ladder.conftest import (
     answer_codes,
@@ -36,11 +39,12 @@ R = pb.BotReplyResponse
 class Connected:
     """A bot's connection read on a thread of its own; ``next`` takes its directives."""
 
-    def __init__(self, client: Client, key: str) -> None:
+    def __init__(self, client: Client, key: str, concurrency: int = 1) -> None:
         self.directives: queue.Queue = queue.Queue()
         self._channel = grpc.insecure_channel(client.target)
         stub = pb_grpc.GameHostStub(self._channel)
-        self._call = stub.ConnectBot(pb.ConnectBotRequest(key=key, concurrency=1))
+        request = pb.ConnectBotRequest(key=key, concurrency=concurrency)
+        self._call = stub.ConnectBot(request)
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -143,6 +147,59 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
         ]
         assert marked == ["illegal", "garbage"]
         connection.close()
+
+
+def test_a_bot_plays_at_most_the_servers_concurrency_whatever_its_runner_asks(sqlite_url):
+    server = ladder_server(sqlite_url, quick(bot_concurrency=2))
+    with server, Client(server.target) as client:
+        eager = Connected(client, client.register_bot("eager", "cite", 2).key, concurrency=8)
+        modest = Connected(client, client.register_bot("modest", "cite", 2).key, concurrency=1)
+        for connected in (eager, modest):
+            connected.next(D.WELCOME)
+        accounts = server.running.sessions.accounts
+        # The sets the matchmaker gives each at once (``BotAccount.slots``).
+        assert (accounts.get("eager").slots, accounts.get("modest").slots) == (2, 1)
+        eager.close()
+        modest.close()
+
+
+def test_a_bot_at_its_daily_cap_is_not_paired_and_one_below_it_is(sqlite_url):
+    # cite:2 sets are 2 games: with a cap of 4, a bot with 3 games begun today has no
+    # room for another set; one with none has.
+    server = ladder_server(sqlite_url, quick(house_tables=0, daily_games=4))
+    with server, Client(server.target) as client:
+        keys = {name: client.register_bot(name, "cite", 2).key for name in ("capped", "fresh")}
+        service = server.running.sessions.service
+        now = dt.datetime.now(dt.UTC)
+        with service.engine.begin() as connection:
+            for i in range(3):
+                game = {"game_id": f"earlier{i}", "ladder": "cite:2", "set_id": f"set{i}"}
+                game |= {"rotation": 0, "deal": i, "validation": False, "status": "rated"}
+                connection.execute(sa.insert(ladder_games).values(**game, created_at=now))
+                seat = {"game_id": f"earlier{i}", "seat": 0, "name": "capped", "level": ""}
+                connection.execute(sa.insert(ladder_seats).values(**seat))
+        for name in keys:  # validated already: paired as soon as connected
+            service.accounts.set_status(name, BotStatus.ACTIVE, "passed (test)")
+        capped, fresh = (Connected(client, keys[name]) for name in ("capped", "fresh"))
+        fresh.next(D.START)  # paired: in the same round, a free "capped" would be too
+        assert service.ledger.games_since("cite:2", now.timestamp() - 60) == {
+            "capped": 3,
+            "fresh": 2,
+        }
+        capped.close()
+        fresh.close()
+
+
+def test_serve_refuses_a_per_bot_concurrency_below_one(sqlite_url):
+    serve = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "serve", "--port", "0", "--archive", sqlite_url]
+        + ["--ladder", "cite:2", "--ladder-bot-concurrency", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert serve.returncode == 2
+    assert "--ladder-bot-concurrency must be at least 1" in serve.stderr
 
 
 def test_a_runner_that_connects_again_finds_its_game_going_on(sqlite_url):

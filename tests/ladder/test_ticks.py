@@ -43,10 +43,10 @@ def test_a_tick_reads_the_open_games_once_and_a_woken_one_no_accounts(sqlite_url
         ticks: list[tuple[bool, list[str]]] = []
         tick = matchmaker.tick
 
-        async def counted_tick(spec, paces=(), full=True):
+        async def counted_tick(spec, full=True):
             before = len(reads)
             try:
-                return await tick(spec, paces, full)
+                return await tick(spec, full)
             finally:
                 ticks.append((full, reads[before:]))
 

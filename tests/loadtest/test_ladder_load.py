@@ -39,7 +39,6 @@ def test_the_ladder_load_plays_moves_prints_its_figures_and_cleans_up(redis_url,
     assert figures["errors"] == 0, (figures, done.stderr)
     assert figures["move_round_trip_p50_ms"] <= figures["move_round_trip_p99_ms"], figures
     assert figures["commits"] == "awaited"
-    assert 0 <= figures["round_trips_late_percent"] <= 100, figures  # the runners reported
     assert set(figures["cpu_percent_of_a_core"]) >= {"server", "runners_and_bots", "machine"}
     assert _databases() == before
     store = redis.Redis.from_url(redis_url)

@@ -226,11 +226,7 @@ def call(world, method, request_bytes: bytes) -> grpc.StatusCode:
     path = f"/{SERVICE_NAME}/{method.name}"
     channel = world["channel"]
     try:
-        if method.client_streaming:  # PlayBot: the fuzzed message first, then nothing
-            stream = channel.stream_stream(path)(iter([request_bytes]), timeout=0.5)
-            for _ in stream:
-                pass
-        elif method.server_streaming:
+        if method.server_streaming:
             stream = channel.unary_stream(path)(request_bytes, timeout=0.5)
             for _ in stream:
                 pass
