@@ -144,13 +144,6 @@ async def log_public(
     game reads as a running one, and the bulk reads hold it back."""
     if snapshot.status != GameStatus.FINISHED:
         return False
-    return await deal_over(snapshot.game_id, snapshot.info, all_over)
-
-
-async def deal_over(
-    game_id: str, meta: GameMeta, all_over: Callable[[Sequence[str]], Awaitable[bool]]
-) -> bool:
-    """Whether every game of ``game_id``'s deal other than itself is over (a game not
-    made yet, or lost, is not)."""
-    others = [g for g in meta.deal_games if g != game_id]
+    # A sibling not made yet (a tournament table waiting for its turn), or lost, is not over.
+    others = [g for g in snapshot.info.deal_games if g != snapshot.game_id]
     return not others or await all_over(others)
