@@ -210,7 +210,7 @@ def game_state(view: GameView) -> pb.GameState:
         clock=_clock(clock.running(meta, snapshot.version)),
         finish_reason=_FINISH_REASON[view.finish_reason],
     )
-    seen = view_of(meta.game_type, state, view.viewer)
+    seen = view_of(meta.game_type, state, view.viewer, view.withheld)
     if seen is not None:  # a game served without a view message (services.views) sends none
         getattr(message, meta.game_type).CopyFrom(seen)
     return message

@@ -92,6 +92,13 @@ def _before_token(
     return sa.or_(finished_at < at, sa.and_(finished_at == at, game_id < last_id))
 
 
+def _deal_over() -> sa.ColumnElement[bool]:
+    """A game that played no shared deal, or whose deal's games are all archived."""
+    sibling = games.alias("sibling")
+    archived = sa.select(sa.func.count()).where(sibling.c.deal == games.c.deal).scalar_subquery()
+    return sa.or_(games.c.deal.is_(None), archived >= games.c.deal_size)
+
+
 def _seats_with_level(level: str) -> sa.Select:
     return sa.select(seats.c.game_id).where(seats.c.kind == "bot", seats.c.level == level)
 
@@ -153,6 +160,8 @@ class Archive:
             "private": meta.private,
             "spectators": meta.spectators,
             "tournament": meta.tournament_name or None,
+            "deal": min(meta.deal_games) if meta.deal_games else None,
+            "deal_size": len(meta.deal_games) or None,
             "created_at": _utc(meta.created),
             "finished_at": finished_at,
             "returns": json.dumps(returns),
@@ -236,12 +245,15 @@ class Archive:
 
     async def find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         """Archived games open to anyone (``access.open_to_anyone``) matching ``query``,
-        newest first, and the token of the next page ("" when this is the last)."""
+        newest first, and the token of the next page ("" when this is the last). A game
+        of a shared deal is held back until every game of the deal is here (all over:
+        ``access.log_public``)."""
         return await asyncio.to_thread(self._find_games, query)
 
     def _find_games(self, query: GameQuery) -> tuple[list[ArchivedSummary], str]:
         size = min(max(query.page_size, 1), 1000)
         where = [games.c[name].is_(value) for name, value in access.OPEN_TO_ANYONE.items()]
+        where.append(_deal_over())
         if query.game_type:
             where.append(games.c.game_type == query.game_type)
         if query.tournament:

@@ -7,12 +7,14 @@ first; later pages come from the archive alone. With an archive, a finished game
 is listed from the archive once it is there, so it never appears twice; one the
 archiver has not copied yet is listed from the store at the head of the archive's
 part (it is the newest finished), so it never vanishes during the hand-off. The
-store is looked through its newest ``STORE_SCAN`` games.
+store is looked through its newest ``STORE_SCAN`` games. A finished game whose deal
+still runs elsewhere (``access.log_public``) is not listed until every game of the
+deal is over, from the store or the archive alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from services.archive.archive import (
@@ -72,8 +74,10 @@ async def list_games(
     store_games: Callable[[int], Awaitable[list[Snapshot]]],
     archive: Archive | None,
     query: ListQuery,
+    all_over: Callable[[Sequence[str]], Awaitable[bool]],
 ) -> tuple[list[Snapshot | ArchivedSummary], str]:
-    """One page of games and the next page's token ("" on the last page)."""
+    """One page of games and the next page's token ("" on the last page).
+    ``all_over``: whether some games are all over (``GameHost.all_over``)."""
     for name in ("finished_after", "finished_before"):
         bound = getattr(query, name)
         if bound is not None and not 0 <= bound <= LAST_SECOND:
@@ -96,7 +100,12 @@ async def list_games(
         # when the archive lists them): a few pages' worth is looked through.
         scan = STORE_SCAN if _filtered(query) else min(STORE_SCAN, 4 * size)
         scanned = await store_games(scan)
-        found = [s for s in scanned if _matches(s, query)]
+        found = [
+            s
+            for s in scanned
+            if _matches(s, query)
+            and (s.status != GameStatus.FINISHED or await access.log_public(s, all_over))
+        ]
         if archive is not None:
             found = await _unless_archived(found, archive)
         found = found[:size]

@@ -42,6 +42,10 @@ games = sa.Table(
     # admitted spectators: listed and exported only if so (0007_archived_spectators)
     sa.Column("spectators", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("tournament", sa.String(64), nullable=True),
+    # The game's deal (the first of GameMeta.deal_games) and its games' count: listed
+    # and exported once all of them are here (0009_archived_deals)
+    sa.Column("deal", sa.String(32), nullable=True),
+    sa.Column("deal_size", sa.SmallInteger, nullable=True),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("returns", sa.Text, nullable=False),  # JSON list, one per seat
@@ -50,6 +54,7 @@ games = sa.Table(
     sa.Index("archived_games_finished_at", "finished_at", "game_id"),
     sa.Index("archived_games_type_finished_at", "game_type", "finished_at", "game_id"),
     sa.Index("archived_games_tournament", "tournament"),
+    sa.Index("archived_games_deal", "deal"),
 )
 
 seats = sa.Table(

@@ -221,11 +221,16 @@ class HintService:
 
     async def _state_at(self, snapshot: Snapshot, token: str, version: int) -> State:
         """The true state at ``version`` of a finished game, replayed from its record
-        (complete and public once the game is over: ``host.reveals_everything``)."""
+        (complete and public once it and every game of its deal are over:
+        ``access.log_public``)."""
         record = await self._host.record(snapshot.game_id, token)
         actions = [e["action"] for e in record.entries if e["version"] <= version]
         if any(action < 0 for action in actions):  # only a running game hides actions
-            raise FailedPrecondition("positions are analysed once the game is over")
+            raise FailedPrecondition(
+                "positions are analysed once the game is over, and with it every game "
+                "playing the same deal (a ladder set's rotations, a duplicate tournament "
+                "group): ask again when they have ended"
+            )
         # A long game's replay takes a while: off the event loop.
         game_type = snapshot.info.game_type
         return await asyncio.to_thread(steps.replayed, game_type, record.initial_state, actions)

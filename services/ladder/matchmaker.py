@@ -35,7 +35,7 @@ import secrets
 import socket
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
@@ -205,7 +205,9 @@ class Matchmaker:
         for game in open_games:
             planned = game.game
             if game.status == PENDING:
-                await self._make(spec, planned)
+                # Its set's other games still open (a closed one is over: rated or failed).
+                deal = [g.game.game_id for g in open_games if g.game.set_id == planned.set_id]
+                await self._make(spec, planned, deal)
             elif game.returns is not None:
                 await self._finish(spec, planned, game.returns)
             else:
@@ -222,9 +224,10 @@ class Matchmaker:
         for game_id in [g for g in self._looked if g not in live]:
             del self._looked[game_id]
 
-    async def _make(self, spec: LadderSpec, planned: PlannedGame) -> None:
+    async def _make(self, spec: LadderSpec, planned: PlannedGame, deal: Sequence[str] = ()) -> None:
         """Make a written-down game in the store (or find it made) and claim its bots'
-        seats; then it is playing."""
+        seats; then it is playing. ``deal``: the ids of its set's games (it plays their
+        deal: its hidden cards stay hidden until all are over)."""
         seats = [
             SeatSpec(SeatKind.BOT, s.level, s.name)
             if s.house
@@ -241,6 +244,7 @@ class Matchmaker:
                 seed=planned.deal,
                 deal_key=f"ladder:{planned.set_id}",
                 deal_stream=True,
+                deal_games=deal,
                 game_id=planned.game_id,
                 timer=timer,
             )
@@ -487,7 +491,7 @@ class Matchmaker:
         if not await self._write(spec, planned):
             return False  # the lease was lost: another replica matches now
         for game in planned:
-            await self._make(spec, game)
+            await self._make(spec, game, [g.game_id for g in planned])
         self._on_games()
         return True
 

@@ -8,6 +8,11 @@ Reading a game's content (its state, record, events, hints, export line) has one
 rule, ``reader``: a seat's token reads as that seat; without a token, only a game
 open to anyone (``open_to_anyone``: public, spectators admitted) is read, as a
 spectator. Bulk reads (ListGames, the export) hold only games open to anyone.
+
+What a reader sees of a game's hidden actions has one rule too, ``log_public``: they
+are public once the game is over and so is every game of its deal (a ladder set's
+rotations, a tournament's duplicate group), never before: a finished rotation would
+show the cards a sibling still holds.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from services.errors import PermissionDenied, Unauthenticated
+from services.kinds import GameStatus
 from services.stores import Snapshot
 from services.stores.records import GameMeta
 
@@ -127,3 +133,17 @@ def reader(snapshot: Snapshot, token: str, required: bool = False) -> int | None
         if hmac.compare_digest(stored, digest):
             return seat
     raise Unauthenticated(f"the token is not valid for game {snapshot.game_id}", field="token")
+
+
+async def log_public(
+    snapshot: Snapshot, all_over: Callable[[Sequence[str]], Awaitable[bool]]
+) -> bool:
+    """Whether the game's whole log (every hidden action, the final hands) is public:
+    once it is over and so is every other game of its deal (``GameMeta.deal_games``),
+    which ``all_over`` tells from the store, else the archive. Until then a finished
+    game reads as a running one, and the bulk reads hold it back."""
+    if snapshot.status != GameStatus.FINISHED:
+        return False
+    # A sibling not made yet (a tournament table waiting for its turn), or lost, is not over.
+    others = [g for g in snapshot.info.deal_games if g != snapshot.game_id]
+    return not others or await all_over(others)

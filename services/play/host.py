@@ -12,7 +12,7 @@ import dataclasses
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from services.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from services.kinds import GAME_ID, SeatControl, SeatKind
+from services.kinds import GAME_ID, GameStatus, SeatControl, SeatKind
 from services.limits import access
 from services.limits.access import hash_token
 from services.play import seating
@@ -110,6 +110,7 @@ class GameHost(Reading, Submitting):
         tournament: Mapping[str, Any] | None = None,
         deal_key: str = "",
         deal_stream: bool = False,
+        deal_games: Sequence[str] = (),
         game_id: str | None = None,
         bots_by_anyone: bool = False,
         rejoin_handed_seats: bool = False,
@@ -124,7 +125,9 @@ class GameHost(Reading, Submitting):
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
         people, so tables of one tournament deal get one board (duplicate deals);
         ``deal_stream`` draws chance by occurrence (``services.turns.steps.Luck``), so they
-        also roll the same dice. ``game_id``, when set, is the new game's id: if a game
+        also roll the same dice; ``deal_games``, the ids of every game of the deal (this
+        one too), whose hidden actions stay hidden until all are over
+        (``access.log_public``). ``game_id``, when set, is the new game's id: if a game
         with it exists, ALREADY_EXISTS and nothing is created (a tournament's table
         game, which racing replicas create once)."""
         if game_type not in game_names():
@@ -198,6 +201,7 @@ class GameHost(Reading, Submitting):
             rejoin_handed_seats=rejoin_handed_seats,
             tournament=None if tournament is None else dict(tournament),
             deal_stream=deal_stream,
+            deal_games=tuple(deal_games),
         )
         meta = clock.start(meta, timer)
         meta = clock.restart(meta, state, version, time.time(), moved=True)
@@ -325,7 +329,8 @@ class GameHost(Reading, Submitting):
         kept = self._kept_at(game_id, event_id)
         if kept is not None:
             snapshot, state = kept
-            return GameView(snapshot, state, self.viewer(snapshot, token))
+            viewer = self.viewer(snapshot, token)
+            return GameView(snapshot, state, viewer, withheld=await self._withheld(snapshot))
         return await self.get_state(game_id, token)
 
     async def get_state(self, game_id: str, token: str) -> GameView:
@@ -334,7 +339,27 @@ class GameHost(Reading, Submitting):
         state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
         self._kick_bots(snapshot, state)
-        return GameView(snapshot, state, viewer)
+        return GameView(snapshot, state, viewer, withheld=await self._withheld(snapshot))
+
+    async def _withheld(self, snapshot: Snapshot) -> bool:
+        """Over, but its log not public yet: a game of its deal still runs."""
+        finished = snapshot.status == GameStatus.FINISHED
+        return finished and not await self.log_public(snapshot)
+
+    async def all_over(self, game_ids: Sequence[str]) -> bool:
+        """Whether every one of ``game_ids`` is over: finished in the store, else held by
+        the archive (it holds only finished games). A game in neither (not made yet,
+        or lost) is not."""
+        left = []
+        for game_id in game_ids:
+            snapshot = await self.store.load(game_id)
+            if snapshot is None:
+                left.append(game_id)
+            elif snapshot.status != GameStatus.FINISHED:
+                return False
+        if not left:
+            return True
+        return self.archive is not None and len(await self.archive.held(left)) == len(left)
 
     async def list_games(self, query: ListQuery) -> tuple[list[Snapshot | ArchivedSummary], str]:
         """One page of games (live from the store, finished from the archive: the merge
@@ -344,4 +369,4 @@ class GameHost(Reading, Submitting):
                 f"unknown game type {quote_input(query.game_type)}; "
                 f"choose one of: {', '.join(game_names())}"
             )
-        return await listing.list_games(self.store.list_games, self.archive, query)
+        return await listing.list_games(self.store.list_games, self.archive, query, self.all_over)

@@ -20,6 +20,7 @@ from services.errors import (
     PermissionDenied,
 )
 from services.kinds import EventKind, FinishReason, GameStatus
+from services.limits import access
 from services.stores import (
     Snapshot,
     StoredEvent,
@@ -39,6 +40,7 @@ class GameView:
     viewer: int | None
     invite_codes: dict[int, str] = field(default_factory=dict)  # private games' creator only
     creator_token: str = ""  # CreateGame's answer only
+    withheld: bool = False  # over, but shown as while it ran (``access.log_public``)
 
     @property
     def over(self) -> bool:
@@ -86,7 +88,13 @@ class Record:
 
 class Reading:
     """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load``, ``viewer``, ``_kept_at`` and ``_keep_position``."""
+    ``archive``, ``hub``, ``load``, ``viewer``, ``all_over``, ``_kept_at`` and
+    ``_keep_position``."""
+
+    async def log_public(self, snapshot: Snapshot) -> bool:
+        """Whether every hidden action of the game is public, to GetRecord, WatchGame,
+        GetState and Hint alike: ``access.log_public``, the one home of that rule."""
+        return await access.log_public(snapshot, self.all_over)
 
     async def watch(
         self, game_id: str, token: str, after: int
@@ -117,7 +125,7 @@ class Reading:
                 f"{snapshot.last_event_id}: resume from an event id the server sent",
                 field="after_event_id",
             )
-        reveal = reveals_everything(snapshot)
+        reveal = await self.log_public(snapshot)
         async with contextlib.AsyncExitStack() as stack:
             events: AsyncIterator[StoredEvent]
             if finished:
@@ -237,7 +245,7 @@ class Reading:
         Only the first page (offset 0) has the initial view."""
         snapshot = await self.load(game_id)
         viewer = self.viewer(snapshot, token)
-        reveal = reveals_everything(snapshot)
+        reveal = await self.log_public(snapshot)
         game_type = snapshot.info.game_type
         logged: list[dict[str, Any]] = []  # the action events as stored
         actions: list[int] = []  # the full actions, for the replay: never sent as such
@@ -285,7 +293,7 @@ class Reading:
             # A long game's replay takes a while: off the event loop, which serves
             # every other call of this replica meanwhile. It stops at the page's end.
             views = await asyncio.to_thread(
-                _replayed_views, game_type, initial, actions[:end], viewer
+                _replayed_views, game_type, initial, actions[:end], viewer, not reveal
             )
             initial_view = views[0] if offset == 0 else None
             for entry, view in zip(entries, views[offset + 1 :], strict=True):
@@ -304,20 +312,18 @@ class Reading:
 
 
 def _replayed_views(
-    game_type: str, initial: bytes, actions: list[int], viewer: int | None
+    game_type: str, initial: bytes, actions: list[int], viewer: int | None, withheld: bool
 ) -> list[Any]:
-    """``viewer``'s view of the initial position and after each of ``actions``."""
+    """``viewer``'s view of the initial position and after each of ``actions``
+    (``withheld``: the log is not public yet, so not the end's either)."""
     views: list[Any] = []
     steps.replayed(
-        game_type, initial, actions, lambda s: views.append(view_of(game_type, s, viewer))
+        game_type,
+        initial,
+        actions,
+        lambda s: views.append(view_of(game_type, s, viewer, withheld)),
     )
     return views
-
-
-def reveals_everything(snapshot: Snapshot) -> bool:
-    """Once a game is over its whole log is public: GetRecord and WatchGame both show
-    hidden actions to everyone from then on (the one home of that rule)."""
-    return snapshot.status == GameStatus.FINISHED
 
 
 _MAX_EVENT_ID = 2**64 - 1  # event ids are uint64 on the wire

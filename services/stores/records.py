@@ -181,6 +181,9 @@ class GameMeta:
     clock: Clock | None = None  # set with ``timer``
     tournament: Mapping[str, Any] | None = None  # a tournament table's name, round, table
     deal_stream: bool = False  # chance drawn by occurrence (``services.turns.steps.Luck``)
+    # Every game playing this game's deal (itself too): a ladder set's rotations, a
+    # tournament's duplicate group. Its hidden actions stay hidden until all are over.
+    deal_games: tuple[str, ...] = ()
     record_version: int = LAYOUT
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
@@ -216,6 +219,8 @@ class GameMeta:
             layout["tournament"] = dict(self.tournament)
         if self.deal_stream:
             layout["deal_stream"] = True
+        if self.deal_games:
+            layout["deal_games"] = list(self.deal_games)
         return _written(layout, self.later, self.record_version)
 
     @classmethod
@@ -227,6 +232,7 @@ class GameMeta:
         known["clock"] = Clock.from_dict(data["clock"]) if known.get("clock") else None
         known["private"] = bool(known.get("private"))
         known["deal_stream"] = bool(known.get("deal_stream"))
+        known["deal_games"] = tuple(known.get("deal_games") or ())
         return cls(**known)
 
 

@@ -70,9 +70,7 @@ def schedulable_tables(defn: Definition, results: dict[int, TableResult]) -> lis
 PACE_WINDOW = 10  # the pace is taken over the last this many table ends
 
 
-def seconds_left(
-    created: float, ends: list[float], total: int, parallel: int, now: float
-) -> float:
+def seconds_left(created: float, ends: list[float], total: int, parallel: int, now: float) -> float:
     """The time left at the observed pace: the mean time between the last
     ``PACE_WINDOW`` table ends (after the first end alone: its time from the start
     over the tables run at once), times the tables left, less the time since the last
@@ -304,6 +302,10 @@ class TournamentRunner:
         started: whoever wins that record, it names the one game."""
         secret = await self._store.secret()
         game_id = records.table_game_id(secret, snapshot, table.index)
+        deal_games: list[str] = []  # a duplicate group's P tables, at consecutive indices
+        if defn.duplicate:
+            group = range(table.group * defn.players, (table.group + 1) * defn.players)
+            deal_games = [records.table_game_id(secret, snapshot, i) for i in group]
         seats = []
         for entrant_index in table.seats:
             entrant = defn.entrants[entrant_index]
@@ -320,6 +322,7 @@ class TournamentRunner:
                 tournament={"name": defn.name, "round": table.round, "table": table.index},
                 deal_key=f"tournament:{defn.name}:deal:{table.deal}",
                 deal_stream=defn.duplicate,
+                deal_games=deal_games,
                 game_id=game_id,
                 timer=_timer(defn),
             )

@@ -41,11 +41,21 @@ def revealed_actions(
     return rule(actions, state) if rule is not None else set()
 
 
-def view_of(game_type: str, state: Any, seat: int | None) -> Message | None:
+def view_of(game_type: str, state: Any, seat: int | None, withheld: bool = False) -> Message | None:
     """What ``seat`` (None: a spectator) may see of ``state``, as the game's view message
-    (None: the game has no view message; its state is then not sent at all)."""
+    (None: the game has no view message; its state is then not sent at all).
+
+    ``withheld``: the game is over but its hidden information is not public yet (a
+    game of its deal still runs: ``access.log_public``), so what a game shows every
+    seat at its end (Catan: hands and development cards) stays its owner's."""
     module = _module(game_type)
-    return None if module is None else module.build_view(state.observation(seat))
+    if module is None:
+        return None
+    observation = state.observation(seat)
+    as_running = getattr(module, "as_running", None)
+    if withheld and as_running is not None:
+        observation = as_running(observation, seat)
+    return module.build_view(observation)
 
 
 def dealt_view(game_type: str, players: int, seed: int, options: dict[str, Any]) -> Message:

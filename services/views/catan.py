@@ -41,6 +41,20 @@ def revealed_actions(actions: list[dict[str, Any]], state: Callable[[], Any]) ->
     return opened
 
 
+_PRIVATE = ("resources", "discards_pending", "dev_cards", "dev_new", "vp")
+
+
+def as_running(obs: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """A finished game's observation as while it ran: every hand and development card
+    is shown only to its owner (``seat``; None: a spectator), the deck to no one. The
+    engine opens them all at its end; a game of the same deal may still run."""
+    seats = [
+        p if index == seat else {**p, **dict.fromkeys(_PRIVATE)}
+        for index, p in enumerate(obs["seats"])
+    ]
+    return {**obs, "seats": seats, "deck": None}
+
+
 def _res(counts: list[int]) -> catan_pb2.CatanResources:
     return catan_pb2.CatanResources(
         brick=counts[0], lumber=counts[1], wool=counts[2], grain=counts[3], ore=counts[4]

@@ -84,7 +84,7 @@ async def test_the_pacing_table_goes_and_comes_back_on_a_filled_archive(archive_
         with archive.engine.begin() as connection:
             connection.execute(sa.text(f"INSERT INTO ladder_paces VALUES {row}"))
         database.upgrade(archive.engine)
-        assert database.current_revision(archive.engine) == "0008_drop_ladder_paces"
+        assert database.current_revision(archive.engine) == database.head_revision()
         assert "ladder_paces" not in sa.inspect(archive.engine).get_table_names()
         archive._cache.clear()
         assert (await archive.game(snapshot.game_id)).events == events

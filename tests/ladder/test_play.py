@@ -341,6 +341,10 @@ def test_house_greedy_ends_rated_above_house_random_in_duplicate_sets(sqlite_url
             assert seated[(first.game_id, 1)] == seated[(second.game_id, 0)]
             deals = [_deal(server, g.game_id) for g in (first, second)]
             assert deals[0] == deals[1] and deals[0]
+            # Each names its set's games: its cards stay hidden until both end.
+            for game in (first, second):
+                meta = server.call(server.running.archive.game(game.game_id)).snapshot.info
+                assert set(meta.deal_games) == {first.game_id, second.game_id}
         # Every rated game moved each seat's rating once: with the matchmaker stopped,
         # the seats' rows add up to the standings' games and points.
         server.call(server.running.matchmaker.close())

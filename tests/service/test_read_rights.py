@@ -25,6 +25,8 @@ import grpc
 import pytest
 from google.protobuf import message_factory
 
+from gamehost.v1 import gamehost_pb2 as pb
+from games.catan import rules as catan_rules
 from services.gateway.routes import ROUTES, SERVICE, Route
 from tests.archive.conftest import scratch_postgres
 from tests.procs import wait_until
@@ -65,7 +67,6 @@ RIGHTS = {
     "RevokeBot": NONE,
     "GetBot": NONE,
     "ConnectBot": SEAT,  # a registered bot's own seats, by its key
-    "PlayBot": SEAT,
     "BotReply": SEAT,
     "GetLadder": NONE,
 }
@@ -205,7 +206,13 @@ def served(request, tmp_path_factory) -> Iterator[Served]:
         prefix = request.getfixturevalue("module_prefix")
         urls = scratch_postgres()
     archive_url = next(urls)
-    config = gateway_config(redis_url, prefix, archive_url=archive_url, archive_create=True)
+    config = gateway_config(
+        redis_url,
+        prefix,
+        archive_url=archive_url,
+        archive_create=True,
+        anonymous_exports=100,  # the walks export many times a minute
+    )
     try:
         with Served(config) as running:
             yield running
@@ -341,3 +348,112 @@ def test_a_running_games_hidden_information_stays_hidden(served, games):
     # The receiver of the card sees it, and the check above would have caught it.
     receiver = read_game(served, games.dealt, games.dealt_tokens[1], newest)
     assert any(_secrets(answer.messages, None)[0] for _, answer in receiver)
+
+
+# ---------------------------------------------------------------- (d) a shared deal
+_DISCARDS = range(catan_rules.DISCARD_BASE, catan_rules.DISCARD_BASE + 5)
+ENTRANTS = [("me", ""), ("r1", "random"), ("r2", "random")]  # "me": an external entrant
+
+
+def _catan_secrets(answer: Any, seat: int | None) -> tuple[list[Any], int, int]:
+    """``_secrets`` for Catan: hidden actions shown in full to a seat outside their
+    audience (but a 7's discards, public once all are in), and another seat's hand or
+    development cards in a view."""
+    leaks, actions, _ = _secrets(answer, seat)
+    leaks = [leak for leak in leaks if leak.get("actionId") not in _DISCARDS]
+    views = 0
+    for view in _catan_views(answer):
+        views += 1
+        for player in view["players"]:
+            if player["seat"] != seat and (player["resourcesVisible"] or player["devVisible"]):
+                leaks.append(player)
+    return leaks, actions, views
+
+
+def _catan_views(answer: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(answer, dict):
+        if "devDeckCount" in answer:
+            yield answer
+        answer = list(answer.values())
+    for child in answer if isinstance(answer, list) else []:
+        yield from _catan_views(child)
+
+
+def _exported(served: Served) -> dict[str, set[str]]:
+    """The game ids every BULK path and ``gamehost export`` (from the server) hold."""
+    held = listed_ids(served)
+    printed = subprocess.run(
+        [sys.executable, "-m", "gamehost.cli", "export", "--target", served.thread.target],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert printed.returncode == 0, printed.stderr
+    held["gamehost export"] = {json.loads(x)["game_id"] for x in printed.stdout.splitlines()}
+    return held
+
+
+def test_a_finished_rotations_hidden_cards_wait_for_its_deal(served):
+    """A duplicate tournament group (as a ladder set): one deal under each of three
+    seat rotations, an external entrant at every table. It lets a bot play its seat at
+    the first table only, so that table plays out while the other two wait on it. Until
+    they end, the finished table shows no hidden card on any path, to a spectator or
+    to the entrant's own seat there (it sits at the siblings too), and is neither
+    listed nor exported, live or archived; then its whole log is public again."""
+    client, name = served.client, "dealt"
+    entrants = [pb.TournamentEntrant(name=n, level=lv) for n, lv in ENTRANTS]
+    client.create_tournament(
+        pb.TournamentDefinition(
+            name=name,
+            game_type="catan",
+            players=3,
+            entrants=entrants,
+            format="round-robin",
+            games=3,
+            seed=5,
+            duplicate=True,
+            parallel=3,
+            options={"turn_limit": "40"},
+        )
+    )
+    entrant = client.join_tournament(name, "me")
+    seats = wait_until(
+        lambda: len(found := client.tournament_seats(name, entrant)) == 3 and found,
+        120,
+        "the three tables started",
+    )
+    finished, siblings = seats[0], seats[1:]
+    client.hand_over(finished.game_id, finished.seat_token, "random")  # away: still its seat
+    archive = served.thread.running.archive
+
+    def archived(game_id: str) -> bool:
+        return served.thread.call(archive.game(game_id, cache=False)) is not None
+
+    wait_until(lambda: archived(finished.game_id), 120, "the first table played and archived")
+    game_id, newest = finished.game_id, _newest(served, finished.game_id)
+    leaked = {}  # (reader, path) -> how many secrets it showed: all of them at once
+    for seat, token in ((None, ""), (finished.seat, finished.seat_token)):
+        actions = views = 0
+        for path, answer in read_game(served, game_id, token, newest):
+            assert answer.code in READ, (seat, path, answer.code)
+            leaks, seen_actions, seen_views = _catan_secrets(answer.messages, seat)
+            if leaks:
+                leaked[seat, path] = len(leaks)
+            actions += seen_actions
+            views += seen_views
+        assert actions and views  # the walk met hidden actions and final views
+    # A sibling's seat token holds no seat of the finished table.
+    for path, answer in read_game(served, game_id, siblings[0].seat_token, newest):
+        assert answer.code == "UNAUTHENTICATED", path
+    held = _exported(served)
+    leaked |= {(None, path): 1 for path, ids in held.items() if game_id in ids}
+    assert leaked == {}
+
+    for sibling in siblings:  # the siblings play out too
+        client.hand_over(sibling.game_id, sibling.seat_token, "random")
+    wait_until(lambda: all(archived(s.game_id) for s in siblings), 120, "the siblings archived")
+    held = _exported(served)
+    assert {path for path, ids in held.items() if game_id not in ids} == set()
+    spectator = [answer for _, answer in read_game(served, game_id, "", newest)]
+    assert all(answer.code in READ for answer in spectator)
+    assert any(_catan_secrets(answer.messages, None)[0] for answer in spectator)
