@@ -20,21 +20,18 @@ import pathlib
 import random
 import secrets
 import statistics
-import sys
 import time
 import uuid
 
+import psycopg
+import sqlalchemy as sa
+
+from services.archive import codec
+from services.archive.archive import Archive, GameQuery
+from services.archive.schema import games, seats
+from services.archive.synthetic import finished_game
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import psycopg  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
-
-from services.archive import codec  # noqa: E402
-from services.archive.archive import Archive, GameQuery  # noqa: E402
-from services.archive.schema import games, seats  # noqa: E402
-from services.archive.synthetic import finished_game  # noqa: E402
 
 PLAYERS = {"catan": 4, "endeavor": 4, "cite": 4}
 NAMES = 5000  # distinct seat names over the whole archive

@@ -23,12 +23,11 @@ import statistics
 import sys
 import time
 
-from bots_common import positions, table
-
 from bots import LEVELS, choose_action, level_names
 from bots.heuristics import knowledge
 from bots.mcts import uct_search
 from games import game_names
+from loadtest.bots_common import positions, table
 
 
 def iteration_rate(game: str, states: list, iterations: int, depth: int) -> tuple[float, int]:

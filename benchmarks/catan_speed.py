@@ -89,7 +89,6 @@ def search_selfplay(decisions: int) -> dict:
     import random
     import time
 
-    sys.path.insert(0, str(ROOT))
     from bots import choose_action
     from bots.heuristics import knowledge
     from games import CHANCE, TERMINAL, engine_build
@@ -118,11 +117,8 @@ def search_selfplay(decisions: int) -> dict:
 
 def fast_iterations(count: int) -> dict:
     """``mcts-fast``'s iterations/s: one tree on each of ``count`` sampled positions."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    sys.path.insert(0, str(ROOT))
-    from bots_common import mcts_fast_iterations
-
     from games import engine_build
+    from loadtest.bots_common import mcts_fast_iterations
 
     return {"build": engine_build(), **mcts_fast_iterations("catan", 4, count)}
 
@@ -133,7 +129,6 @@ def ours(seconds: float) -> dict:
     import time
     from bisect import bisect_left
 
-    sys.path.insert(0, str(ROOT))
     from games import engine_build
     from games.catan import rules as R
     from games.catan.engine import Catan, CatanState

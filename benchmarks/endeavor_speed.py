@@ -10,14 +10,10 @@ checked ``apply_action``, and clone / to_bytes / from_bytes times on mid-game st
 from __future__ import annotations
 
 import argparse
-import pathlib
 import random
-import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-
-from games.endeavor.engine import Endeavor, EndeavorState  # noqa: E402
+from games.endeavor.engine import Endeavor, EndeavorState
 
 
 def playouts(games: int, players: int, checked: bool) -> tuple[float, int]:

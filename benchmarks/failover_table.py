@@ -21,11 +21,9 @@ import shutil
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from loadtest import failover
 
-from loadtest import failover  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 CELERY = "celery"  # the primary killed, bots on a Celery worker (the broker on Sentinel too)
 

@@ -53,21 +53,19 @@ import time
 import urllib.request
 import uuid
 
+import psutil
+import psycopg
+import redis
+import sqlalchemy as sa
+
+from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
+from loadtest.parts import tree_cpu_seconds as cpu_seconds
+from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples
+from services.archive.schema import ladder_games
+from services.stores.redis_connect import with_inline_commits
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import psutil  # noqa: E402
-import psycopg  # noqa: E402
-import redis  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
-
-from benchmarks.peer_server import cpu_seconds  # noqa: E402
-from gamehost import Client  # noqa: E402
-from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples  # noqa: E402
-from services.archive.schema import ladder_games  # noqa: E402
-from services.stores.redis_connect import with_inline_commits  # noqa: E402
 
 VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer

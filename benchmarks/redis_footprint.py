@@ -31,25 +31,22 @@ import math
 import pathlib
 import random
 import statistics
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 
+import redis
+import zstandard
+
+from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
+from services.archive.archive import Archive
+from services.server import ServerConfig, ServerThread
+from services.stores import compact
+from services.stores.redis_store import LOG_BLOCK
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import redis  # noqa: E402
-import zstandard  # noqa: E402
-
-from gamehost import Client  # noqa: E402
-from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from services.archive.archive import Archive  # noqa: E402
-from services.server import ServerConfig, ServerThread  # noqa: E402
-from services.stores import compact  # noqa: E402
-from services.stores.redis_store import LOG_BLOCK  # noqa: E402
 
 PLAYERS = 4
 GIB = 2**30

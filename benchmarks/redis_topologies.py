@@ -29,18 +29,13 @@ import time
 import uuid
 from collections.abc import Iterator
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "benchmarks"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+from redis.crc import key_slot
 
-from redis.crc import key_slot  # noqa: E402
-from service_bench import ScriptedGames, latencies, pct, start_process, throughput  # noqa: E402
-
-from loadtest.parts import free_port  # noqa: E402
-from loadtest.topology import ClusterSet, RedisProc, SentinelSet  # noqa: E402
-from services.stores import redis_connect as rc  # noqa: E402
-from services.stores.redis_store import RedisStore  # noqa: E402
+from loadtest.driver import ScriptedGames, latencies, pct, start_process, throughput
+from loadtest.parts import free_port
+from loadtest.topology import ClusterSet, RedisProc, SentinelSet
+from services.stores import redis_connect as rc
+from services.stores.redis_store import RedisStore
 
 TOPOLOGIES = (
     "single",

@@ -14,120 +14,32 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
-import threading
-import time
 import uuid
 from collections.abc import Callable
 
 import grpc
 import redis
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from gamehost import Client  # noqa: E402
-from loadtest.driver import script, store_secret  # noqa: E402  (shared with the load test)
-from loadtest.echo import FULL_METHOD  # noqa: E402  (the one echo server: loadtest/echo.py)
-from loadtest.parts import free_port  # noqa: E402
-from services.limits import access  # noqa: E402
-from services.stores.redis_connect import with_inline_commits  # noqa: E402
+# Shared with the load test and the studies (loadtest/driver.py); the one echo server.
+from loadtest.driver import (
+    ScriptedGames,
+    latencies,
+    pct,
+    start_process,
+    stop,
+    store_secret,
+    throughput,
+)
+from loadtest.echo import FULL_METHOD
+from loadtest.parts import free_port
+from services.stores.redis_connect import with_inline_commits
 
 _CAS = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3])
 return 1
 """
-
-
-# ---------------------------------------------------------------------- processes
-def start_process(args: list[str], port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        grpc.channel_ready_future(channel).result(timeout=60)
-    return proc
-
-
-# ---------------------------------------------------------------------- measurements
-def latencies(
-    call: Callable[[], object], seconds: float, before: Callable[[], object] | None = None
-) -> list[float]:
-    """Time ``call`` repeatedly for ``seconds`` (``before`` runs untimed before each)."""
-    out = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        if before is not None:
-            before()
-        start = time.perf_counter()
-        call()
-        out.append(time.perf_counter() - start)
-    return out
-
-
-def throughput(
-    make_worker: Callable[[], Callable[[], object]], clients: int, seconds: float
-) -> float:
-    workers = [make_worker() for _ in range(clients)]
-    counts = [0] * clients
-    barrier = threading.Barrier(clients + 1)
-    stop = threading.Event()
-
-    def run(i: int) -> None:
-        barrier.wait()
-        while not stop.is_set():
-            workers[i]()
-            counts[i] += 1
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
-    for t in threads:
-        t.start()
-    barrier.wait()
-    started = time.perf_counter()
-    time.sleep(seconds)  # the measurement window itself, not synchronisation
-    stop.set()
-    for t in threads:
-        t.join()
-    return sum(counts) / (time.perf_counter() - started)
-
-
-def pct(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[int(q) - 1] * 1000 if len(values) > 1 else 0.0
-
-
-class ScriptedGames:
-    """A client playing both seats of 2-player Cité games from precomputed scripts."""
-
-    def __init__(self, target: str, seed: int, games: int, secret: bytes) -> None:
-        self.client = Client(target)
-        self._secret = secret
-        self.games = [self._create(seed + i) for i in range(games)]
-        self._seed = seed + games
-
-    def _create(self, seed: int):
-        game_id = self.client.create_game("cite", ["human", "human"], seed=seed).game_id
-        tokens = [self.client.join(game_id).token for _ in range(2)]
-        return game_id, tokens, script(access.mix_seed(self._secret, seed, game_id))
-
-    def ready(self) -> None:
-        """Outside any timing: make sure a game with moves left is at the front."""
-        while not self.games or not self.games[0][2]:
-            if self.games:
-                self.games.pop(0)
-            if not self.games:
-                self.games.append(self._create(self._seed))
-                self._seed += 1
-
-    def submit(self) -> None:
-        """Exactly one SubmitAction."""
-        game_id, tokens, moves = self.games[0]
-        seat, action, version = moves.pop(0)
-        self.client.submit(game_id, tokens[seat], action, expected_version=version)
-
-    def step(self) -> None:
-        self.ready()
-        self.submit()
 
 
 def start_servers(
@@ -150,13 +62,6 @@ def start_servers(
         service_port,
     )  # fmt: skip
     return [*echo, service], echo_port, service_port
-
-
-def stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        proc.wait(10)
 
 
 def main() -> None:

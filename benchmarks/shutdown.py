@@ -21,12 +21,10 @@ import threading
 import time
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from gamehost import Client
+from gamehost.v1 import gamehost_pb2 as pb
 
-from gamehost import Client  # noqa: E402
-from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 LONG_SEARCH = "bot:mcts:trees=2,iterations=20000,depth=200"
 
@@ -61,8 +59,6 @@ def _busy(client: Client, http: str) -> None:
     threading.Thread(target=lambda: sum(1 for _ in watch), daemon=True).start()
     sse = urllib.request.urlopen(f"{http}/v1/games/{game.game_id}/events")
     threading.Thread(target=sse.read, daemon=True).start()
-
-
 
 
 def time_to_exit(busy: bool) -> tuple[float, int, str]:

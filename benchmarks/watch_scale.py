@@ -22,14 +22,12 @@ import sys
 import time
 import uuid
 
+import grpc
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import grpc  # noqa: E402
-
-from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
 
 CHANNELS = 8
 SAMPLES = 300

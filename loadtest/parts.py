@@ -100,6 +100,43 @@ def process_cpu_seconds(pid: int) -> float:
     return times.user + times.system
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid`` and every process under it (``serve --processes`` children);
+    a process gone meanwhile counts for nothing."""
+    total = 0.0
+    try:
+        root = psutil.Process(pid)
+        for process in [root, *root.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+                total += times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+    except psutil.NoSuchProcess:
+        pass
+    return total
+
+
+def wait_for_line(process: subprocess.Popen, text: str) -> None:
+    """Read ``process``'s stdout (a text pipe) until a line holds ``text``: a server
+    says so once it serves."""
+    assert process.stdout is not None
+    for line in process.stdout:
+        if text in line:
+            return
+    raise SystemExit(f"server exited with {process.wait()} before saying {text!r}")
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL after 15 s."""
+    process.terminate()
+    try:
+        process.wait(15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextlib.contextmanager
 def _redis(url: str | None, logs: str) -> Iterator[str]:
     """The given Redis, else the machine's on 6379, else a redis-server of our own."""

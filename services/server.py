@@ -67,7 +67,7 @@ EXTRA_GAMES_ENV = "GAMEHOST_EXTRA_GAMES"
 def register_extra_games(spec: str) -> list[str]:
     """Serve the games ``spec`` names beside the shipped ones: "id=module:Class", comma
     separated (``$GAMEHOST_EXTRA_GAMES``, read by ``gamehost serve`` in every serving
-    process: benchmarks/peer_server.py's trivial game). Returns the ids."""
+    process: loadtest/counter_game.py, a benchmark's trivial game). Returns the ids."""
     names = []
     for entry in filter(None, (e.strip() for e in spec.split(","))):
         name, _, target = entry.partition("=")

@@ -13,32 +13,20 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.polling import wait_until  # tests import it from here too
+
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def wait_until(condition: Callable[[], object], timeout: float, what: str) -> object:
-    """Poll ``condition`` until it returns something truthy; fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
 
 
 class RedisServer:

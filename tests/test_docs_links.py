@@ -15,7 +15,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+# benchmarks/: its two indexes (not .peer/, where npm puts packages with pages of their own).
+BENCHMARK_PAGES = [ROOT / "benchmarks" / "README.md", ROOT / "benchmarks" / "studies" / "README.md"]
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *BENCHMARK_PAGES])
 _PARSER = MarkdownIt("commonmark").enable("table")
 
 

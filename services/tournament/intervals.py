@@ -1,7 +1,7 @@
 """Confidence intervals of a win share: Wilson over games, or a normal interval over deals.
 
 The one home of this math: the tournament report and the bot benchmarks
-(``benchmarks/bots_common.py``, ``benchmarks/bots_strength.py``) both use it.
+(``loadtest/bots_common.py``, ``benchmarks/bots_strength.py``) both use it.
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ class CommitsInFlight:
     answered before the watches' work on its event runs, and the position its commit
     keeps (``GameHost._recent``) gives the next seat's legal actions with no store read
     (on a quiet event loop the event came first at nearly every move:
-    benchmarks/commit_watch.py, docs/ladder.md)."""
+    benchmarks/studies/commit_watch.py, docs/ladder.md)."""
 
     def __init__(self) -> None:
         self._games: dict[LogId, asyncio.Future[None]] = {}

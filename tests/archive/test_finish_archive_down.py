@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from gamehost import Client
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
+from loadtest import counter_game
 from services.archive import database
 from services.archive.archive import Archive
 from services.archive.schema import games
@@ -25,7 +26,7 @@ from tests.procs import Replica, wait_until
 pytestmark = pytest.mark.procs
 
 REFUSED = "the archive did not take its finish"  # the server's log line
-COUNTER = {"GAMEHOST_EXTRA_GAMES": "counter=benchmarks.counter_game:Counter"}  # 2 moves
+COUNTER = {"GAMEHOST_EXTRA_GAMES": counter_game.COUNTER}  # 2 moves
 
 
 def _allow_connections(name: str, allow: bool) -> None:

@@ -1,4 +1,4 @@
-"""benchmarks/other_build.py: a seat whose decisions are made by the other build, in a
+"""loadtest/other_build.py: a seat whose decisions are made by the other build, in a
 helper process, plays the very game that seat plays in this process. That is what lets
 ``bots_strength.py --a-build`` compare the builds at a time budget: only the search's
 speed differs, never its moves."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.other_build import OtherBuild, routed
 from bots.arena import play_game
 from games import engine_build
+from loadtest.other_build import OtherBuild, routed
 
 LEVEL = "mcts:trees=1,iterations=60"
 OTHER = {"compiled": "pure", "pure": "compiled"}

@@ -1,4 +1,4 @@
-"""benchmarks/commit_watch.py runs end to end on a real Redis: it plays games in its
+"""benchmarks/studies/commit_watch.py runs end to end on a real Redis: it plays games in its
 four ways, prints the figures docs/ladder.md quotes, and leaves no key behind. The
 figures themselves are the benchmark's to print."""
 
@@ -7,16 +7,17 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import redis
 
-from benchmarks.peer_server import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 WAYS = ("unwatched", "watched", "watched, not held", "watched, inline")
 
 
 def test_the_commit_benchmark_plays_its_four_ways_prints_its_figures_and_cleans_up(redis_url):
-    command = [sys.executable, str(ROOT / "benchmarks" / "commit_watch.py")]
+    command = [sys.executable, str(ROOT / "benchmarks" / "studies" / "commit_watch.py")]
     command += ["--games", "1", "--rounds", "1", "--redis", redis_url]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr

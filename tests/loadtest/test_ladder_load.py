@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import psycopg
 import pytest
 import redis
 
-from benchmarks.peer_server import ROOT
 from tests.archive.conftest import POSTGRES_URL
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.procs  # a server, a Celery worker and two `bot run`s
 

@@ -1,5 +1,5 @@
-"""A game registered from outside the shipped catalogue (benchmarks/peer_server.py's
-counter, through ``GAMEHOST_EXTRA_GAMES``) is served over gRPC without a view message
+"""A game registered from outside the shipped catalogue (loadtest/counter_game.py, the
+push-path studies' counter, through ``GAMEHOST_EXTRA_GAMES``) is served over gRPC without a view message
 of its own: created, watched, played to its end and recorded, never INTERNAL."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import pytest
 import games
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
+from loadtest.counter_game import COUNTER
 from services.server import ServerConfig, ServerThread, register_extra_games
-
-COUNTER = "counter=benchmarks.counter_game:Counter"
 
 
 @pytest.fixture
@@ -56,11 +55,11 @@ def test_an_extra_game_plays_to_its_end_over_the_push_path(counter_server):
 
 def test_an_extra_game_cannot_take_a_shipped_id(registry):
     with pytest.raises(ValueError, match="taken"):
-        register_extra_games("cite=benchmarks.counter_game:Counter")
+        register_extra_games("cite=loadtest.counter_game:Counter")
     assert games.get_game("cite").info.name == "cite"
 
 
-@pytest.mark.parametrize("spec", ["counter", "counter=benchmarks.counter_game", "=a:B"])
+@pytest.mark.parametrize("spec", ["counter", "counter=loadtest.counter_game", "=a:B"])
 def test_a_malformed_extra_game_is_refused(registry, spec):
     with pytest.raises(ValueError, match="id=module:Class"):
         register_extra_games(spec)

@@ -13,6 +13,7 @@ from services.errors import Aborted, NotFound
 from services.stores.redis_store import RedisStore
 from services.watch import hub as watch_hub
 from services.watch.hub import WatchHub
+from tests.polling import eventually
 from tests.procs import RedisServer
 from tests.stores.test_store_contract import new_game
 
@@ -21,13 +22,6 @@ async def append(store, version: int) -> None:
     """One event {"n": version} on game "g" (at ``version``)."""
     result = await store.commit("g", version, version + 1, b"s", "in_progress", [{"n": version}])
     assert result.event_ids
-
-
-async def until(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 async def test_a_slow_subscriber_is_bounded_and_misses_nothing(store, monkeypatch):
@@ -55,7 +49,7 @@ async def test_a_slow_subscriber_is_bounded_and_misses_nothing(store, monkeypatc
             assert [e.data["n"] for e in seen_fast] == list(range(1, 30))
             assert [e.event_id for e in seen_slow] == [e.event_id for e in seen_fast]
         assert hub.subscribers == 0 and hub.games == 0
-        await until(lambda: not hub.reading, 10, "the reader to stop with its last subscriber")
+        await eventually(lambda: not hub.reading, 10, "the reader to stop with its last subscriber")
     finally:
         await hub.close()
 

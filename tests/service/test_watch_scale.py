@@ -10,9 +10,7 @@ process, so the load generator never shares the server's event loop or GIL.
 from __future__ import annotations
 
 import asyncio
-import time
 import urllib.request
-from collections.abc import Callable
 
 import grpc
 import pytest
@@ -21,6 +19,7 @@ import redis
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.stores.redis_store import watch_client_name
+from tests.polling import eventually
 from tests.procs import Replica, free_port
 
 STREAMS = 2000
@@ -41,17 +40,6 @@ async def get_states(stub, game_ids: list[str]) -> list[str]:
         )
         answered.append(state.game_id)
     return answered
-
-
-async def eventually(
-    condition: Callable[[], bool], timeout: float, what: Callable[[], str]
-) -> None:
-    """Poll ``condition`` (without blocking the loop) until true; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what()}")
-        await asyncio.sleep(0.05)
 
 
 def gauge(port: int, name: str) -> float:

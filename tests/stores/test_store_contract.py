@@ -10,6 +10,7 @@ import pytest
 from services.stores import CommitOutcome, GameMoved, NewGame
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
+from tests.polling import eventually
 
 
 def new_game(game_id: str = "g1") -> NewGame:
@@ -271,17 +272,6 @@ async def test_event_reader_wake_ends_a_wait_early(store):
 
 
 # ---------------------------------------------------------------- limits and secrets
-async def eventually(check, timeout: float = 10.0, what: str = "condition"):
-    """Poll an async check until it returns something truthy (no fixed sleeps)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
-
-
 async def finish(store, game_id: str) -> None:
     result = await store.commit(game_id, 0, 1, b"end", "finished", [{"kind": "finished"}])
     assert result.outcome is CommitOutcome.APPLIED
@@ -296,7 +286,7 @@ async def test_finished_games_expire_after_their_retention(store):
         await store.expire_games(finished_retention=0.2, idle_expiry=3600)
         return await store.load("done") is None
 
-    await eventually(done_gone, what="the finished game to expire")
+    await eventually(done_gone, 10, "the finished game to expire")
     assert await store.events("done") == []
     assert [g.game_id for g in await store.list_games()] == ["live"]
     assert (await store.load("live")).version == 0
@@ -309,7 +299,7 @@ async def test_idle_games_expire(store):
     async def idle_gone():
         return "idle" in await store.expire_games(finished_retention=3600, idle_expiry=0.2)
 
-    await eventually(idle_gone, what="the idle game to expire")
+    await eventually(idle_gone, 10, "the idle game to expire")
     assert await store.load("idle") is None
     assert await store.list_games() == []
 
@@ -339,7 +329,7 @@ async def test_request_ids_expire(short_ttl_store):
     async def forgotten():
         return (await store.load("g1", "seat0:r1")).request_result is None
 
-    await eventually(forgotten, what="the request id to expire")
+    await eventually(forgotten, 10, "the request id to expire")
     later = await store.commit("g1", 1, 2, b"s2", "in_progress", [], "seat0:r1", {"v": 2})
     assert later.outcome is CommitOutcome.APPLIED
 

@@ -5,16 +5,10 @@ Confidence intervals live in ``services.tournament.intervals`` (tournaments use 
 
 from __future__ import annotations
 
-import pathlib
 import random
-import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bots.heuristics import knowledge  # noqa: E402
-from games import CHANCE, TERMINAL, State, get_game  # noqa: E402
+from bots.heuristics import knowledge
+from games import CHANCE, TERMINAL, State, get_game
 
 
 def mcts_fast_iterations(game_type: str, players: int, count: int) -> dict:

@@ -15,7 +15,7 @@ commit (the default; always so on Sentinel, Cluster or with ``min_replicas``):
   the loop's turn (``inline_commits=1`` on a single Redis:
   services/stores/inline_commit.py).
 
-    .venv/bin/python benchmarks/commit_watch.py [--redis URL] [--games 20] [--rounds 3]
+    .venv/bin/python benchmarks/studies/commit_watch.py [--redis URL] [--games 20] [--rounds 3]
 
 Prints, per way, the commit's and the SubmitAction's p50/p99 in ms, and the store's
 reads of the game per move besides the driver's own (a watch reads the seat's legal
@@ -27,25 +27,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
 import uuid
 from collections.abc import Iterable
-from pathlib import Path
 
 import uvloop
+from peer_server import quantile
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.peer_server import quantile  # noqa: E402
-from services.kinds import SeatKind  # noqa: E402
-from services.play.host import GameHost, SeatSpec  # noqa: E402
-from services.stores.redis_connect import with_inline_commits  # noqa: E402
-from services.stores.redis_store import RedisStore  # noqa: E402
-from services.turns import clock  # noqa: E402
-from services.watch.hub import CommitsInFlight  # noqa: E402
+from services.kinds import SeatKind
+from services.play.host import GameHost, SeatSpec
+from services.stores.redis_connect import with_inline_commits
+from services.stores.redis_store import RedisStore
+from services.turns import clock
+from services.watch.hub import CommitsInFlight
 
 WAYS = ("unwatched", "watched", "watched, not held", "watched, inline")
 

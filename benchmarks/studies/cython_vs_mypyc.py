@@ -1,7 +1,7 @@
 """Cython's pure-Python mode against mypyc: the same sources, the same modules, the same
 workloads, in one run.
 
-Usage: .venv/bin/python benchmarks/cython_vs_mypyc.py [--repeats 5] [--games 50]
+Usage: .venv/bin/python benchmarks/studies/cython_vs_mypyc.py [--repeats 5] [--games 50]
                                                      [--positions 8] [--keep DIR]
 
 Needs this checkout's compiled build (``make install``) and Cython (``pip install
@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from hot_paths import ROOT, Job, conditions, measure, report
+from loadtest.hot_paths import ROOT, Job, conditions, measure, report
 
 PACKAGES = ("games", "bots")  # setup.py's PACKAGES
 # What the scratch copy needs besides the packages: the record the builds must agree on.

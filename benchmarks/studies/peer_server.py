@@ -1,6 +1,6 @@
 """Moves per core: gamehost's push path side by side with boardgame.io, in one run.
 
-    .venv/bin/python benchmarks/peer_server.py [--games 1,8,32,64] [--seconds S]
+    .venv/bin/python benchmarks/studies/peer_server.py [--games 1,8,32,64] [--seconds S]
         [--warmup S] [--servers bgio,floor,memory,redis] [--processes P] [--redis URL]
         (servers: also floor-redis)
         [--gamehost-game counter,cite] [--counter-moves K]
@@ -12,18 +12,18 @@ newest update it receives puts it to move; a finished game is replaced by a new 
 - ``bgio``: boardgame.io 0.50.2 (installed by this script with npm into
   benchmarks/.peer/), its documented ``Server`` (in memory, SocketIO transport) and
   headless ``Client``, with a trivial counter game (each move adds one; the match ends
-  after ``--counter-moves`` moves). benchmarks/peer_bgio.js is both the server and the
+  after ``--counter-moves`` moves). benchmarks/studies/peer_bgio.js is both the server and the
   load generator, run as two node processes.
 - ``memory`` and ``redis``: ``gamehost serve`` (the in-memory store, or ``--redis``
   under a key prefix of its own, deleted afterwards), ``--processes`` serving processes
   (more than one needs Redis), played with WatchGame and SubmitAction by a load
   generator in a process of its own (this script with ``--load``), one channel per game.
   gamehost plays each game of ``--gamehost-game``: ``counter``, the same trivial game
-  as boardgame.io's (benchmarks/counter_game.py, served through
+  as boardgame.io's (loadtest/counter_game.py, served through
   ``GAMEHOST_EXTRA_GAMES``, never in the shipped catalogue; ``--counter-moves`` moves a
   game), and Cité.
 
-- ``floor``: the counter on a bare grpc.aio server of the same API (benchmarks/push_floor.py:
+- ``floor``: the counter on a bare grpc.aio server of the same API (benchmarks/studies/push_floor.py:
   no interceptors, store, engine or views), played by the same load generator: what
   this stack allows one Python process, gamehost's own work aside.
 - ``floor-redis``: the same floor with every event through Redis first (one
@@ -61,36 +61,15 @@ import time
 import uuid
 from dataclasses import dataclass
 
-import psutil
+# gamehost serves the counter only in the processes this script starts (counter_env).
+from loadtest.counter_game import counter_env
+from loadtest.parts import free_port, stop_process, tree_cpu_seconds, wait_for_line
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 BGIO_VERSION = "0.50.2"
 PEER_DIR = ROOT / "benchmarks" / ".peer"
-BGIO_SCRIPT = ROOT / "benchmarks" / "peer_bgio.js"
-# gamehost serves the counter only in the processes this script starts.
-COUNTER = "counter=benchmarks.counter_game:Counter"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time of ``pid`` and every process under it (``serve --processes`` children)."""
-    total = 0.0
-    try:
-        root = psutil.Process(pid)
-        for process in [root, *root.children(recursive=True)]:
-            try:
-                times = process.cpu_times()
-                total += times.user + times.system
-            except psutil.NoSuchProcess:
-                pass
-    except psutil.NoSuchProcess:
-        pass
-    return total
+BGIO_SCRIPT = HERE / "peer_bgio.js"
 
 
 def quantile(ordered: list[float], q: float) -> float:
@@ -134,13 +113,13 @@ def run_load(
         line = load.stdout.readline()
         if line.strip() != "measuring":
             raise SystemExit(f"load generator failed: {line!r} {load.wait(30)}")
-        server0, client0 = cpu_seconds(server_pid), cpu_seconds(load.pid)
+        server0, client0 = tree_cpu_seconds(server_pid), tree_cpu_seconds(load.pid)
         redis0 = _redis_cpu(redis_url)
         started = time.monotonic()
         watcher = subprocess.Popen(during, cwd=ROOT) if during else None
         time.sleep(seconds)
         elapsed = time.monotonic() - started
-        server1, client1 = cpu_seconds(server_pid), cpu_seconds(load.pid)
+        server1, client1 = tree_cpu_seconds(server_pid), tree_cpu_seconds(load.pid)
         redis1 = _redis_cpu(redis_url)
         if watcher is not None:
             watcher.wait(seconds + 60)
@@ -232,7 +211,7 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
             env=_node_env(),
         )
         try:
-            _wait_for_line(server, "bgio serving on")
+            wait_for_line(server, "bgio serving on")
             load = ["node", str(BGIO_SCRIPT), "load", str(port), str(games)]
             load += [str(args.warmup), str(args.seconds), str(args.counter_moves)]
             measured = run_load(load, server.pid, args.seconds)
@@ -241,7 +220,7 @@ def bgio_steps(args: argparse.Namespace) -> list[Row]:
             )
             print(_format(rows[-1]), flush=True)
         finally:
-            _stop(server)
+            stop_process(server)
     return rows
 
 
@@ -255,14 +234,14 @@ def floor_steps(args: argparse.Namespace, game: str, on_redis: bool = False) -> 
     rows = []
     for games in args.games:
         port = free_port()
-        command = [sys.executable, str(ROOT / "benchmarks" / "push_floor.py"), str(port)]
+        command = [sys.executable, str(HERE / "push_floor.py"), str(port)]
         prefix = f"gamehost-peer-floor-{uuid.uuid4().hex[:8]}"
         redis_url = args.redis if on_redis else None
         if redis_url:
             command += [redis_url, prefix]
         server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         try:
-            _wait_for_line(server, "floor serving on")
+            wait_for_line(server, "floor serving on")
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
             load += [f"127.0.0.1:{port}", str(games), str(args.warmup), str(args.seconds)]
             load += [game, str(args.counter_moves)]
@@ -272,7 +251,7 @@ def floor_steps(args: argparse.Namespace, game: str, on_redis: bool = False) -> 
             rows.append(to_row(name, label, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
-            _stop(server)
+            stop_process(server)
             if redis_url:
                 _delete_prefix(redis_url, prefix)
     return rows
@@ -294,10 +273,10 @@ def gamehost_steps(args: argparse.Namespace, store: str, game: str) -> list[Row]
         if args.processes > 1:
             command += ["--processes", str(args.processes)]
         server = subprocess.Popen(
-            command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
+            command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=counter_env()
         )
         try:
-            _wait_for_line(server, "gamehost serving on")
+            wait_for_line(server, "gamehost serving on")
             if args.processes > 1:
                 _wait_for_port(port)
             load = [sys.executable, str(pathlib.Path(__file__).resolve()), "--load"]
@@ -310,16 +289,10 @@ def gamehost_steps(args: argparse.Namespace, store: str, game: str) -> list[Row]
             rows.append(to_row(name, game, games, args.seconds, measured))
             print(_format(rows[-1]), flush=True)
         finally:
-            _stop(server)
+            stop_process(server)
             if redis_url:
                 _delete_prefix(redis_url, prefix)
     return rows
-
-
-def gamehost_env() -> dict[str, str]:
-    """The environment of a ``gamehost serve`` this script starts: the counter game
-    registered (its serving processes inherit it)."""
-    return {**os.environ, "GAMEHOST_EXTRA_GAMES": COUNTER}
 
 
 def _delete_prefix(url: str, prefix: str) -> None:
@@ -333,14 +306,6 @@ def _delete_prefix(url: str, prefix: str) -> None:
         client.close()
 
 
-def _wait_for_line(process: subprocess.Popen, text: str) -> None:
-    assert process.stdout is not None
-    for line in process.stdout:
-        if text in line:
-            return
-    raise SystemExit(f"server exited with {process.wait()} before saying {text!r}")
-
-
 def _wait_for_port(port: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -349,15 +314,6 @@ def _wait_for_port(port: int, timeout: float = 30.0) -> None:
                 return
         time.sleep(0.1)
     raise SystemExit(f"nothing listens on 127.0.0.1:{port}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 # ------------------------------------------------------------------ gamehost load

@@ -1,6 +1,6 @@
 """Server CPU per call: a bare gRPC echo against gamehost's RPCs on Redis.
 
-    python benchmarks/call_cpu.py [--redis URL] [--seconds S] [--threads N]
+    python benchmarks/studies/call_cpu.py [--redis URL] [--seconds S] [--threads N]
                                   [--without-layers] [--plain-pool]
                                   [--stub-submit {empty,ping,raw-ping}]
 
@@ -31,20 +31,11 @@ from collections.abc import Callable
 import grpc
 import redis
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from benchmarks.service_bench import (  # noqa: E402
-    ScriptedGames,
-    start_process,
-    stop,
-    throughput,
-)
-from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
-from gamehost.v1 import gamehost_pb2_grpc as pb_grpc  # noqa: E402
-from loadtest.driver import store_secret  # noqa: E402
-from loadtest.echo import FULL_METHOD  # noqa: E402
-from loadtest.parts import free_port, process_cpu_seconds  # noqa: E402
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from loadtest.driver import ScriptedGames, start_process, stop, store_secret, throughput
+from loadtest.echo import FULL_METHOD
+from loadtest.parts import free_port, process_cpu_seconds
 
 WITHOUT_LAYERS = """
 import grpc.aio, services.api.status as status

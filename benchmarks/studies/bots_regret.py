@@ -1,7 +1,7 @@
 """Decision quality: how far each level's choices fall from a much larger reference search.
 
 Usage:
-  .venv/bin/python benchmarks/bots_regret.py --game cite --players 2
+  .venv/bin/python benchmarks/studies/bots_regret.py --game cite --players 2
   options: --positions N (60) --reference LEVEL (mcts:trees=8,iterations=5000)
            --levels a,b,... (greedy,mcts-fast,mcts-strong) --seed S
   (a custom level's own fields may follow it: --levels mcts-fast,mcts:trees=4,depth=200)
@@ -26,11 +26,10 @@ import argparse
 import random
 import time
 
-from bots_common import table
-
 from bots import best_action, choose_action, get_level, merge_root_stats, search_tree
 from bots.arena import play_game
 from games import State, game_names
+from loadtest.bots_common import table
 
 
 def sample_positions(game: str, players: int, count: int, seed: int) -> tuple[list, float]:

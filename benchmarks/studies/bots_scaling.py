@@ -1,7 +1,7 @@
 """Root-parallel scaling, local version: the same decision searched by 1, 2, 4 ... process
 workers, and the strength of K x N root-parallel trees against 1 x N and 1 x (K*N).
 
-Usage: .venv/bin/python benchmarks/bots_scaling.py [--workers 1,2,4] [--iterations 1000]
+Usage: .venv/bin/python benchmarks/studies/bots_scaling.py [--workers 1,2,4] [--iterations 1000]
           [--k 4] [--n 100] [--games 100] [--catan-games 20]
           [--skip-strength] [--skip-throughput] [--processes 2]
 
@@ -24,11 +24,10 @@ import time
 from dataclasses import replace
 from multiprocessing import get_context
 
-from bots_common import positions, table
-from bots_strength import match, report
-
 from bots import best_action, get_level, merge_root_stats, search_tree
 from games import get_game
+from loadtest.bots_common import positions, table
+from loadtest.matches import match, report
 
 
 def _tree(job: tuple) -> dict:

@@ -1,8 +1,8 @@
 """The push path's floor on this stack: the counter game served by a bare grpc.aio server.
 
-    .venv/bin/python benchmarks/push_floor.py PORT [REDIS_URL KEY_PREFIX]
+    .venv/bin/python benchmarks/studies/push_floor.py PORT [REDIS_URL KEY_PREFIX]
 
-benchmarks/peer_server.py's ``floor`` server (``--servers floor``): the same
+benchmarks/studies/peer_server.py's ``floor`` server (``--servers floor``): the same
 gamehost.v1 API, uvloop and protobuf as ``gamehost serve``, and nothing else. It
 answers CreateGame, JoinGame, SubmitAction and WatchGame for the counter game only, in
 a dict, with no interceptors, metrics, request checks, tokens worth the name, store,

@@ -1,6 +1,6 @@
 """How bot search scales with Celery workers.
 
-    python benchmarks/celery_scaling.py [--game catan] [--workers 1,2,4] [--trees 8]
+    python benchmarks/studies/celery_scaling.py [--game catan] [--workers 1,2,4] [--trees 8]
                                         [--iterations 400] [--redis URL]
 
 For each worker count W it starts W single-process Celery workers (real
@@ -8,7 +8,7 @@ For each worker count W it starts W single-process Celery workers (real
 ``--trees`` root-parallel search tasks of ``--iterations`` each (a Celery group,
 as the service's chord does) and reports wall time and iterations per second.
 Strength of K x N root-parallel against 1 x N and 1 x (K*N) is measured by
-``benchmarks/bots_scaling.py`` (it does not depend on where trees run).
+``benchmarks/studies/bots_scaling.py`` (it does not depend on where trees run).
 """
 
 from __future__ import annotations
@@ -21,9 +21,6 @@ import subprocess
 import sys
 import time
 import uuid
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 def decision_state(game_type: str, seed: int, plies: int):

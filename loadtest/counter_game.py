@@ -1,12 +1,13 @@
-"""The trivial two-player game of benchmarks/peer_server.py, gamehost's side of the
-boardgame.io counter: each move adds one, the seats take turns, and the game ends after
-``moves`` moves. Not in the shipped catalogue: the benchmark registers it in the
-processes it starts (``GAMEHOST_EXTRA_GAMES=counter=benchmarks.counter_game:Counter``,
-read by services/server.py), so it is served with no view message of its own.
+"""The trivial two-player game of benchmarks/studies/peer_server.py, gamehost's side of
+the boardgame.io counter: each move adds one, the seats take turns, and the game ends
+after ``moves`` moves. Not in the shipped catalogue: the benchmarks and tests register it
+in the processes they start (``GAMEHOST_EXTRA_GAMES``, ``COUNTER`` below, read by
+services/server.py), so it is served with no view message of its own.
 """
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -15,6 +16,15 @@ from games import TERMINAL, CorruptStateError, Game, GameInfo, NotationError, St
 from games.base import OptionBounds
 
 INC = 0  # the one action
+# The GAMEHOST_EXTRA_GAMES entry that serves this game.
+COUNTER = "counter=loadtest.counter_game:Counter"
+
+
+def counter_env() -> dict[str, str]:
+    """This environment with the counter registered, for a ``gamehost serve`` to start
+    (its serving processes inherit it)."""
+    return {**os.environ, "GAMEHOST_EXTRA_GAMES": COUNTER}
+
 
 INFO = GameInfo(
     name="counter",

@@ -1,6 +1,6 @@
-"""Where a move's CPU goes on gamehost's push path: py-spy under benchmarks/peer_server.py's load.
+"""Where a move's CPU goes on gamehost's push path: py-spy under peer_server.py's load.
 
-    .venv/bin/python benchmarks/push_profile.py [--games 32] [--seconds 20] [--rate 100]
+    .venv/bin/python benchmarks/studies/push_profile.py [--games 32] [--seconds 20] [--rate 100]
         [--redis URL] [--native] [--raw FILE] [--top 25] [--game cite|counter]
 
 Starts ``gamehost serve`` (in memory unless ``--redis``), plays ``--games`` Cité games
@@ -28,18 +28,13 @@ import sys
 import tempfile
 import uuid
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from peer_server import _delete_prefix, run_load
 
-from benchmarks.peer_server import (  # noqa: E402
-    _delete_prefix,
-    _stop,
-    _wait_for_line,
-    free_port,
-    gamehost_env,
-    run_load,
-)
+from loadtest.counter_game import counter_env
+from loadtest.parts import free_port, stop_process, wait_for_line
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 
 # (part, file pattern, function pattern): the first rule that matches a sample's
 # innermost matching frame names its part. Frames are "function (file:line)".
@@ -209,7 +204,7 @@ def main() -> None:
     if args.redis:
         command += ["--redis", args.redis, "--redis-prefix", prefix]
     server = subprocess.Popen(
-        command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=gamehost_env()
+        command, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=counter_env()
     )
     raw = pathlib.Path(args.raw) if args.raw else pathlib.Path(tempfile.mkstemp(suffix=".raw")[1])
     py_spy = str(pathlib.Path(sys.executable).parent / "py-spy")
@@ -219,8 +214,8 @@ def main() -> None:
     record += ["-r", f"{args.rate:g}", "-d", f"{args.seconds:g}", "--gil"]
     record += ["--native"] if args.native else []
     try:
-        _wait_for_line(server, "gamehost serving on")
-        load = [sys.executable, str(ROOT / "benchmarks" / "peer_server.py"), "--load"]
+        wait_for_line(server, "gamehost serving on")
+        load = [sys.executable, str(HERE / "peer_server.py"), "--load"]
         load += [
             f"127.0.0.1:{port}",
             str(args.games),
@@ -231,7 +226,7 @@ def main() -> None:
         ]
         result, server_cpu, _, _ = run_load(load, server.pid, args.seconds, during=record)
     finally:
-        _stop(server)
+        stop_process(server)
         if args.redis:
             _delete_prefix(args.redis, prefix)
     moves = result["moves"]

@@ -1,7 +1,7 @@
 """Bot decisions made by the other build (compiled or pure) in a helper process, so one
 match can seat a pure-Python bot against compiled ones (``bots_strength.py --a-build``).
 
-The helper is this file run as a script with ``GAMEHOST_PURE_PYTHON`` set for the build
+The helper is this module run (``python -m loadtest.other_build``) with ``GAMEHOST_PURE_PYTHON`` set for the build
 asked. It reads one JSON line per decision (the game, the seat's determinized view as
 ``State.to_dict``, the seat, the level and the bot's seed), calls ``bots.decide.decide``
 and writes back the action and its search iterations. A view's ``to_dict`` rebuilds the
@@ -19,12 +19,10 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from games import State, engine_build, get_game
+from games.build import PURE_ENV
 
-from games import State, engine_build, get_game  # noqa: E402
-from games.build import PURE_ENV  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 BUILDS = ("compiled", "pure")
 
@@ -40,7 +38,7 @@ class OtherBuild:
             env[PURE_ENV] = "1"
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         self._process = subprocess.Popen(
-            [sys.executable, __file__],
+            [sys.executable, "-m", "loadtest.other_build"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -1,7 +1,7 @@
 """What the compiled build's speed buys in play: one duplicate match at a time budget per
 move (``mcts:...,seconds=S``), played once by each build, compared deal by deal.
 
-    .venv/bin/python benchmarks/build_gain.py COMPILED.jsonl PURE.jsonl
+    .venv/bin/python benchmarks/studies/build_gain.py COMPILED.jsonl PURE.jsonl
 
 Both files are ``bots_strength.py --duplicate --results`` files of the same match (same
 A, B, players and seed), one with A compiled and one with A pure (``--a-build pure``, or
@@ -20,8 +20,7 @@ import json
 import sys
 from collections import defaultdict
 
-from bots_common import a_build_of, table
-
+from loadtest.bots_common import a_build_of, table
 from services.tournament.intervals import normal_half_width
 
 

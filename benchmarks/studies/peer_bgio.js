@@ -1,9 +1,9 @@
-// boardgame.io's side of benchmarks/peer_server.py: a trivial two-player counter game,
+// boardgame.io's side of benchmarks/studies/peer_server.py: a trivial two-player counter game,
 // served by boardgame.io's documented Server (in memory, SocketIO transport) and played
 // closed-loop by its documented headless Client.
 //
-//   node benchmarks/peer_bgio.js server PORT
-//   node benchmarks/peer_bgio.js load PORT GAMES WARMUP_S SECONDS MOVES_PER_GAME
+//   node benchmarks/studies/peer_bgio.js server PORT
+//   node benchmarks/studies/peer_bgio.js load PORT GAMES WARMUP_S SECONDS MOVES_PER_GAME
 //
 // Server and load run as separate processes so that the server's CPU can be read from
 // /proc. Both listen and connect on 127.0.0.1 only. NODE_PATH points at the npm cache
