@@ -11,13 +11,16 @@ make --no-print-directory install
 # Programs the tests start themselves, installed from Debian's packages when missing:
 # redis-server (fault tests run a Redis of their own), openssl (the TLS test makes a
 # certificate), promtool and prometheus (tests/deploy; Debian's prometheus ships both),
-# chromium (tests/web drive it with Playwright; Playwright's own download needs internet).
+# chromium (tests/web drive it with Playwright; Playwright's own download needs internet),
+# docker-compose (tests/deploy validate docker-compose.yml with `docker-compose config`,
+# which needs no Docker daemon).
 apt_missing=()
 command -v redis-server >/dev/null || apt_missing+=(redis-server)
 command -v openssl >/dev/null || apt_missing+=(openssl)
 if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   apt_missing+=(prometheus)
 fi
+command -v docker-compose >/dev/null || apt_missing+=(docker-compose)
 if [[ -z "${GAMEHOST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then
   apt_missing+=(chromium)
 fi
