@@ -4,6 +4,7 @@ kept; bad input is refused with the right status and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 
@@ -48,6 +49,9 @@ def test_a_key_is_shown_once_and_kept_only_as_its_hash(served):
     [
         ("alpha", "cite", 2, grpc.StatusCode.ALREADY_EXISTS),  # taken below
         ("greedy", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),  # a house level's name
+        ("Greedy", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),  # in any case
+        ("RANDOM", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("MCTS-fast", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("mcts:trees=2", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("x" * 41, "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
@@ -75,6 +79,34 @@ def test_registrations_are_limited_per_client(sqlite_url):
             client.register_bot("three", "cite", 2)
         assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert [b.bot for b in client.list_bots()] == ["one", "two"]
+
+
+def test_concurrent_registrations_from_one_address_stop_at_the_limit(served):
+    """40 registrations sent at once from one address: exactly the limit (10 an hour)
+    are taken, the others are refused RESOURCE_EXHAUSTED (HTTP 429), and the archive
+    holds exactly the bots that were answered with a key."""
+    server, _ = served
+    http = Http(server.running.http_url)
+    try:
+
+        async def burst() -> list:
+            return await asyncio.gather(
+                *(
+                    asyncio.to_thread(
+                        http.post, "/v1/bots", {"name": f"b{i}", "gameType": "cite", "players": 2}
+                    )
+                    for i in range(40)
+                )
+            )
+
+        answers = asyncio.run(burst())
+    finally:
+        http.close()
+    assert sorted(a.status for a in answers) == [200] * 10 + [429] * 30
+    taken = {a.json()["bot"] for a in answers if a.status == 200}
+    assert {r["name"] for r in _rows(server)} == taken
+    refused = next(a.json() for a in answers if a.status == 429)
+    assert "at most 10 bot registrations an hour" in refused["error"]["message"]
 
 
 def test_with_api_keys_only_callers_with_a_key_register(sqlite_url, tmp_path):
