@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from gamehost.client import Client
@@ -97,7 +98,10 @@ def run_bot_command(client: Client, args: argparse.Namespace) -> int:
         reply = client.register_bot(args.name, args.game, args.players)
         print(
             f"registered bot {reply.bot} for {args.game}:{args.players}; its key is shown "
-            "once, keep it: gamehost bot run --key KEY --cmd ...",
+            "once, keep it. Run the bot with this command (it plays random moves until "
+            "--cmd names your program):",
+            run_command(args, reply.key),
+            sep="\n",
             flush=True,
         )
         _json_line({"bot": reply.bot, "key": reply.key})
@@ -125,6 +129,19 @@ def run_bot_command(client: Client, args: argparse.Namespace) -> int:
 
         return run(client, args)
     raise AssertionError(args.bot_command)
+
+
+def run_command(args: argparse.Namespace, key: str) -> str:
+    """``bot run`` for a bot just registered, as a shell runs it: the key in the
+    environment (not on a command line, where ``ps`` shows it), the same server, and
+    the helper's random player as the program."""
+    words = ["gamehost", "bot", "run", "--target", args.target]
+    if getattr(args, "tls", False):
+        words.append("--tls")
+    if getattr(args, "ca_file", None):
+        words += ["--ca-file", args.ca_file]
+    words += ["--cmd", f"{shlex.quote(sys.executable)} -m gamehost.bot"]
+    return f"{KEY_ENV}={shlex.quote(key)} {shlex.join(words)}"
 
 
 def standing_json(row: pb.LadderStanding) -> dict:
