@@ -37,8 +37,8 @@ def laddered(tmp_path_factory) -> Iterator[str]:
     )
     with ServerThread(config) as server, Client(server.target) as client:
         key = client.register_bot("webbot", "cite", 2).key
-        args = ["bot", "run", "--target", server.target, "--key", key, "--cmd"]
-        runner = ServiceProcess([*args, f"{sys.executable} {EXAMPLE}"], folder / "run.log")
+        args = ["bot", "run", "--target", server.target, "--cmd", f"{sys.executable} {EXAMPLE}"]
+        runner = ServiceProcess(args, folder / "run.log", env={"GAMEHOST_BOT_KEY": key})
         runner.start()
         try:
             wait_until(
@@ -74,6 +74,32 @@ def test_the_ladder_and_a_bots_page(page: Page, laddered: str) -> None:
     # The replay adds its step to the URL once the record is drawn (?step=0).
     expect(page).to_have_url(re.compile(rf"{re.escape(laddered)}/#/replay/{game_id}(\?step=0)?$"))
     expect(page.locator("#replay")).to_be_visible()
+
+
+def test_the_ladder_page_fits_a_phone(page: Page, laddered: str) -> None:
+    """On a 390 px wide phone the page scrolls no wider than the screen, and every
+    column of the standings (its heading and each row's cell) lies whole within it."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{laddered}/#/ladder")
+    expect(page.locator("#ladder table.standings tbody tr")).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll("#ladder table.standings td")]
+            .filter((cell) => {
+              const box = cell.getBoundingClientRect();
+              return box.left < 0 || box.right > 390 || cell.scrollWidth > cell.clientWidth;
+            })
+            .map((cell) => cell.dataset.label + ": " + cell.textContent)"""
+    )
+    assert cut == []
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll("#ladder table.standings tbody tr:first-child td")]
+            .filter((cell) => getComputedStyle(cell).display !== "none")
+            .map((cell) => cell.dataset.label)"""
+    )
+    # Every column is shown, each cell with its column's name beside it.
+    headings = page.locator("#ladder table.standings thead th").all_text_contents()
+    assert shown == headings and len(headings) == 9
 
 
 @pytest.mark.refusals_expected  # GetLadder is refused: FAILED_PRECONDITION, HTTP 400
