@@ -1,7 +1,7 @@
 """A bot runner's connection to the ladder on asyncio (grpc.aio), as ``gamehost bot
 run`` holds it: ConnectBot's directives in, and each answer out as a BotReply call
-(docs/bot-protocol.md). The same two calls are ``GET /v1/bots:connect`` (SSE) and
-``POST /v1/bots:reply`` over HTTP.
+(docs/bot-protocol.md), the key as ``authorization: Bearer`` metadata. The same two
+calls are ``GET /v1/bots:connect`` (SSE) and ``POST /v1/bots:reply`` over HTTP.
 
 One task reads ``directives()``; any task may ``reply()``.
 """

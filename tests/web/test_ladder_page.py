@@ -17,6 +17,7 @@ from gamehost import Client
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
 from tests.procs import ServiceProcess, wait_until
+from tests.service.test_docs_examples import doc_blocks
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
 
@@ -106,3 +107,28 @@ def test_the_ladder_page_fits_a_phone(page: Page, laddered: str) -> None:
 def test_a_server_without_a_ladder_says_so(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/#/ladder")
     expect(page.locator("p.error")).to_contain_text("runs no ladder")
+
+
+def test_a_bot_in_a_browser_page_plays_over_fetch(page: Page, laddered: str) -> None:
+    """docs/bot-protocol.md's browser bot, as written: registered from the page, it
+    reads ConnectBot's events with fetch and an Authorization header, answers each act
+    with BotReply, and passes its validation game."""
+    blocks = [text for language, text in doc_blocks("docs/bot-protocol.md") if language == "js"]
+    assert len(blocks) == 1
+    page.goto(f"{laddered}/#/")
+    key = page.evaluate(
+        """async () => {
+          const body = JSON.stringify({ name: "fetchbot", gameType: "cite", players: 2 });
+          const headers = { "Content-Type": "application/json" };
+          const made = await fetch("/v1/bots", { method: "POST", headers, body });
+          return (await made.json()).key;
+        }"""
+    )
+    assert key.startswith("ghb_")
+    page.evaluate(f"(key) => {{\n{blocks[0]}\nwindow.playing = playFirstMoves(key);\n}}", key)
+
+    def status() -> str:
+        found = page.evaluate("async () => (await (await fetch('/v1/bots/fetchbot')).json())")
+        return found["bot"]["status"]
+
+    wait_until(lambda: status() == "BOT_ACTIVE", 120, "the browser's bot to pass validation")
