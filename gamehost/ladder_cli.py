@@ -44,7 +44,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> list[argparse.ArgumentP
         "run", help="connect a bot program to the ladder (JSON lines on its stdin/stdout)"
     )
     run.add_argument(
-        "--key", default=os.environ.get(KEY_ENV, ""), help=f"the bot's key (default: ${KEY_ENV})"
+        "--key",
+        default=os.environ.get(KEY_ENV, ""),
+        help=f"the bot's key; better in ${KEY_ENV}, its default (ps shows a command line)",
     )
     run.add_argument("--cmd", required=True, help='the bot program, e.g. "python mybot.py"')
     run.add_argument(
@@ -170,7 +172,7 @@ def problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the arguments before connecting (None: nothing)."""
     if args.command == "bot" and args.bot_command == "run":
         if not args.key:
-            return f"bot run needs the bot's key: --key KEY or ${KEY_ENV}"
+            return f"bot run needs the bot's key: set ${KEY_ENV} (or --key KEY)"
         if args.concurrency < 1:
             return "--concurrency must be at least 1"
     return None
