@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 
 import grpc
 import pytest
@@ -227,6 +228,7 @@ def test_a_runner_over_http_sends_its_key_as_a_bearer_token_never_in_a_url(serve
     """``GET /v1/bots:connect?key=...`` is refused (400, INVALID_ARGUMENT, field key)
     with the way to send it, and the key is written in no log; the same GET (or POST)
     with ``Authorization: Bearer`` streams the bot's directives."""
+    caplog.set_level(logging.DEBUG)  # every log line, to look for the key in
     server, client = served
     http = Http(server.running.http_url)
     try:
