@@ -9,13 +9,15 @@ the bot keeps state per game), or hand ``run`` a function of the act message::
 
     run(act)
 
-Run it with ``gamehost bot run --key KEY --cmd "python mybot.py"``. Print logs to
-stderr: every line on stdout is read as an answer. Needs nothing but the standard
-library (and none of gamehost's server)."""
+Run it with ``GAMEHOST_BOT_KEY=KEY gamehost bot run --target HOST:PORT --cmd "python
+mybot.py"``. Print logs to stderr: every line on stdout is read as an answer. Needs
+nothing but the standard library (and none of gamehost's server). ``python -m
+gamehost.bot`` is a bot of its own: it plays random moves."""
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 from collections.abc import Callable
 from typing import IO, Any
@@ -71,3 +73,7 @@ def run(
             player.start(message)
         elif kind == "end":
             player.end(message)
+
+
+if __name__ == "__main__":  # the random player `gamehost bot register` suggests first
+    run(lambda message: random.choice(message["legal"])["id"])

@@ -1,7 +1,7 @@
 """A bot runner's connection to the ladder on asyncio (grpc.aio), as ``gamehost bot
 run`` holds it: ConnectBot's directives in, and each answer out as a BotReply call
-(docs/bot-protocol.md). The same two calls are ``GET /v1/bots:connect`` (SSE) and
-``POST /v1/bots:reply`` over HTTP.
+(docs/bot-protocol.md), the key as ``authorization: Bearer`` metadata. The same two
+calls are ``GET /v1/bots:connect`` (SSE) and ``POST /v1/bots:reply`` over HTTP.
 
 One task reads ``directives()``; any task may ``reply()``.
 """
@@ -31,9 +31,9 @@ class BotLink:
         delay: Callable[[int], float] = lambda attempt: 0.0,
     ):
         self._stub = pb_grpc.GameHostStub(channel)
-        self._key = key
-        self._connect = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
-        self._metadata = metadata
+        self._connect = pb.ConnectBotRequest(concurrency=concurrency, protocol=1)
+        # The key travels as a bearer token, as over HTTP, not in the requests.
+        self._metadata = (*(metadata or ()), ("authorization", f"Bearer {key}"))
         self._timeout = timeout
         self._retries = retries  # replies that meet UNAVAILABLE are sent again
         self._delay = delay  # the wait before retry ``attempt`` (0, 1, ...)
@@ -57,9 +57,7 @@ class BotLink:
         """BotReply's answer to the act at ``version``; its refusal as GameError. An
         UNAVAILABLE one is sent again, up to ``retries`` times: the server plays an
         answer once, however often it is sent."""
-        request = pb.BotReplyRequest(
-            key=self._key, game_id=game_id, version=version, line=line, error=error
-        )
+        request = pb.BotReplyRequest(game_id=game_id, version=version, line=line, error=error)
         for attempt in range(self._retries + 1):
             try:
                 return await self._stub.BotReply(

@@ -135,10 +135,10 @@ class Client:
                 f"no gamehost server answers at {self.target} (waited {timeout:g} s)",
             ) from None
 
-    def _stream(self, method, request) -> Iterator[Any]:
+    def _stream(self, method, request, key: str = "") -> Iterator[Any]:
         """A server stream's replies, its errors as GameError (a client's own cancel
         ends it quietly), cancelled when the caller stops reading."""
-        stream = method(request, metadata=self._metadata)
+        stream = method(request, metadata=self._with_key(key))
         try:
             yield from stream
         except grpc.RpcError as exc:
@@ -147,11 +147,15 @@ class Client:
         finally:
             stream.cancel()
 
-    def _call(self, method, request, retry: bool = False):
+    def _with_key(self, key: str) -> tuple[tuple[str, str], ...]:
+        """The call's metadata, with a bot's key as its bearer token when given."""
+        return (*self._metadata, ("authorization", f"Bearer {key}")) if key else self._metadata
+
+    def _call(self, method, request, retry: bool = False, key: str = ""):
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
             try:
-                return method(request, timeout=self.timeout, metadata=self._metadata)
+                return method(request, timeout=self.timeout, metadata=self._with_key(key))
             except grpc.RpcError as exc:
                 if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
                     time.sleep(self._delay(attempt))
@@ -422,7 +426,8 @@ class Client:
         return list(self._call(self._stub.ListBots, request, retry=True).bots)
 
     def revoke_bot(self, name: str, key: str = "") -> pb.BotInfo:
-        return self._call(self._stub.RevokeBot, pb.RevokeBotRequest(name=name, key=key), retry=True)
+        request = pb.RevokeBotRequest(name=name)
+        return self._call(self._stub.RevokeBot, request, retry=True, key=key)
 
     def bot_page(self, name: str, limit: int = 0) -> pb.BotPage:
         return self._call(self._stub.GetBot, pb.GetBotRequest(name=name, limit=limit), retry=True)
@@ -434,8 +439,8 @@ class Client:
     def connect_bot(self, key: str, concurrency: int = 1) -> Iterator[pb.BotDirective]:
         """A runner's connection: the protocol's lines for the bot's games (not retried:
         connect again; the server sends start again for games in progress)."""
-        request = pb.ConnectBotRequest(key=key, concurrency=concurrency, protocol=1)
-        yield from self._stream(self._stub.ConnectBot, request)
+        request = pb.ConnectBotRequest(concurrency=concurrency, protocol=1)
+        yield from self._stream(self._stub.ConnectBot, request, key)
 
     def aio_channel(self) -> grpc.aio.Channel:
         """A grpc.aio channel to the same server, secured the same way, for asyncio code
@@ -465,10 +470,8 @@ class Client:
         error: str = "",
     ) -> pb.BotReplyResponse:
         """One act's answer (retried: the server plays it once, whoever asks twice)."""
-        request = pb.BotReplyRequest(
-            key=key, game_id=game_id, version=version, line=line, error=error
-        )
-        return self._call(self._stub.BotReply, request, retry=True)
+        request = pb.BotReplyRequest(game_id=game_id, version=version, line=line, error=error)
+        return self._call(self._stub.BotReply, request, retry=True, key=key)
 
     # ------------------------------------------------------------------ hints
     def hint(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from gamehost.client import Client
@@ -43,7 +44,9 @@ def add_parsers(commands: argparse._SubParsersAction) -> list[argparse.ArgumentP
         "run", help="connect a bot program to the ladder (JSON lines on its stdin/stdout)"
     )
     run.add_argument(
-        "--key", default=os.environ.get(KEY_ENV, ""), help=f"the bot's key (default: ${KEY_ENV})"
+        "--key",
+        default=os.environ.get(KEY_ENV, ""),
+        help=f"the bot's key; better in ${KEY_ENV}, its default (ps shows a command line)",
     )
     run.add_argument("--cmd", required=True, help='the bot program, e.g. "python mybot.py"')
     run.add_argument(
@@ -97,7 +100,10 @@ def run_bot_command(client: Client, args: argparse.Namespace) -> int:
         reply = client.register_bot(args.name, args.game, args.players)
         print(
             f"registered bot {reply.bot} for {args.game}:{args.players}; its key is shown "
-            "once, keep it: gamehost bot run --key KEY --cmd ...",
+            "once, keep it. Run the bot with this command (it plays random moves until "
+            "--cmd names your program):",
+            run_command(args, reply.key),
+            sep="\n",
             flush=True,
         )
         _json_line({"bot": reply.bot, "key": reply.key})
@@ -127,6 +133,19 @@ def run_bot_command(client: Client, args: argparse.Namespace) -> int:
     raise AssertionError(args.bot_command)
 
 
+def run_command(args: argparse.Namespace, key: str) -> str:
+    """``bot run`` for a bot just registered, as a shell runs it: the key in the
+    environment (not on a command line, where ``ps`` shows it), the same server, and
+    the helper's random player as the program."""
+    words = ["gamehost", "bot", "run", "--target", args.target]
+    if getattr(args, "tls", False):
+        words.append("--tls")
+    if getattr(args, "ca_file", None):
+        words += ["--ca-file", args.ca_file]
+    words += ["--cmd", f"{shlex.quote(sys.executable)} -m gamehost.bot"]
+    return f"{KEY_ENV}={shlex.quote(key)} {shlex.join(words)}"
+
+
 def standing_json(row: pb.LadderStanding) -> dict:
     return {
         "bot": row.bot,
@@ -153,7 +172,7 @@ def problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the arguments before connecting (None: nothing)."""
     if args.command == "bot" and args.bot_command == "run":
         if not args.key:
-            return f"bot run needs the bot's key: --key KEY or ${KEY_ENV}"
+            return f"bot run needs the bot's key: set ${KEY_ENV} (or --key KEY)"
         if args.concurrency < 1:
             return "--concurrency must be at least 1"
     return None

@@ -1,7 +1,7 @@
 """A ladder bot on the gamehost.bot helper: it keeps a count per game and plays the
 legal move whose notation sorts first (docs/bot-protocol.md).
 
-    gamehost bot run --target HOST:PORT --key KEY --cmd "python examples/bots/helper_bot.py"
+    GAMEHOST_BOT_KEY=KEY gamehost bot run --target HOST:PORT --cmd "python examples/bots/helper_bot.py"
 """
 
 import sys

@@ -1,7 +1,7 @@
 // A ladder bot in 20 lines of Node.js (docs/bot-protocol.md): it reads one JSON
 // object a line on stdin and answers every "act" with a random legal move on stdout.
 //
-//   gamehost bot run --target HOST:PORT --key KEY --cmd "node examples/bots/random_bot.js"
+//   GAMEHOST_BOT_KEY=KEY gamehost bot run --target HOST:PORT --cmd "node examples/bots/random_bot.js"
 
 const readline = require("readline");
 

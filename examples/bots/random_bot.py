@@ -1,7 +1,7 @@
 """A ladder bot in 20 lines of plain Python (docs/bot-protocol.md): it reads one JSON
 object a line on stdin and answers every "act" with a random legal move on stdout.
 
-    gamehost bot run --target HOST:PORT --key KEY --cmd "python examples/bots/random_bot.py"
+    GAMEHOST_BOT_KEY=KEY gamehost bot run --target HOST:PORT --cmd "python examples/bots/random_bot.py"
 """
 
 import json

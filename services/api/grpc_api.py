@@ -37,7 +37,7 @@ from services.kinds import (
 from services.ladder import wire as ladder_wire
 from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
-from services.limits import quotas
+from services.limits import access, quotas
 from services.play import seating
 from services.play.host import GameHost, SeatSpec
 from services.tournament import wire
@@ -351,7 +351,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def RevokeBot(self, request, context):
         caller = quotas.caller_of(context)
-        account = await self._ladder().revoke(request.name, request.key, caller)
+        account = await self._ladder().revoke(request.name, _bot_key(request.key, context), caller)
         self._sessions().let_go(account.name)
         return ladder_wire.bot_info(account)
 
@@ -394,7 +394,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                 f"this server speaks bot protocol 1, not {request.protocol}", field="protocol"
             )
         async with contextlib.aclosing(
-            self._sessions().connect(request.key, request.concurrency)
+            self._sessions().connect(_bot_key(request.key, context), request.concurrency)
         ) as directives:
             async for directive in directives:
                 yield ladder_wire.directive(directive)
@@ -402,13 +402,27 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def BotReply(self, request, context):
         answered = await self._sessions().reply(
-            request.key,
+            _bot_key(request.key, context),
             request.game_id,
             request.version,
             request.line,
             request.error,
         )
         return ladder_wire.answered(answered)
+
+
+def _bot_key(field: str, context: grpc.aio.ServicerContext) -> str:
+    """The bot's key: ``authorization: Bearer KEY`` metadata (over HTTP the gateway
+    binds the header to the field), else the request's ``key`` field, where protocol 1
+    runners send it (a body, never a URL); both only when they agree."""
+    metadata = dict(context.invocation_metadata() or ())
+    bearer = access.bearer_of(metadata.get("authorization", ""))
+    if bearer and field and bearer != field:
+        raise InvalidArgument(
+            "two different bot keys: send it once, as 'authorization: Bearer <key>' metadata",
+            field="key",
+        )
+    return bearer or field
 
 
 def _seat_changed(changed: seating.SeatChanged) -> pb.SeatChangeResponse:

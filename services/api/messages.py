@@ -62,7 +62,7 @@ _FINISH_REASON = {
 
 
 def _seat_spec(seat: Seat) -> pb.SeatSpec:
-    return pb.SeatSpec(kind=_SEAT_KIND[seat.kind], bot_level=seat.level, name=seat.name)
+    return pb.SeatSpec(kind=_SEAT_KIND[seat.shown_kind], bot_level=seat.level, name=seat.name)
 
 
 def _timestamp(seconds: float) -> Timestamp:
@@ -105,7 +105,7 @@ def seat_message(index: int, seat: Seat, taken: bool) -> pb.Seat:
     """One seat on the wire."""
     return pb.Seat(
         index=index,
-        kind=_SEAT_KIND[seat.kind],
+        kind=_SEAT_KIND[seat.shown_kind],
         bot_level=seat.level,
         name=seat.name,
         taken=seat.is_bot or taken,

@@ -173,7 +173,7 @@ class Archive:
                 "game_id": snapshot.game_id,
                 "seat": index,
                 "name": seat.name,
-                "kind": str(seat.kind),
+                "kind": str(seat.shown_kind),
                 "level": seat.level,
                 "finished_at": finished_at,
             }

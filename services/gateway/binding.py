@@ -17,10 +17,14 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from services.gateway.routes import Route
+from services.limits.access import bearer_of
 
 MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/limits/request_limits.py)
 # What a Bearer token fills: the first of these fields the request has.
 TOKEN_FIELDS = ("token", "entrant_token", "creator_token", "key")
+# Fields refused in a query string: a bot's key is a lasting secret (a seat token dies
+# with its game), and proxies and access logs keep URLs. A browser streams with fetch.
+NEVER_IN_URLS = frozenset({"key"})
 _RESUME_FIELD = "after_event_id"  # what Last-Event-ID fills (an EventSource reconnect)
 _QUOTE = 40  # characters of a client's value quoted in a message
 
@@ -93,6 +97,12 @@ def _query_fields(descriptor: Descriptor, query: Iterable[tuple[str, str]]) -> d
                 raise BadRequest(
                     f"unknown query parameter; {inner.name} has {_names(inner)}", key[:64]
                 )
+            if field.name in NEVER_IN_URLS:
+                raise BadRequest(
+                    "a bot key is never sent in a URL (proxies and logs keep URLs): send it "
+                    "as the header 'Authorization: Bearer <key>'",
+                    field.json_name,
+                )
             if depth < len(parts) - 1:
                 if field.message_type is None or field.is_repeated:
                     raise BadRequest(f"{field.json_name} has no fields", key[:64])
@@ -137,13 +147,13 @@ def _drop(fields: dict[str, Any], field: FieldDescriptor) -> None:
 
 
 def _bind_headers(descriptor: Descriptor, fields: dict[str, Any], headers: Mapping[str, str]):
-    scheme, _, credential = headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and credential.strip():
+    credential = bearer_of(headers.get("Authorization", ""))
+    if credential:
         for name in TOKEN_FIELDS:
             field = descriptor.fields_by_name.get(name)
             if field is not None:
                 if name not in fields and field.json_name not in fields:
-                    fields[name] = credential.strip()
+                    fields[name] = credential
                 break
     resume = headers.get("Last-Event-ID", "").strip()
     field = descriptor.fields_by_name.get(_RESUME_FIELD)

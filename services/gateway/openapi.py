@@ -9,7 +9,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
-from services.gateway.binding import TOKEN_FIELDS
+from services.gateway.binding import NEVER_IN_URLS, TOKEN_FIELDS
 from services.gateway.errors import HTTP_STATUS
 from services.gateway.routes import ROUTES, SERVICE, Route
 from services.gateway.sse import event_name
@@ -99,6 +99,8 @@ def _parameters(route: Route, schemas: _Schemas) -> list[dict[str, Any]]:
         for field in descriptor.fields:
             if field.name in bound or field.message_type is not None:
                 continue  # nested fields (a.b=) exist but are not listed
+            if field.name in NEVER_IN_URLS:
+                continue  # refused in a query string: sent as Bearer
             parameters.append(
                 {"name": field.json_name, "in": "query", "schema": schemas.field(field)}
             )

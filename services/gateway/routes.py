@@ -86,9 +86,8 @@ _TABLE = (
     Route("GET", "/v1/bots/{name}", "GetBot"),
     Route("POST", "/v1/bots/{name}:revoke", "RevokeBot", body="*"),
     Route("POST", "/v1/bots:connect", "ConnectBot", body="*"),
-    # The same stream for a browser's EventSource, which sends no body and no header:
-    # ``?key=...&concurrency=N`` (the gateway keeps no access log, so the key is not
-    # written down).
+    # The same stream for a browser's fetch: ``?concurrency=N``, the key as Bearer
+    # (never ``?key=``: binding.NEVER_IN_URLS).
     Route("GET", "/v1/bots:connect", "ConnectBot"),
     Route("POST", "/v1/bots:reply", "BotReply", body="*"),
     Route("GET", "/v1/ladder", "GetLadder"),

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from services.archive.schema import ladder_bots, ladder_ratings
-from services.errors import AlreadyExists
+from services.errors import AlreadyExists, ResourceExhausted
 from services.ladder.model import BotStatus, Fault
 from services.limits.access import hash_token
 
 KEY_PREFIX = "ghb_"  # a bot key reads as one in logs and config files
+_REGISTRATION_LOCK = 0x626F_7473  # "bots": PostgreSQL's advisory lock class for registrations
 
 _COUNT_MOVES = (
     sa.update(ladder_bots)
@@ -83,9 +84,19 @@ class Accounts:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
 
-    def register(self, name: str, ladder: str, owner: str) -> str:
-        """A new bot (validating); returns its key. AlreadyExists if the name is taken."""
+    def register(
+        self, name: str, ladder: str, owner: str, limit: int = 0, window: float = 3600.0
+    ) -> str:
+        """A new bot (validating); returns its key. AlreadyExists if the name is taken;
+        ResourceExhausted when ``owner`` registered ``limit`` bots (0: no limit) in the
+        last ``window`` seconds.
+
+        The count and the insert are one step: one INSERT ... SELECT that inserts only
+        while the count is under the limit (SQLite runs a statement alone), with
+        PostgreSQL's transaction-wide lock on the owner so that concurrent registrations
+        from one client take turns and each counts the ones before it."""
         key = new_key()
+        now = dt.datetime.now(dt.UTC)
         row = {
             "name": name,
             "key_hash": hash_token(key),
@@ -93,7 +104,7 @@ class Accounts:
             "status": BotStatus.VALIDATING,
             "reason": "registered: plays a validation game against random once connected",
             "owner": owner,
-            "created_at": dt.datetime.now(dt.UTC),
+            "created_at": now,
             "moves": 0,
             "faults_in_row": 0,
             **{f.value: 0 for f in Fault},
@@ -101,22 +112,40 @@ class Accounts:
             "slots": 0,
             "connected_until": 0.0,
         }
-        try:
-            with self.engine.begin() as connection:
-                connection.execute(sa.insert(ladder_bots).values(row))
-        except sa.exc.IntegrityError:
-            raise AlreadyExists(f"a bot named {name!r} exists; choose another name") from None
-        return key
-
-    def registered_by(self, owner: str, since: float) -> int:
-        """Bots ``owner`` registered after ``since`` (Unix seconds)."""
-        at = dt.datetime.fromtimestamp(since, dt.UTC)
-        with self.engine.connect() as connection:
-            return connection.execute(
+        values = sa.select(*(sa.literal(v, ladder_bots.c[k].type) for k, v in row.items()))
+        if limit > 0:
+            recent = (
                 sa.select(sa.func.count())
                 .select_from(ladder_bots)
-                .where(ladder_bots.c.owner == owner, ladder_bots.c.created_at >= at)
-            ).scalar_one()
+                .where(
+                    ladder_bots.c.owner == owner,
+                    ladder_bots.c.created_at >= now - dt.timedelta(seconds=window),
+                )
+                .scalar_subquery()
+            )
+            values = values.where(recent < limit)
+        try:
+            with self.engine.begin() as connection:
+                if connection.dialect.name == "postgresql":
+                    connection.execute(
+                        sa.select(
+                            sa.func.pg_advisory_xact_lock(
+                                _REGISTRATION_LOCK, sa.func.hashtext(owner)
+                            )
+                        )
+                    )
+                inserted = connection.execute(
+                    sa.insert(ladder_bots)
+                    .from_select(list(row), values)
+                    .returning(ladder_bots.c.name)
+                ).first()
+        except sa.exc.IntegrityError:
+            raise AlreadyExists(f"a bot named {name!r} exists; choose another name") from None
+        if inserted is None:
+            raise ResourceExhausted(
+                f"at most {limit} bot registrations an hour per client; try again later"
+            )
+        return key
 
     def get(self, name: str) -> BotAccount | None:
         found = self.list(name=name)

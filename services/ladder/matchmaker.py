@@ -231,7 +231,7 @@ class Matchmaker:
         seats = [
             SeatSpec(SeatKind.BOT, s.level, s.name)
             if s.house
-            else SeatSpec(SeatKind.HUMAN, name=s.name)
+            else SeatSpec(SeatKind.HUMAN, name=s.name, runner=True)
             for s in planned.seats
         ]
         timer = Timer(self.config.move_seconds, 0.0, FALLBACK, 0)  # never handed over

@@ -64,13 +64,15 @@ class LadderSpec:
 
 def check_bot_name(name: str) -> str:
     """A bot's name: letters, digits, '.', '_', '-' (at most 40), and never a bot
-    level's name, which the house bots play under."""
+    level's name, which the house bots play under, in any case ("Greedy", "MCTS-fast"):
+    a reader could not tell them from the house's."""
     if not _NAME.fullmatch(name or ""):
         raise InvalidArgument(
             "a bot name is 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit",
             field="name",
         )
-    if name in bots.level_names() or name.startswith("mcts"):
+    folded = name.casefold()
+    if folded in bots.level_names() or folded.startswith("mcts"):
         raise InvalidArgument(
             f"{name!r} is a house level's name (house bots are rated under it); choose another",
             field="name",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import time
 from dataclasses import dataclass
 
 from services.archive.archive import Archive
@@ -15,7 +14,6 @@ from services.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
-    ResourceExhausted,
     Unauthenticated,
 )
 from services.ladder.accounts import Accounts, BotAccount
@@ -63,14 +61,9 @@ class LadderService:
     ) -> tuple[BotAccount, str]:
         check_bot_name(name)
         spec = self.spec(game_type, players)
-        limit = self.config.registrations_per_hour
-        if limit > 0:
-            recent = await asyncio.to_thread(self.accounts.registered_by, owner, time.time() - 3600)
-            if recent >= limit:
-                raise ResourceExhausted(
-                    f"at most {limit} bot registrations an hour per client; try again later"
-                )
-        key = await asyncio.to_thread(self.accounts.register, name, spec.name, owner)
+        key = await asyncio.to_thread(
+            self.accounts.register, name, spec.name, owner, self.config.registrations_per_hour
+        )
         account = await asyncio.to_thread(self.accounts.get, name)
         assert account is not None
         return account, key

@@ -59,6 +59,13 @@ def api_key_of(metadata: Mapping[str, str] | None) -> str:
     return (metadata or {}).get(API_KEY_HEADER, "")
 
 
+def bearer_of(authorization: str) -> str:
+    """The credential of an ``Authorization: Bearer <credential>`` header (gRPC:
+    ``authorization`` metadata); "" for none or another scheme."""
+    scheme, _, credential = authorization.partition(" ")
+    return credential.strip() if scheme.lower() == "bearer" else ""
+
+
 def client_id(api_key: str, peer: str) -> str:
     """Who a caller is for quotas: its API key (hashed: keys never reach the store),
     else its address without the port ("ipv4:1.2.3.4:5678" -> "ip:1.2.3.4")."""

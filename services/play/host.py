@@ -66,6 +66,7 @@ class SeatSpec:
     kind: str  # SeatKind.HUMAN or SeatKind.BOT
     level: str = ""
     name: str = ""
+    runner: bool = False  # HUMAN: a registered bot's runner plays it (Seat.runner)
 
 
 class GameHost(Reading, Submitting):
@@ -157,7 +158,7 @@ class GameHost(Reading, Submitting):
                     raise InvalidArgument(str(exc), field=f"seats[{index}].bot_level") from None
                 meta_seats.append(Seat(SeatKind.BOT, level, seat.name or level))
             elif seat.kind == SeatKind.HUMAN:
-                meta_seats.append(Seat(SeatKind.HUMAN, "", seat.name))
+                meta_seats.append(Seat(SeatKind.HUMAN, "", seat.name, runner=seat.runner))
             else:
                 raise InvalidArgument("kind must be HUMAN or BOT", field=f"seats[{index}].kind")
         game_id = game_id or secrets.token_hex(16)

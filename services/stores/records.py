@@ -78,13 +78,17 @@ def _written(layout: dict[str, Any], later: Mapping[str, Any], version: int = 1)
 @dataclass(frozen=True)
 class Seat:
     """Who plays one seat: a person or a bot (of ``level``) and, once it changed hands,
-    how (``control``); ``decline_offers``: its player declines every domestic offer."""
+    how (``control``); ``decline_offers``: its player declines every domestic offer;
+    ``runner``: a registered bot plays it through its runner (``gamehost bot run``).
+    A runner's seat is a player's seat to the turns (its answers come in with the seat's
+    token), and a bot's to everyone who reads the game (``shown_kind``)."""
 
     kind: SeatKind = SeatKind.HUMAN
     level: str = ""
     name: str = ""
     control: SeatControl = SeatControl.AS_CREATED
     decline_offers: bool = False
+    runner: bool = False
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     @property
@@ -92,12 +96,20 @@ class Seat:
         """True when a bot plays the seat now (as created, or away, or handed over)."""
         return self.kind == SeatKind.BOT
 
+    @property
+    def shown_kind(self) -> SeatKind:
+        """The kind every output shows (state, lists, records, archive, export): a bot
+        for a house level's seat and for a registered bot's, played by its runner."""
+        return SeatKind.BOT if self.runner else self.kind
+
     def to_dict(self) -> dict[str, Any]:
         layout: dict[str, Any] = {"kind": str(self.kind), "level": self.level, "name": self.name}
         if self.control != SeatControl.AS_CREATED:
             layout["control"] = str(self.control)
         if self.decline_offers:
             layout["decline_offers"] = True
+        if self.runner:
+            layout["runner"] = True
         return _written(layout, self.later)
 
     @classmethod
@@ -106,6 +118,7 @@ class Seat:
         known["kind"] = SeatKind(known.get("kind", SeatKind.HUMAN))
         known["control"] = SeatControl(known.get("control", SeatControl.AS_CREATED))
         known["decline_offers"] = bool(known.get("decline_offers"))
+        known["runner"] = bool(known.get("runner"))
         return cls(**known)
 
 

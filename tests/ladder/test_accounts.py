@@ -4,8 +4,10 @@ kept; bad input is refused with the right status and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 
 import grpc
 import pytest
@@ -14,6 +16,7 @@ import sqlalchemy as sa
 from gamehost import Client, GameError
 from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.archive import database
 from services.archive.schema import ladder_bots
 from services.ladder.accounts import Accounts
@@ -48,6 +51,9 @@ def test_a_key_is_shown_once_and_kept_only_as_its_hash(served):
     [
         ("alpha", "cite", 2, grpc.StatusCode.ALREADY_EXISTS),  # taken below
         ("greedy", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),  # a house level's name
+        ("Greedy", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),  # in any case
+        ("RANDOM", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
+        ("MCTS-fast", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("mcts:trees=2", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("", "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
         ("x" * 41, "cite", 2, grpc.StatusCode.INVALID_ARGUMENT),
@@ -75,6 +81,34 @@ def test_registrations_are_limited_per_client(sqlite_url):
             client.register_bot("three", "cite", 2)
         assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert [b.bot for b in client.list_bots()] == ["one", "two"]
+
+
+def test_concurrent_registrations_from_one_address_stop_at_the_limit(served):
+    """40 registrations sent at once from one address: exactly the limit (10 an hour)
+    are taken, the others are refused RESOURCE_EXHAUSTED (HTTP 429), and the archive
+    holds exactly the bots that were answered with a key."""
+    server, _ = served
+    http = Http(server.running.http_url)
+    try:
+
+        async def burst() -> list:
+            return await asyncio.gather(
+                *(
+                    asyncio.to_thread(
+                        http.post, "/v1/bots", {"name": f"b{i}", "gameType": "cite", "players": 2}
+                    )
+                    for i in range(40)
+                )
+            )
+
+        answers = asyncio.run(burst())
+    finally:
+        http.close()
+    assert sorted(a.status for a in answers) == [200] * 10 + [429] * 30
+    taken = {a.json()["bot"] for a in answers if a.status == 200}
+    assert {r["name"] for r in _rows(server)} == taken
+    refused = next(a.json() for a in answers if a.status == 429)
+    assert "at most 10 bot registrations an hour" in refused["error"]["message"]
 
 
 def test_with_api_keys_only_callers_with_a_key_register(sqlite_url, tmp_path):
@@ -190,13 +224,24 @@ def test_over_http(served):
         http.close()
 
 
-def test_a_runner_over_http_connects_with_get_as_an_eventsource_does(served):
-    server, _ = served
+def test_a_runner_over_http_sends_its_key_as_a_bearer_token_never_in_a_url(served, caplog):
+    """``GET /v1/bots:connect?key=...`` is refused (400, INVALID_ARGUMENT, field key)
+    with the way to send it, and the key is written in no log; the same GET (or POST)
+    with ``Authorization: Bearer`` streams the bot's directives."""
+    caplog.set_level(logging.DEBUG)  # every log line, to look for the key in
+    server, client = served
     http = Http(server.running.http_url)
     try:
         made = http.post("/v1/bots", {"name": "browser-bot", "gameType": "cite", "players": 2})
         key = made.json()["key"]
-        stream = http.stream(f"/v1/bots:connect?key={key}&concurrency=1")
+        in_url = http.get(f"/v1/bots:connect?key={key}&concurrency=1")
+        assert in_url.status == 400, in_url.body
+        error = in_url.json()["error"]
+        assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "key")
+        assert "Authorization: Bearer" in error["message"] and key not in error["message"]
+        assert not next(b for b in client.list_bots() if b.bot == "browser-bot").connected
+        bearer = {"Authorization": f"Bearer {key}"}
+        stream = http.stream("/v1/bots:connect?concurrency=1", headers=bearer)
         assert stream.status == 200 and stream.headers["Content-Type"].startswith(
             "text/event-stream"
         )
@@ -211,14 +256,46 @@ def test_a_runner_over_http_connects_with_get_as_an_eventsource_does(served):
                 "version": act["version"],
                 "line": json.dumps({"id": legal[0]["id"]}),
             },
-            headers={"Authorization": f"Bearer {key}"},
+            headers=bearer,
         )
         assert answer.status == 200 and answer.json()["outcome"] == "PLAYED", answer.body
         stream.close()
-        wrong = http.stream("/v1/bots:connect?key=ghb_not_a_key")
+        wrong = http.stream("/v1/bots:connect", headers={"Authorization": "Bearer ghb_not_a_key"})
         assert wrong.status == 401
     finally:
         http.close()
+    assert key not in caplog.text
+
+
+def test_a_runner_over_grpc_sends_its_key_as_authorization_metadata(served):
+    """gRPC's bearer token: ``authorization: Bearer KEY`` metadata, for ConnectBot and
+    BotReply alike; protocol 1's key field still works, and two different keys are
+    refused INVALID_ARGUMENT."""
+    server, client = served
+    key = client.register_bot("meta-bot", "cite", 2).key
+    bearer = (("authorization", f"Bearer {key}"),)
+    with grpc.insecure_channel(server.target) as channel:
+        stub = pb_grpc.GameHostStub(channel)
+        stream = stub.ConnectBot(pb.ConnectBotRequest(concurrency=1), metadata=bearer)
+        directives = iter(stream)
+        welcome = next(directives)
+        assert (welcome.kind, welcome.bot) == (pb.BotDirective.WELCOME, "meta-bot")
+        act = next(d for d in directives if d.kind == pb.BotDirective.ACT)
+        legal = json.loads(act.line)["legal"]
+        reply = pb.BotReplyRequest(
+            game_id=act.game_id, version=act.version, line=json.dumps({"id": legal[0]["id"]})
+        )
+        answer = stub.BotReply(reply, metadata=bearer)
+        assert answer.outcome == pb.BotReplyResponse.PLAYED, answer
+        stream.cancel()
+        other = client.register_bot("other-bot", "cite", 2).key
+        with pytest.raises(grpc.RpcError) as refused:
+            next(iter(stub.ConnectBot(pb.ConnectBotRequest(key=other), metadata=bearer)))
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "authorization: Bearer" in refused.value.details()
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.BotReply(reply, metadata=(("authorization", "Bearer ghb_not_a_key"),))
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
 def test_moves_and_heartbeats_are_written_for_many_bots_at_once(archive_url):

@@ -37,17 +37,20 @@ class StandIn(pb_grpc.GameHostServicer):
     def __init__(self) -> None:
         self.out: asyncio.Queue[pb.BotDirective | None] = asyncio.Queue()
         self.replies: asyncio.Queue[pb.BotReplyRequest] = asyncio.Queue()
-        self.connects: asyncio.Queue[pb.ConnectBotRequest] = asyncio.Queue()
+        # Each connection's request, and its authorization metadata (the key's place).
+        self.connects: asyncio.Queue[tuple[pb.ConnectBotRequest, str]] = asyncio.Queue()
+        self.reply_auth: list[str] = []  # each reply's authorization metadata
         self.refusals: list[grpc.StatusCode] = []
 
     async def ConnectBot(self, request, context) -> AsyncIterator[pb.BotDirective]:
-        self.connects.put_nowait(request)
+        self.connects.put_nowait((request, _authorization(context)))
         yield D(kind=D.WELCOME, message="stand-in")
         while (item := await self.out.get()) is not None:
             yield item
 
     async def BotReply(self, request, context) -> pb.BotReplyResponse:
         self.replies.put_nowait(request)
+        self.reply_auth.append(_authorization(context))
         if self.refusals:
             code = self.refusals.pop(0)
             await context.abort(code, f"refused with {code.name}")
@@ -94,6 +97,10 @@ async def running(*bot_args: str, concurrency: int = 1, retries: int = 0) -> Asy
             await server.stop(None)
 
 
+def _authorization(context: grpc.aio.ServicerContext) -> str:
+    return dict(context.invocation_metadata() or ()).get("authorization", "")
+
+
 def _answer(reply: pb.BotReplyRequest) -> dict:
     assert not reply.error, reply
     return json.loads(reply.line)
@@ -101,13 +108,15 @@ def _answer(reply: pb.BotReplyRequest) -> dict:
 
 async def test_answers_go_back_in_order_as_botreply_calls_with_the_key():
     async with running("ok") as ladder:
-        connect = await asyncio.wait_for(ladder.connects.get(), WAIT)
-        assert (connect.key, connect.concurrency, connect.protocol) == ("ghb_test", 1, 1)
+        connect, authorization = await asyncio.wait_for(ladder.connects.get(), WAIT)
+        assert (connect.concurrency, connect.protocol) == (1, 1)
+        # The key is a bearer token in the metadata, as over HTTP, and in no request.
+        assert authorization == "Bearer ghb_test" and not connect.key
         ladder.start("g1")
         ladder.act("g1", 1, legal_id=11)
         first = await ladder.reply()
         assert (first.game_id, first.version, _answer(first)["id"]) == ("g1", 1, 11)
-        assert first.key == "ghb_test"
+        assert ladder.reply_auth == ["Bearer ghb_test"] and not first.key
         ladder.act("g1", 3, legal_id=33)
         second = await ladder.reply()
         assert (second.version, _answer(second)["id"]) == (3, 33)
@@ -151,7 +160,7 @@ async def test_an_overlong_line_is_cut_to_what_the_server_reads():
 
 async def test_each_game_stays_with_its_copy():
     async with running("ok", concurrency=2) as ladder:
-        connect = await asyncio.wait_for(ladder.connects.get(), WAIT)
+        connect, _ = await asyncio.wait_for(ladder.connects.get(), WAIT)
         assert connect.concurrency == 2
         ladder.start("g1")
         ladder.start("g2")
@@ -173,8 +182,8 @@ async def test_a_broken_connection_is_made_again_and_its_game_goes_on(capfd):
         ladder.act("g1", 1, legal_id=11)
         before = _answer(await ladder.reply())
         ladder.out.put_nowait(None)  # the server ends the stream
-        again = await asyncio.wait_for(ladder.connects.get(), WAIT)
-        assert again.key == "ghb_test"
+        _, again = await asyncio.wait_for(ladder.connects.get(), WAIT)
+        assert again == "Bearer ghb_test"
         ladder.start("g1")  # sent again on a new connection: the game is known
         ladder.act("g1", 3, legal_id=33)
         after = _answer(await ladder.reply())

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
+from services.archive.schema import ladder_games, ladder_ratings, ladder_seats, seats
 from services.kinds import EventKind
 from services.ladder.model import FALLBACK, BotStatus
 from services.ladder.seats import seat_token
@@ -146,6 +146,49 @@ def test_answers_are_played_judged_and_counted(sqlite_url):
             if e.data["kind"] == EventKind.ACTION and e.data.get("timeout")
         ]
         assert marked == ["illegal", "garbage"]
+        connection.close()
+
+
+def test_a_ladder_bots_seat_is_a_bot_with_its_name_in_every_output(served):
+    """A registered bot's seat shows as BOT with the bot's name wherever a seat is
+    shown: GetState, ListGames (live and archived), the archive's seat rows and the
+    export; its turns are its runner's all the same (it answers them itself)."""
+    server, client = served
+    key = client.register_bot("probe", "cite", 2).key
+    connection = Connected(client, key)
+    try:
+        start = json.loads(connection.next(D.START).line)
+        game_id, seat = start["game_id"], start["seat"]
+
+        def shown(listed) -> list[tuple[int, str]]:
+            return [(s.kind, s.name) for s in listed]
+
+        bot = (pb.BOT, "probe")
+        assert shown(client.state(game_id).seats)[seat] == bot
+        (live,) = [g for g in client.list_games(player="probe") if g.game_id == game_id]
+        assert shown(live.seats)[seat] == bot
+        while (directive := connection.next()).kind != D.END:
+            if directive.kind == D.ACT:
+                first = json.loads(directive.line)["legal"][0]["id"]
+                answer = client.bot_reply(
+                    key, game_id, directive.version, json.dumps({"id": first})
+                )
+                assert answer.outcome == R.PLAYED
+        archive = server.running.archive
+        wait_until(lambda: server.call(archive.game(game_id)), 60, "the game in the archive")
+        with archive.engine.connect() as sql:
+            rows = sql.execute(
+                sa.select(seats.c.kind, seats.c.name).where(
+                    seats.c.game_id == game_id, seats.c.seat == seat
+                )
+            ).all()
+        assert [tuple(r) for r in rows] == [("bot", "probe")]
+        (archived,) = [g for g in client.list_games(player="probe") if g.game_id == game_id]
+        assert shown(archived.seats)[seat] == bot
+        assert shown(client.state(game_id).seats)[seat] == bot
+        (line,) = [json.loads(x) for x in client.export_games(bot="probe")]
+        assert line["seats"][seat] == {"name": "probe", "kind": "bot", "level": ""}
+    finally:
         connection.close()
 
 

@@ -6,7 +6,10 @@ and another bot plays on. Every runner is on ConnectBot and BotReply, the one wa
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +26,9 @@ BOTS = Path(__file__).with_name("bots")
 
 
 def _runner(target: str, key: str, cmd: str, log: Path) -> ServiceProcess:
-    args = ["bot", "run", "--target", target, "--key", key, "--cmd", cmd]
-    return ServiceProcess(args, log).start()
+    # The key in the environment, as the docs advise (a command line is public in ps).
+    args = ["bot", "run", "--target", target, "--cmd", cmd]
+    return ServiceProcess(args, log, env={"GAMEHOST_BOT_KEY": key}).start()
 
 
 def _bots(client: Client) -> dict[str, pb.BotInfo]:
@@ -94,6 +98,49 @@ def test_register_run_and_rate_with_the_example_bots(sqlite_url, tmp_path):
         assert len(lines) >= bots["js-random"].games + 1  # its validation game too
         assert all("js-random" in [s["name"] for s in line["seats"]] for line in lines)
         assert all(line["format"] == 1 and line["entries"] for line in lines)
+
+
+def test_the_command_bot_register_prints_runs_as_typed(sqlite_url, tmp_path):
+    """``bot register`` prints a ``bot run`` command; a shell runs it as printed (with
+    ``gamehost`` on its PATH) and the bot it starts passes its validation game."""
+    env = {**os.environ, "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ['PATH']}"}
+    server = ladder_server(sqlite_url, quick(tables=2))
+    with server, Client(server.target) as client:
+        register = subprocess.run(
+            [PYTHON, "-m", "gamehost.cli", "bot", "register", "--target", server.target]
+            + ["--name", "typed", "--game", "cite", "--players", "2"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=tmp_path,  # nowhere near the repository: the command needs none of it
+        )
+        assert register.returncode == 0, register.stderr
+        lines = register.stdout.splitlines()
+        command = next((line for line in lines if " bot run " in line), register.stdout)
+        key = json.loads(lines[-1])["key"]
+        assert key in command
+        with open(tmp_path / "typed.log", "wb") as log:
+            runner = subprocess.Popen(
+                ["/bin/sh", "-c", command],
+                env=env,
+                cwd=tmp_path,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+
+            def active() -> bool:
+                output = (tmp_path / "typed.log").read_text(errors="replace")
+                assert runner.poll() is None, output
+                return _bots(client)["typed"].status == pb.BOT_ACTIVE
+
+            wait_until(active, 180, "the bot started by the printed command to pass validation")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(runner.pid, signal.SIGKILL)
+            runner.wait(timeout=10)
 
 
 def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):

@@ -158,3 +158,16 @@ def test_a_job_of_a_later_layout_loads_and_says_its_version():
     job = BotJob.from_dict(later)
     assert job.record_version == 2 and job.game_id == GAME_ID
     assert job.to_dict() == {**PREVIOUS_JOB, "record_version": 2}
+
+
+def test_a_runners_seat_is_a_players_to_the_turns_and_a_bots_to_readers():
+    """A ladder bot's seat (its runner answers with the seat's token): written with
+    ``runner`` (only then), read back the same; not a bot seat for the turns, and
+    shown as a bot."""
+    seat = Seat(SeatKind.HUMAN, "", "probe", runner=True)
+    written = seat.to_dict()
+    assert written == {"kind": "human", "level": "", "name": "probe", "runner": True}
+    assert Seat.from_dict(written) == seat
+    assert not seat.is_bot and seat.shown_kind == SeatKind.BOT
+    person = Seat(SeatKind.HUMAN, "", "ann")
+    assert "runner" not in person.to_dict() and person.shown_kind == SeatKind.HUMAN

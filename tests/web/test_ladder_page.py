@@ -17,6 +17,7 @@ from gamehost import Client
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
 from tests.procs import ServiceProcess, wait_until
+from tests.service.test_docs_examples import doc_blocks
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
 
@@ -37,8 +38,8 @@ def laddered(tmp_path_factory) -> Iterator[str]:
     )
     with ServerThread(config) as server, Client(server.target) as client:
         key = client.register_bot("webbot", "cite", 2).key
-        args = ["bot", "run", "--target", server.target, "--key", key, "--cmd"]
-        runner = ServiceProcess([*args, f"{sys.executable} {EXAMPLE}"], folder / "run.log")
+        args = ["bot", "run", "--target", server.target, "--cmd", f"{sys.executable} {EXAMPLE}"]
+        runner = ServiceProcess(args, folder / "run.log", env={"GAMEHOST_BOT_KEY": key})
         runner.start()
         try:
             wait_until(
@@ -76,7 +77,58 @@ def test_the_ladder_and_a_bots_page(page: Page, laddered: str) -> None:
     expect(page.locator("#replay")).to_be_visible()
 
 
+def test_the_ladder_page_fits_a_phone(page: Page, laddered: str) -> None:
+    """On a 390 px wide phone the page scrolls no wider than the screen, and every
+    column of the standings (its heading and each row's cell) lies whole within it."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{laddered}/#/ladder")
+    expect(page.locator("#ladder table.standings tbody tr")).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll("#ladder table.standings td")]
+            .filter((cell) => {
+              const box = cell.getBoundingClientRect();
+              return box.left < 0 || box.right > 390 || cell.scrollWidth > cell.clientWidth;
+            })
+            .map((cell) => cell.dataset.label + ": " + cell.textContent)"""
+    )
+    assert cut == []
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll("#ladder table.standings tbody tr:first-child td")]
+            .filter((cell) => getComputedStyle(cell).display !== "none")
+            .map((cell) => cell.dataset.label)"""
+    )
+    # Every column is shown, each cell with its column's name beside it.
+    headings = page.locator("#ladder table.standings thead th").all_text_contents()
+    assert shown == headings and len(headings) == 9
+
+
 @pytest.mark.refusals_expected  # GetLadder is refused: FAILED_PRECONDITION, HTTP 400
 def test_a_server_without_a_ladder_says_so(page: Page, base_url: str) -> None:
     page.goto(f"{base_url}/#/ladder")
     expect(page.locator("p.error")).to_contain_text("runs no ladder")
+
+
+def test_a_bot_in_a_browser_page_plays_over_fetch(page: Page, laddered: str) -> None:
+    """docs/bot-protocol.md's browser bot, as written: registered from the page, it
+    reads ConnectBot's events with fetch and an Authorization header, answers each act
+    with BotReply, and passes its validation game."""
+    blocks = [text for language, text in doc_blocks("docs/bot-protocol.md") if language == "js"]
+    assert len(blocks) == 1
+    page.goto(f"{laddered}/#/")
+    key = page.evaluate(
+        """async () => {
+          const body = JSON.stringify({ name: "fetchbot", gameType: "cite", players: 2 });
+          const headers = { "Content-Type": "application/json" };
+          const made = await fetch("/v1/bots", { method: "POST", headers, body });
+          return (await made.json()).key;
+        }"""
+    )
+    assert key.startswith("ghb_")
+    page.evaluate(f"(key) => {{\n{blocks[0]}\nwindow.playing = playFirstMoves(key);\n}}", key)
+
+    def status() -> str:
+        found = page.evaluate("async () => (await (await fetch('/v1/bots/fetchbot')).json())")
+        return found["bot"]["status"]
+
+    wait_until(lambda: status() == "BOT_ACTIVE", 120, "the browser's bot to pass validation")

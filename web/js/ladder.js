@@ -52,6 +52,14 @@ export function ladderPage(root, _args, query) {
   });
 }
 
+// The standings' columns; each cell carries its column's name too (data-label), which
+// a phone shows beside the value, as the table folds into one block per bot.
+const COLUMNS = ["#", "Bot", "Level", "Games", "mu", "sigma", "Ordinal", "Win share", "95% interval"];
+
+function cell(column, content, attrs = {}) {
+  return h("td", { ...attrs, dataset: { label: COLUMNS[column] } }, content);
+}
+
 function renderLadder(root, ladder) {
   const name = `${ladder.gameType}:${ladder.players}`;
   const rows = ladder.standings || [];
@@ -80,7 +88,7 @@ function renderLadder(root, ladder) {
         ? h(
             "table",
             { class: "standings" },
-            h("thead", {}, h("tr", {}, ["#", "Bot", "Level", "Games", "mu", "sigma", "Ordinal", "Win share", "95% interval"].map((t) => h("th", {}, t)))),
+            h("thead", {}, h("tr", {}, COLUMNS.map((t) => h("th", {}, t)))),
             h(
               "tbody",
               {},
@@ -88,15 +96,15 @@ function renderLadder(root, ladder) {
                 h(
                   "tr",
                   { dataset: { bot: row.bot } },
-                  h("td", {}, String(i + 1)),
-                  h("td", {}, botLink(row)),
-                  h("td", {}, row.level || "bot"),
-                  h("td", { class: "num" }, String(row.games ?? 0)),
-                  h("td", { class: "num" }, num(row.mu)),
-                  h("td", { class: "num" }, num(row.sigma)),
-                  h("td", { class: "num" }, num(row.ordinal)),
-                  h("td", { class: "num" }, pct(row.winShare)),
-                  h("td", { class: "num" }, `${pct(row.ciLow)} – ${pct(row.ciHigh)}`),
+                  cell(0, String(i + 1)),
+                  cell(1, botLink(row)),
+                  cell(2, row.level || "bot"),
+                  cell(3, String(row.games ?? 0), { class: "num" }),
+                  cell(4, num(row.mu), { class: "num" }),
+                  cell(5, num(row.sigma), { class: "num" }),
+                  cell(6, num(row.ordinal), { class: "num" }),
+                  cell(7, pct(row.winShare), { class: "num" }),
+                  cell(8, `${pct(row.ciLow)} – ${pct(row.ciHigh)}`, { class: "num" }),
                 ),
               ),
             ),

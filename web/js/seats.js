@@ -46,9 +46,11 @@ export function seatColour(seat) {
   return SEAT_COLOURS[seat % SEAT_COLOURS.length];
 }
 
-/** "seat 2 · mcts-fast" or the seat's name. */
+/** "seat 2 · bot mcts-fast", a ladder bot's "seat 2 · bot its-name", or the seat's name. */
 export function seatLabel(state, seat) {
   const info = (state.seats || []).find((s) => (s.index ?? 0) === seat) || {};
-  const kind = info.kind === "BOT" ? `bot ${info.botLevel || "random"}` : info.name || "human";
+  // A registered bot (the ladder's) has its name and no level.
+  const bot = info.botLevel || info.name || "random";
+  const kind = info.kind === "BOT" ? `bot ${bot}` : info.name || "human";
   return `seat ${seat} · ${kind}`;
 }
