@@ -284,17 +284,22 @@ def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chanc
         again.close()
 
 
-def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
-    server = ladder_server(sqlite_url, quick(answers_per_second=1.0))
+def test_answers_that_play_nothing_are_limited_and_revoked_keys_refused(sqlite_url):
+    server = ladder_server(sqlite_url, quick(stale_answers_per_second=1.0))
     with server, Client(server.target) as client:
         key = client.register_bot("eager", "cite", 2).key
         connection = Connected(client, key)
         act = connection.next(D.ACT)
-        # a burst of 4, then one a second
-        codes = answer_codes(
-            lambda: client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
-        )
-        assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
+
+        # Stale answers: a burst of 5, then one a second; refused with the reason.
+        def stale() -> object:
+            return client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
+
+        codes = answer_codes(stale)
+        assert codes[:5] == ["ok"] * 5 and "RESOURCE_EXHAUSTED" in codes[5:]
+        with pytest.raises(GameError) as refused:
+            stale()
+        assert "answers that played nothing" in refused.value.details
         # Revoked while its runner is connected: refused from the next answer on, and
         # the runner is let go.
         client.revoke_bot("eager", key)
