@@ -26,9 +26,10 @@ There is no rate of answers per bot, nor per client (the gRPC edge does not coun
 BotReply): the game plays one answer per act, so a bot moves no faster than its games
 ask, and an answer in time is never refused. What is bounded is the answers that play
 nothing (STALE, or for a game not the bot's): ``stale_answers_per_second`` per bot;
-over it, BotReply is refused RESOURCE_EXHAUSTED before any read. An answer that reached this handler before its act's
-clock ran out but lost to the clock's fallback is a server fault ("overruled"):
-logged and counted in ``gamehost_ladder_overruled_answers_total``.
+over it, BotReply is refused RESOURCE_EXHAUSTED before any read. An answer that
+reached this handler before its act's clock ran out but lost to the clock's fallback
+is a server fault ("overruled"): logged and counted in
+``gamehost_ladder_overruled_answers_total``.
 
 **Bounds.** A connection's directives wait in a queue of ``QUEUE`` (its games' feeds
 wait when it is full), and a connection whose client has not taken a directive for
