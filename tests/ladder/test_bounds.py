@@ -1,20 +1,25 @@
 """Bounds of a runner's connection on the server (docs/bot-protocol.md): a client that
 connects a bot, never reads its stream and floods BotReply leaves the server's memory
-where it was, and other bots are still served meanwhile."""
+where it was, and other bots are still served meanwhile; a connection whose client
+takes no directive for ``Sessions.STALL_SECONDS`` is closed."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.ladder.sessions import Sessions
+from tests.ladder.conftest import ladder_server
 from tests.procs import Replica
 
 D = pb.BotDirective
@@ -108,3 +113,35 @@ async def _run(server: Replica, flooder: str, other: str) -> None:
     assert sum(codes.values()) == REPLIES and not {"UNKNOWN", "INTERNAL"} & codes.keys(), codes
     assert server.alive(), server.output()[-4000:]
     assert after - before <= GROWTH_MB, (before, after, codes)
+
+
+def test_a_connection_whose_client_takes_no_directive_is_closed(sqlite_url, monkeypatch):
+    monkeypatch.setattr(Sessions, "STALL_SECONDS", 0.5)
+    stalled = "gamehost_ladder_stalled_connections_total"
+    with ladder_server(sqlite_url) as server, Client(server.target) as client:
+        key = client.register_bot("stalled", "cite", 2).key
+        sessions = server.running.sessions
+        before = REGISTRY.get_sample_value(stalled)
+
+        async def transport() -> None:
+            """A call's transport that takes the welcome and the game's start, and then
+            never completes a send (as a client that does not read)."""
+            directives = sessions.connect(key, 1)
+            try:
+                assert (await anext(directives)).kind == "welcome"
+                assert (await anext(directives)).kind == "start"
+                await asyncio.Event().wait()
+            finally:
+                await directives.aclose()
+
+        async def closed() -> bool:
+            task = asyncio.create_task(transport())
+            with contextlib.suppress(asyncio.CancelledError):
+                async with asyncio.timeout(60):
+                    await task
+            return task.cancelled()
+
+        assert server.call(closed(), timeout=90)
+        assert before is not None and REGISTRY.get_sample_value(stalled) == before + 1
+        # The bot connects again as after any break.
+        assert next(iter(client.connect_bot(key))).kind == D.WELCOME
