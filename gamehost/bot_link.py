@@ -20,7 +20,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 
 # A reply refused for a reason that is not the bot's: the server's store away
-# (UNAVAILABLE), the per-client rate limit at the edge (RESOURCE_EXHAUSTED), a write
+# (UNAVAILABLE), a rate limit (RESOURCE_EXHAUSTED), a write
 # that met another (ABORTED). Sent again: the server plays an answer once at most.
 RETRIED_REPLIES = (
     grpc.StatusCode.UNAVAILABLE,
