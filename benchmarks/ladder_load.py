@@ -32,9 +32,14 @@ call per answer. It prints:
   saturated and every call queues; a machine near its cores' total queues every process;
 - the server's game-store calls per answer, by operation (a read of the game is a
   ``load``, a move's write a ``commit``), over all it does for the ladder in the window;
+- fallback moves for in-time answers: answers that reached the server before their
+  act's clock ran out but lost to the clock's fallback move, over the whole run (the
+  server's ``gamehost_ladder_overruled_answers_total``; a server fault, 0 when sound);
+- the server's resident memory (its processes together) once it serves, before any
+  bot connects, and at the end of the window;
 - errors: faults counted against the bots (the example bot makes none), bots paused,
   runners that stopped, ladder games failed, answers the runner could not deliver,
-  and ERROR lines in the server's and worker's logs.
+  fallback moves for in-time answers, and ERROR lines in the server's and worker's logs.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ import sqlalchemy as sa
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from loadtest.parts import tree_cpu_seconds as cpu_seconds
-from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples
+from loadtest.scrape import bucket_delta, buckets, gauge_sum, histogram_quantile, samples
 from services.archive.schema import ladder_games
 from services.stores.redis_connect import with_inline_commits
 
@@ -70,6 +75,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported
 ANSWERING = "gamehost_ladder_answer_seconds"  # the server's own time for each answer
 STORE_CALLS = "gamehost_redis_call_seconds_count"  # the server's calls to the game store
+OVERRULED = "gamehost_ladder_overruled_answers_total"  # in-time answers lost to the clock
 
 
 def scrape(port: int) -> str:
@@ -132,6 +138,13 @@ def store_calls_per_answer(
         for operation, n in sorted(counts.items(), key=lambda item: -item[1])
         if answers and n / answers >= 0.005
     }
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (``--processes``), in MiB."""
+    process = psutil.Process(pid)
+    group = [process, *process.children(recursive=True)]
+    return round(sum(p.memory_info().rss for p in group) / 2**20, 1)
 
 
 def wait_for(condition, seconds: float, what: str):
@@ -245,6 +258,7 @@ def main() -> None:
         target = f"127.0.0.1:{port}"
         client = Client(target)
         client.wait_ready(timeout=120)
+        rss_at_start = rss_mb(server.pid)
         keys = {}
         for i in range(args.bots):
             name = f"load-{i:03d}"
@@ -292,6 +306,8 @@ def main() -> None:
         time.sleep(args.seconds)
         elapsed, at_end = time.monotonic() - started, rated()
         scraped_at_end = scrape(metrics_port)
+        rss_at_end = rss_mb(server.pid)
+        overruled = round(gauge_sum(scraped_at_end, OVERRULED))
         handled = bucket_delta(
             buckets(scraped_at_end, ANSWERING),
             buckets(scraped_at_start, ANSWERING),
@@ -377,13 +393,17 @@ def main() -> None:
             "bot_own_time_p50_ms": round(percentile(bot_ms, 0.5), 2),
             "cpu_percent_of_a_core": cpu,
             "server_store_calls_per_answer": store_calls,
-            "errors": faults + paused + stopped + failed + undelivered + logged,
+            "fallback_moves_for_in_time_answers": overruled,
+            "server_rss_mb_at_start": rss_at_start,
+            "server_rss_mb_at_end": rss_at_end,
+            "errors": faults + paused + stopped + failed + undelivered + overruled + logged,
             "errors_by_kind": {
                 "faults": by_fault,
                 "paused": paused,
                 "runners_stopped": stopped,
                 "games_failed": failed,
                 "answers_undelivered": undelivered,
+                "answers_overruled": overruled,
                 "error_log_lines": logged,
             },
         }

@@ -9,6 +9,7 @@ One task reads ``directives()``; any task may ``reply()``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -17,6 +18,15 @@ import grpc
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+
+# A reply refused for a reason that is not the bot's: the server's store away
+# (UNAVAILABLE), a rate limit (RESOURCE_EXHAUSTED), a write
+# that met another (ABORTED). Sent again: the server plays an answer once at most.
+RETRIED_REPLIES = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.ABORTED,
+)
 
 
 class BotLink:
@@ -35,7 +45,7 @@ class BotLink:
         # The key travels as a bearer token, as over HTTP, not in the requests.
         self._metadata = (*(metadata or ()), ("authorization", f"Bearer {key}"))
         self._timeout = timeout
-        self._retries = retries  # replies that meet UNAVAILABLE are sent again
+        self._retries = retries  # replies refused with RETRIED_REPLIES are sent again
         self._delay = delay  # the wait before retry ``attempt`` (0, 1, ...)
         self._call: Any = None
 
@@ -52,22 +62,32 @@ class BotLink:
                 raise GameError(exc.code(), exc.details()) from None
 
     async def reply(
-        self, game_id: str, version: int, line: str = "", error: str = ""
+        self,
+        game_id: str,
+        version: int,
+        line: str = "",
+        error: str = "",
+        due: float | None = None,
     ) -> pb.BotReplyResponse:
-        """BotReply's answer to the act at ``version``; its refusal as GameError. An
-        UNAVAILABLE one is sent again, up to ``retries`` times: the server plays an
-        answer once, however often it is sent."""
+        """BotReply's answer to the act at ``version``; its refusal as GameError. One
+        refused with RETRIED_REPLIES is sent again: until ``due`` (time.monotonic(): the
+        act's clock), else up to ``retries`` times. Never a refusal that is the bot's
+        (an illegal or stale move is an answer, not a refusal)."""
         request = pb.BotReplyRequest(game_id=game_id, version=version, line=line, error=error)
-        for attempt in range(self._retries + 1):
+        attempt = 0
+        while True:
             try:
                 return await self._stub.BotReply(
                     request, metadata=self._metadata, timeout=self._timeout
                 )
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == self._retries:
+                wait = self._delay(attempt)
+                # Within the act's clock when it is known, else ``retries`` times.
+                again = attempt < self._retries if due is None else time.monotonic() + wait < due
+                if exc.code() not in RETRIED_REPLIES or not again:
                     raise GameError(exc.code(), exc.details()) from None
-            await asyncio.sleep(self._delay(attempt))
-        raise AssertionError("unreachable")
+            await asyncio.sleep(wait)
+            attempt += 1
 
     def close(self) -> None:
         """End the connection (``directives`` returns)."""

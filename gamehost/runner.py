@@ -7,8 +7,9 @@ and ``--concurrency`` copies of the program; each answer goes back as a BotReply
 the fewest games when its ``start`` comes, and all its lines go to that copy, in
 order. A copy answers one ``act`` at a time: the runner writes the line, waits for one
 line back until the act's deadline (``ms_left``, less a margin for the way back; at
-least ``MIN_WAIT_SECONDS``), and sends it with BotReply; the server
-judges it. No line in time is reported ``late``; a copy that dies (or closes its
+least ``MIN_WAIT_SECONDS``), and sends it with BotReply (again, until that
+deadline, while the server refuses it for a reason that is not the bot's: busy, store
+away, the per-client rate limit); the server judges it. No line in time is reported ``late``; a copy that dies (or closes its
 stdout) is reported ``missing`` and started again, and told ``start`` again for every
 game it held; a copy still silent ``HANG_SECONDS`` after a deadline is killed and
 started again. Lines a copy writes unasked are dropped (with a warning on stderr).
@@ -139,8 +140,8 @@ class Copy:
 
     index: int
     argv: list[str]
-    # (game id, version, line, error) -> the server's answer
-    reply: Callable[[str, int, str, str], Awaitable[pb.BotReplyResponse]]
+    # (game id, version, line, error, due) -> the server's answer
+    reply: Callable[[str, int, str, str, float], Awaitable[pb.BotReplyResponse]]
     stats: Stats
     games: dict[str, str] = field(default_factory=dict)  # game id -> its start line
     inbox: asyncio.Queue[Act | Line | None] = field(default_factory=asyncio.Queue)
@@ -280,7 +281,7 @@ class Copy:
     async def _send(self, act: Act, line: str = "", error: str = "", bot_ms: float = 0.0) -> None:
         sent = time.monotonic()
         try:
-            answer = await self.reply(act.game_id, act.version, line, error)
+            answer = await self.reply(act.game_id, act.version, line, error, act.due)
         except GameError as exc:
             print(f"gamehost bot run: answer to {act.game_id} not taken: {exc}", file=sys.stderr)
             return
@@ -318,12 +319,14 @@ class Runner:
         self.link: BotLink | None = None  # the answers go on it
 
     async def _reply(
-        self, game_id: str, version: int, line: str, error: str
+        self, game_id: str, version: int, line: str, error: str, due: float
     ) -> pb.BotReplyResponse:
+        """The answer, sent again within the act's clock (``due``) while the server
+        refuses it for a reason that is not the bot's (``bot_link.RETRIED_REPLIES``)."""
         link = self.link
         if link is None:
             raise GameError(grpc.StatusCode.UNAVAILABLE, "not connected to the server")
-        return await link.reply(game_id, version, line, error)
+        return await link.reply(game_id, version, line, error, due)
 
     async def run(self) -> int:
         self.copies = [Copy(i, self.argv, self._reply, self.stats) for i in range(self.concurrency)]

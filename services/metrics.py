@@ -105,3 +105,13 @@ LADDER_ANSWER_SECONDS = Histogram(
     "(BotReply)",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
+LADDER_OVERRULED_ANSWERS = Counter(
+    "gamehost_ladder_overruled_answers_total",
+    "A protocol bot's answers that reached the server before their act's clock ran out but "
+    "lost to the clock's fallback move (a server fault: should stay 0)",
+)
+LADDER_STALLED_CONNECTIONS = Counter(
+    "gamehost_ladder_stalled_connections_total",
+    "ConnectBot streams closed because their client read nothing for "
+    "Sessions.STALL_SECONDS (the stream's send did not complete)",
+)

@@ -96,7 +96,9 @@ class LadderConfig:
     daily_games: int = 0
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
     registrations_per_hour: int = 10  # per client (its API key, else its address)
-    answers_per_second: float = 100.0  # per bot key (BotReply), bursts of 4x, all replicas
+    # Per bot key, all replicas, bursts of 5x: answers that played nothing (stale, or for
+    # a game not its own). Answers in time are never limited (docs/bot-protocol.md).
+    stale_answers_per_second: float = 10.0
     connects_per_second: float = 0.5  # per bot key (ConnectBot), bursts of 5, all replicas
 
     def spec(self, ladder: str) -> LadderSpec | None:

@@ -20,7 +20,21 @@ answered, never played twice); anything else (late, garbage, illegal, missing) i
 played at once by the fallback level, marked as a timeout with its fault, under the
 clock's own request key, and counted against the bot; ``max_faults`` in a row pause
 it. A seat whose answer never comes at all still gets its fallback move from the
-game's turn timer (``services.turns.clock``), like any timed seat."""
+game's turn timer (``services.turns.clock``), like any timed seat.
+
+There is no rate of answers per bot, nor per client (the gRPC edge does not count
+BotReply): the game plays one answer per act, so a bot moves no faster than its games
+ask, and an answer in time is never refused. What is bounded is the answers that play
+nothing (STALE, or for a game not the bot's): ``stale_answers_per_second`` per bot;
+over it, BotReply is refused RESOURCE_EXHAUSTED before any read. An answer that
+reached this handler before its act's clock ran out but lost to the clock's fallback
+is a server fault ("overruled"): logged and counted in
+``gamehost_ladder_overruled_answers_total``.
+
+**Bounds.** A connection's directives wait in a queue of ``QUEUE`` (its games' feeds
+wait when it is full), and a connection whose client has not taken a directive for
+``STALL_SECONDS`` (the stream's send does not complete: gRPC flow control, or the
+HTTP write buffer not draining) is closed."""
 
 from __future__ import annotations
 
@@ -101,7 +115,16 @@ class _Connection:
     account: BotAccount
     playing: dict[str, int] = field(default_factory=dict)  # game id -> the bot's seat
     gone: bool = False  # no longer the bot's runner (another connected; paused; revoked)
-    queue: asyncio.Queue[Directive | None] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[Directive | None] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=Sessions.QUEUE)
+    )
+    handler: asyncio.Task | None = None  # the call's task: cancelled when its client stalls
+    sending_since: float | None = None  # time.monotonic() since a directive is being sent
+
+    def nudge(self) -> None:
+        """Look again (a full queue is about to be looked at anyway)."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
 
 
 class _AnyId:
@@ -123,6 +146,9 @@ class Sessions:
     PRESENCE = 15.0  # a runner not heard of for this long is gone
     KEY_CACHE = 2.0  # seconds an answer's key -> bot lookup is reused
     FLUSH = 1.0  # seconds between writes of the moves counted here
+    QUEUE = 256  # directives waiting per connection, at most (its feeds wait beyond)
+    OVERRULED_LOOKBACK = 64  # events read back to judge a stale answer overruled
+    STALL_SECONDS = 30.0  # a connection whose client takes no directive this long is closed
 
     def __init__(
         self,
@@ -138,11 +164,12 @@ class Sessions:
         # archive, and its set's place goes to the next only then).
         self._on_finished = on_finished or (lambda: None)
         self.accounts = service.accounts
-        # Per bot (its name, so per key): answers and connections a second, whoever
-        # sends them, on any replica (the per-client limits of the gRPC edge apply too).
+        # Per bot (its name, so per key), whoever sends them, on any replica: answers
+        # that play nothing (stale, or not in its games; the module's docstring), and
+        # connections.
         config, counters = service.config, counters or quotas.counters_for(host.store)
-        rate = config.answers_per_second
-        self.replies = quotas.RateLimit(counters, quotas.per_second(rate, 4 * rate, "replies"))
+        rate = config.stale_answers_per_second
+        self.stale = quotas.RateLimit(counters, quotas.per_second(rate, 5 * rate, "stale"))
         self.connects = quotas.RateLimit(
             counters, quotas.per_second(config.connects_per_second, 5.0, "connects")
         )
@@ -174,7 +201,7 @@ class Sessions:
             bot=name,
             message=f"connected as {name} to ladder {joined.ladder}: {joined.status} ({joined.reason})",
         )
-        connection = _Connection(name, session, key, joined)
+        connection = _Connection(name, session, key, joined, handler=asyncio.current_task())
         self._connections[session] = connection
         self.kick()
         feeders: dict[str, asyncio.Task] = {}
@@ -202,7 +229,10 @@ class Sessions:
                     waiting.append(connection.queue.get_nowait())
                 for item in waiting:
                     if item is not None:  # None: the poll read the bot's games again
+                        # Until the transport takes it: the poll closes a stalled client.
+                        connection.sending_since = time.monotonic()
                         yield item
+                        connection.sending_since = None
         finally:
             # The bot stays present until its last heartbeat runs out (PRESENCE): a
             # runner that connects again by then finds its games going on.
@@ -218,7 +248,7 @@ class Sessions:
         for connection in self._connections.values():
             if connection.name == name:
                 connection.gone = True
-                connection.queue.put_nowait(None)
+                connection.nudge()
         for key in [k for k, (_, account) in self._keys.items() if account.name == name]:
             del self._keys[key]
 
@@ -259,10 +289,27 @@ class Sessions:
                     # nothing hold the event loop a few ms at a stretch (a feed broken
                     # off meanwhile is fed again at the connection's own timeout).
                     if connection.gone or connection.playing.keys() != before.keys():
-                        connection.queue.put_nowait(None)
+                        connection.nudge()
+                self._close_stalled(connections)
             except Exception as exc:  # the archive is down: the connections wait
                 log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
             await self._wake.nap(self.POLL)
+
+    def _close_stalled(self, connections: list[_Connection]) -> None:
+        """Cancel the calls whose client has taken no directive for STALL_SECONDS: what
+        waits for them (their queue, their games' feeds) is let go."""
+        now = time.monotonic()
+        for connection in connections:
+            since, handler = connection.sending_since, connection.handler
+            if since is not None and now - since > self.STALL_SECONDS and handler is not None:
+                log.warning(
+                    "ladder: bot %s's connection read nothing for %g s: closed",
+                    connection.name,
+                    self.STALL_SECONDS,
+                )
+                metrics.LADDER_STALLED_CONNECTIONS.inc()
+                connection.handler = None
+                handler.cancel()
 
     async def _let_go(self, name: str) -> Directive:
         """This connection is no longer the bot's runner: paused or revoked (the last
@@ -358,10 +405,26 @@ class Sessions:
         line: str,
         error: str,
     ) -> Answered:
-        account = await self._account(key)
-        name = account.name
-        if not await self.replies.hit(name):
-            raise ResourceExhausted(f"bot {name} sends answers too fast; slow down")
+        arrived = time.time()
+        name = (await self._account(key)).name
+        if not await self.stale.test(name):
+            raise ResourceExhausted(
+                f"bot {name} sent more than {self.stale.describe('answers that played nothing')}"
+                " (stale, or for games not its own); answer only the acts it is sent"
+            )
+        try:
+            answered = await self._judge(name, game_id, version, line, error, arrived)
+        except PermissionDenied:  # not its game
+            await self.stale.hit(name)
+            raise
+        if answered.outcome == "stale":
+            await self.stale.hit(name)
+        return answered
+
+    async def _judge(
+        self, name: str, game_id: str, version: int, line: str, error: str, arrived: float
+    ) -> Answered:
+        """The outcome of ``name``'s answer, which ``arrived`` (time.time()) then."""
         seats = await self._seats_of(game_id, name)
         if not seats:
             raise PermissionDenied(
@@ -389,6 +452,10 @@ class Sessions:
             or seat not in seats
             or snapshot.info.seats[seat].is_bot
         ):
+            if snapshot.version > version:
+                await self._check_overruled(
+                    game_id, version, seats, arrived, snapshot.last_event_id
+                )
             return Answered("stale", version=snapshot.version, message="the game has moved on")
         fault: Fault | None
         if error:
@@ -399,6 +466,9 @@ class Sessions:
         if action is not None:
             played = await self._submit(game_id, seat, version, action)
             if played is None:
+                await self._check_overruled(
+                    game_id, version, seats, arrived, snapshot.last_event_id
+                )
                 return Answered("stale", message="the game moved on before the answer")
             if not played.duplicate:
                 self._count_move(name)
@@ -422,6 +492,34 @@ class Sessions:
             message += f"; bot {name} is paused"
             log.info("ladder: bot %s paused after %d faults in a row", name, in_row)
         return Answered("fallback", fault.value, notation, result.version, paused, message)
+
+    async def _check_overruled(
+        self, game_id: str, version: int, seats: list[int], arrived: float, last_event_id: int
+    ) -> None:
+        """Count (and log) an answer overruled: it ``arrived`` before the clock of the act
+        at ``version`` ran out, yet the clock's fallback was played there. Read from the
+        game's last events (the act's clock is on the event that made ``version``, the
+        fallback is the move after it, marked as a timeout without a fault of the bot)."""
+        after = max(0, last_event_id - self.OVERRULED_LOOKBACK)
+        events = await self.host.store.events(game_id, after, self.OVERRULED_LOOKBACK)
+        deadline = fallback = None
+        for event in events:
+            data = event.data
+            if data.get("version") == version and (data.get("clock") or {}).get("seat") in seats:
+                deadline = data["clock"]["deadline"]
+            if data.get("version") == version + 1 and data.get("timeout"):
+                fallback = data
+        if deadline is None or fallback is None or "fault" in fallback:
+            return  # no clock's fallback at that act, or an old one (not looked for)
+        if arrived < deadline:
+            metrics.LADDER_OVERRULED_ANSWERS.inc()
+            log.warning(
+                "ladder: an answer for %s at version %d came %.3f s before its deadline "
+                "but the clock's fallback was played (overruled: a server fault)",
+                game_id,
+                version,
+                deadline - arrived,
+            )
 
     async def _submit(self, game_id: str, seat: int, version: int, action: int) -> Answered | None:
         """The bot's move, submitted with its seat's token as any client's action (a

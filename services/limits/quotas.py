@@ -38,6 +38,10 @@ _NEEDS_KEY = {
     _SERVICE_PREFIX + "RegisterBot",
 }
 _EXPORT = _SERVICE_PREFIX + "ExportGames"
+# Not counted as requests: a bot's answers are bounded per bot instead (one played per
+# act, and its answers that play nothing: services/ladder/sessions.py), so a fast bot is
+# never refused an answer in time. Failed authentications still count.
+_BOT_REPLY = _SERVICE_PREFIX + "BotReply"
 # The running unary call's client id, as the interceptor admitted it (CreateGame's
 # live-games cap counts against it): one home for who a caller is.
 _CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
@@ -181,7 +185,7 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
                 "too many failed authentications from this client (at most "
                 f"{self.failed_auth.describe('wrong tokens')}); retry in {math.ceil(wait)} s"
             )
-        if not await self.requests.hit(client):
+        if method != _BOT_REPLY and not await self.requests.hit(client):
             wait = await self.requests.retry_in(client)
             return (
                 f"rate limit: at most {self.requests.describe('requests')} per client; "

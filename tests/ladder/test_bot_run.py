@@ -32,7 +32,7 @@ WAIT = 60  # seconds: only a broken runner takes this long
 class StandIn(pb_grpc.GameHostServicer):
     """The ladder as a runner sees it, one connection at a time: the directives put in
     ``out`` (None ends the stream), each reply recorded in ``replies`` and answered as
-    played, or refused with the next status code in ``refusals``."""
+    played, or refused with the next status code in ``refusals`` (or for its version)."""
 
     def __init__(self) -> None:
         self.out: asyncio.Queue[pb.BotDirective | None] = asyncio.Queue()
@@ -41,6 +41,7 @@ class StandIn(pb_grpc.GameHostServicer):
         self.connects: asyncio.Queue[tuple[pb.ConnectBotRequest, str]] = asyncio.Queue()
         self.reply_auth: list[str] = []  # each reply's authorization metadata
         self.refusals: list[grpc.StatusCode] = []
+        self.refused_versions: set[int] = set()  # replies to these: RESOURCE_EXHAUSTED
 
     async def ConnectBot(self, request, context) -> AsyncIterator[pb.BotDirective]:
         self.connects.put_nowait((request, _authorization(context)))
@@ -54,6 +55,8 @@ class StandIn(pb_grpc.GameHostServicer):
         if self.refusals:
             code = self.refusals.pop(0)
             await context.abort(code, f"refused with {code.name}")
+        if request.version in self.refused_versions:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "refused: over a limit")
         return pb.BotReplyResponse(outcome=pb.BotReplyResponse.PLAYED)
 
     def send(self, kind: int, game_id: str, line: dict, version: int = 0, ms_left: int = 0):
@@ -208,3 +211,29 @@ async def test_a_reply_the_server_could_not_take_is_sent_again_and_a_refusal_is_
         after = await ladder.reply()  # the next answer, not the refused one again
         assert (refused.version, after.version, _answer(after)["id"]) == (3, 5, 55)
     assert "answer to g1 not taken: " in capfd.readouterr().err
+
+
+async def test_a_refusal_that_is_not_the_bots_fault_is_sent_again_within_the_clock(capfd):
+    # With no retries of its own, the client still sends the answer again while the
+    # act's clock runs: the server was busy (UNAVAILABLE), over a rate limit
+    # (RESOURCE_EXHAUSTED) or met another write (ABORTED).
+    async with running("ok", retries=0) as ladder:
+        ladder.refusals = [
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            grpc.StatusCode.ABORTED,
+            grpc.StatusCode.UNAVAILABLE,
+        ]
+        ladder.start("g1")
+        ladder.act("g1", 1, legal_id=11, ms_left=10_000)
+        sent = [await ladder.reply() for _ in range(4)]
+        assert [(r.version, _answer(r)["id"]) for r in sent] == [(1, 11)] * 4
+        # Past the act's clock it is not sent again (the clock has played the move):
+        # the runner goes on to the next act.
+        ladder.refused_versions = {3}
+        ladder.act("g1", 3, legal_id=33, ms_left=0)
+        ladder.act("g1", 5, legal_id=55)
+        versions = [(await ladder.reply()).version]
+        while versions[-1] != 5:
+            versions.append((await ladder.reply()).version)
+        assert versions[0] == 3 and set(versions[:-1]) == {3}, versions
+    assert "answer to g1 not taken: RESOURCE_EXHAUSTED" in capfd.readouterr().err

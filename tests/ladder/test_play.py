@@ -15,6 +15,7 @@ import threading
 import grpc
 import pytest
 import sqlalchemy as sa
+from prometheus_client import REGISTRY
 
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -23,6 +24,7 @@ from services.archive.schema import ladder_games, ladder_ratings, ladder_seats, 
 from services.kinds import EventKind
 from services.ladder.model import FALLBACK, BotStatus
 from services.ladder.seats import seat_token
+from services.ladder.sessions import Sessions
 from tests.ladder.conftest import (
     answer_codes,
     ladder_server,
@@ -327,17 +329,22 @@ def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chanc
         again.close()
 
 
-def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
-    server = ladder_server(sqlite_url, quick(answers_per_second=1.0))
+def test_answers_that_play_nothing_are_limited_and_revoked_keys_refused(sqlite_url):
+    server = ladder_server(sqlite_url, quick(stale_answers_per_second=1.0))
     with server, Client(server.target) as client:
         key = client.register_bot("eager", "cite", 2).key
         connection = Connected(client, key)
         act = connection.next(D.ACT)
-        # a burst of 4, then one a second
-        codes = answer_codes(
-            lambda: client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
-        )
-        assert codes[:4] == ["ok"] * 4 and "RESOURCE_EXHAUSTED" in codes[4:]
+
+        # Stale answers: a burst of 5, then one a second; refused with the reason.
+        def stale() -> object:
+            return client.bot_reply(key, act.game_id, act.version + 100, '{"id": 0}')
+
+        codes = answer_codes(stale)
+        assert codes[:5] == ["ok"] * 5 and "RESOURCE_EXHAUSTED" in codes[5:]
+        with pytest.raises(GameError) as refused:
+            stale()
+        assert "answers that played nothing" in refused.value.details
         # Revoked while its runner is connected: refused from the next answer on, and
         # the runner is let go.
         client.revoke_bot("eager", key)
@@ -349,6 +356,31 @@ def test_keys_are_rate_limited_and_revoked_keys_refused(sqlite_url):
         with pytest.raises(GameError) as refused:
             next(iter(client.connect_bot(key)))
         assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_an_answer_in_time_that_loses_to_the_clock_is_counted_overruled(sqlite_url, monkeypatch):
+    # The server holds a legal answer that came in time until the clock's fallback has
+    # played its act: a server fault, counted (and the move not charged to the bot).
+    async def held(self, game_id, seat, version, action):
+        async with asyncio.timeout(60):
+            while (await self.host.load(game_id)).version == version:
+                await asyncio.sleep(0.05)  # polls the game: the clock's move ends it
+        return None
+
+    monkeypatch.setattr(Sessions, "_submit", held)
+    name = "gamehost_ladder_overruled_answers_total"
+    server = ladder_server(sqlite_url, quick(move_seconds=1.0))
+    with server, Client(server.target) as client:
+        before = REGISTRY.get_sample_value(name)
+        key = client.register_bot("held", "cite", 2).key
+        connection = Connected(client, key)
+        act = connection.next(D.ACT)
+        legal = json.loads(act.line)["legal"][0]["id"]
+        answer = client.bot_reply(key, act.game_id, act.version, json.dumps({"id": legal}))
+        assert answer.outcome == R.STALE, answer
+        assert before is not None and REGISTRY.get_sample_value(name) == before + 1
+        assert _bot(client, "held").faults == pb.BotFaults()
+        connection.close()
 
 
 def test_house_greedy_ends_rated_above_house_random_in_duplicate_sets(sqlite_url):

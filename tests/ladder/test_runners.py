@@ -14,6 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from prometheus_client import REGISTRY
+
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from tests.ladder.conftest import ladder_server, quick
@@ -196,3 +199,51 @@ def test_bad_bots_are_paused_and_cost_only_themselves(sqlite_url, tmp_path):
         finally:
             for runner in runners.values():
                 runner.kill_group()
+
+
+OVERRULED = "gamehost_ladder_overruled_answers_total"
+
+
+def _overruled() -> float | None:
+    """The server's count of in-time answers that lost to the clock (a ServerThread
+    shares this process's metrics)."""
+    return REGISTRY.get_sample_value(OVERRULED)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_a_bot_that_answers_at_once_is_never_overruled(sqlite_url, tmp_path, concurrency):
+    # A bot that answers every act at once, in as many sets as it asks for: every
+    # answer is played (none refused, none lost to the clock's fallback).
+    server = ladder_server(sqlite_url, quick(tables=2 * concurrency, house_tables=0))
+    with server, Client(server.target) as client:
+        before = _overruled()
+        key = client.register_bot("fast", "cite", 2).key
+        cmd = f"{PYTHON} {BOTS / 'scripted_bot.py'} ok"
+        args = ["bot", "run", "--target", server.target, "--key", key, "--cmd", cmd]
+        runner = ServiceProcess([*args, "--concurrency", str(concurrency)], tmp_path / "run.log")
+        runner.start()
+        try:
+
+            def played() -> pb.BotInfo | None:
+                assert runner.alive(), runner.output()
+                bot = _bots(client)["fast"]
+                return bot if bot.moves >= 1500 and bot.games >= 8 else None
+
+            bot = wait_until(played, 600, "the fast bot to make 1,500 moves in 8 rated games")
+        finally:
+            runner.kill_group()
+        assert bot.faults == pb.BotFaults() and bot.status == pb.BOT_ACTIVE, bot
+        assert "not taken" not in runner.output(), runner.output()
+        # No move of the bot's seat in its games was the fallback's.
+        games = client.bot_page("fast", limit=500).games
+        assert len(games) >= 8
+        timeouts = [
+            (game.game_id, entry.ply)
+            for game in games
+            for entry in client.record(game.game_id).entries
+            if entry.timeout and entry.actor.seat == game.seat
+        ]
+        assert timeouts == []
+        assert before is not None, f"the server exports no {OVERRULED}"
+        assert _overruled() == before
