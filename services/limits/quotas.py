@@ -47,6 +47,22 @@ _BOT_REPLY = _SERVICE_PREFIX + "BotReply"
 _CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
 
 
+# The running call's count of a failed authentication, set by the interceptor: the
+# status mapping awaits it before the refusal goes out (``count_failed_authentication``),
+# so the count is in the store before the client can call again, on any replica.
+_COUNT_FAILED_AUTH: contextvars.ContextVar[Callable[[], Awaitable[None]] | None] = (
+    contextvars.ContextVar("gamehost_count_failed_auth", default=None)
+)
+
+
+async def count_failed_authentication() -> None:
+    """Count the running call's failed authentication against its client, once."""
+    count = _COUNT_FAILED_AUTH.get()
+    if count is not None:
+        _COUNT_FAILED_AUTH.set(None)
+        await count()
+
+
 def caller_of(context: grpc.aio.ServicerContext) -> str:
     """Who the running call's client is for quotas: as the AccessInterceptor admitted
     it, else (a servicer run without it) its address; never an unchecked API key."""
@@ -200,10 +216,8 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
             )
         return None
 
-    async def settle(self, context: grpc.aio.ServicerContext, client: str) -> None:
-        """Count the call's failed authentication, if it was one."""
-        if context.code() != grpc.StatusCode.UNAUTHENTICATED:
-            return
+    async def count_failed(self, client: str) -> None:
+        """Count one failed authentication of ``client``."""
         try:
             await self.failed_auth.hit(client)
         except infrastructure_errors() as exc:  # the call has its answer: keep it
@@ -225,20 +239,19 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, method: 
     async def unary(request, context):
         client = await limits.admit(context, method, api_key)
         caller = _CALLER.set(client)
+        counting = _COUNT_FAILED_AUTH.set(lambda: limits.count_failed(client))
         try:
             return await handler.unary_unary(request, context)
         finally:
+            _COUNT_FAILED_AUTH.reset(counting)
             _CALLER.reset(caller)
-            await limits.settle(context, client)
 
     async def stream(request, context):
         client = await limits.admit(context, method, api_key)
-        try:
-            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
-                async for item in items:
-                    yield item
-        finally:
-            await limits.settle(context, client)
+        _COUNT_FAILED_AUTH.set(lambda: limits.count_failed(client))  # this call's task only
+        async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
+            async for item in items:
+                yield item
 
     return _rebuild(handler, unary, stream)
 
