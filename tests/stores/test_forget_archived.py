@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from services.stores import Commit, CommitOutcome, GameExists
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import eventually, new_game
+from tests.stores.helpers import eventually, new_game
 
 WEEK = 7 * 86400.0
 RESULT = {"version": 1, "action": 7, "notation": "take 7"}

@@ -1,4 +1,4 @@
-"""The tournament half of the store contract, on both stores: every write is
+"""The ``TournamentStore`` contract, both stores: every write is
 set-if-absent (or one status change) with its events, ids count 1, 2, 3..., the
 schedule leases a running tournament to one sweeper at a time, ended and idle
 tournaments expire, and one event reader follows tournaments' logs with games'."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from services.stores import NewGame, TournamentLog
+from tests.stores.helpers import eventually
 
 
 async def test_tournament_writes_happen_once_with_their_events(store):
@@ -67,15 +68,6 @@ async def test_a_cancelled_tournament_can_stay_swept_until_unscheduled(store):
     await store.unschedule_tournament("nobody")
 
 
-async def eventually(check, what: str, timeout: float = 10.0):
-    """Poll an async check until it returns something truthy (no fixed sleeps)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (result := await check()):
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
-    return result
-
-
 async def test_ended_tournaments_expire_after_their_retention(store):
     for name in ("done", "cancelled", "live"):
         assert await store.create_tournament(name, {"created": 1.0}, "running", [{"kind": "a"}])
@@ -90,7 +82,7 @@ async def test_ended_tournaments_expire_after_their_retention(store):
         await store.expire_tournaments(finished_retention=0.2, idle_expiry=3600)
         return await store.list_tournaments() == ["live"]
 
-    await eventually(ended_gone, "the ended tournaments to expire")
+    await eventually(ended_gone, what="the ended tournaments to expire")
     for name in ("done", "cancelled"):
         assert await store.load_tournament(name) is None
         assert await store.tournament_events(name) == []
@@ -109,7 +101,7 @@ async def test_idle_running_tournaments_expire(store):
     async def idle_gone():
         return "idle" in await store.expire_tournaments(finished_retention=3600, idle_expiry=0.2)
 
-    await eventually(idle_gone, "the idle tournament to expire")
+    await eventually(idle_gone, what="the idle tournament to expire")
     assert await store.load_tournament("idle") is None
     assert await store.claim_tournaments(10, lease=30.0) == []
     assert not await store.start_table("idle", 0, {"game_id": "g"}, [{"kind": "started"}])
