@@ -26,10 +26,10 @@ import bots
 from services import metrics
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotTurn
+from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus, GameStatus
 from services.stores import CommitOutcome, GameLog, TurnSchedule
-from services.stores.records import BotJob
 from services.sweeps import Wake
 
 log = logging.getLogger(__name__)

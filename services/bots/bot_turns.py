@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import bots
 from games import State
+from services.bots.jobs import BotJob
 from services.kinds import GameStatus
 from services.stores import CommitOutcome, CommitResult, GameLog, Snapshot
-from services.stores.records import BotJob
 from services.turns import clock, steps
 
 
