@@ -66,7 +66,7 @@ from benchmarks.peer_server import cpu_seconds  # noqa: E402
 from gamehost import Client  # noqa: E402
 from gamehost.v1 import gamehost_pb2 as pb  # noqa: E402
 from loadtest.scrape import bucket_delta, buckets, histogram_quantile, samples  # noqa: E402
-from services.archive.schema import ladder_games  # noqa: E402
+from services.ladder.schema import ladder_games  # noqa: E402
 from services.stores.redis_connect import with_inline_commits  # noqa: E402
 
 VALIDATING_AT_MOST = 300.0  # beyond --warmup: a bot still not active then is reported

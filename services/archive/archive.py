@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from services.archive import codec, database
 from services.archive.codec import ArchivedGame
-from services.archive.schema import games, ladder_seats, seats, tournaments
+from services.archive.schema import games, seats, tournaments
 from services.archive.sql import insert_new, insert_or_ignore
 from services.kinds import GAME_ID, EventKind
 from services.limits import access
@@ -41,7 +41,8 @@ class GameQuery:
     player: str = ""  # a seat's name
     tournament: str = ""
     bot_level: str = ""  # some seat is a bot of this level
-    ladder_bot: str = ""  # a ladder game of this participant (services.ladder)
+    # Only these games (a select of game ids: a ladder participant's, services.ladder)
+    only_games: sa.Select | None = None
     finished_after: float | None = None  # Unix seconds, inclusive
     finished_before: float | None = None  # Unix seconds, exclusive
     page_size: int = 50
@@ -246,11 +247,8 @@ class Archive:
             where.append(games.c.game_type == query.game_type)
         if query.tournament:
             where.append(games.c.tournament == query.tournament)
-        if query.ladder_bot:
-            ladder_games = sa.select(ladder_seats.c.game_id).where(
-                ladder_seats.c.name == query.ladder_bot
-            )
-            where.append(games.c.game_id.in_(ladder_games))
+        if query.only_games is not None:
+            where.append(games.c.game_id.in_(query.only_games))
         if query.finished_after is not None:
             where.append(games.c.finished_at >= _utc(query.finished_after))
         if query.finished_before is not None:

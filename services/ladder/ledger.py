@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from services.archive.schema import games as archived_games
-from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
 from services.ladder import lease
+from services.ladder.schema import ladder_games, ladder_ratings, ladder_seats
 from services.tournament.intervals import over_deals
 from services.tournament.ratings import new_rating, rate_game, rating
 
