@@ -33,6 +33,13 @@ def _utc(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
 
+def finished_returns() -> sa.Subquery:
+    """Each archived game's id and returns (a JSON list, one per seat): what a wing that
+    joins its own rows to archived games in SQL reads (the ladder rates from it), so it
+    never knows the archive's tables."""
+    return sa.select(games.c.game_id, games.c.returns).subquery("archived")
+
+
 @dataclass(frozen=True)
 class GameQuery:
     """ListGames' filters over the archive (empty: any)."""

@@ -10,15 +10,17 @@ exactly the tables on ``metadata``.
     archived_tournaments  one row per ended tournament: its stored state and log,
                           compressed; its report and standings are rebuilt from them
 
-The ladder's tables live in the same database and on the same ``metadata``, defined
-by their owner: ``services/ladder/schema.py``. The archive never reads them.
+The ladder's tables live in the same database and on the same ``metadata``
+(``sql.metadata``), defined by their owner: ``services/ladder/schema.py``. Neither wing
+reads the other's tables: the ladder reads archived returns through
+``archive.finished_returns``.
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-metadata = sa.MetaData()
+from services.archive.sql import metadata
 
 games = sa.Table(
     "archived_games",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from services.archive.schema import metadata
+from services.archive.sql import metadata
 
 ladder_bots = sa.Table(
     "ladder_bots",
