@@ -29,8 +29,7 @@ class GameStore(
     Limits,
     Deployment,
 ):
-    """Async storage of games and tournaments. Implementations must make ``commit`` and
-    ``claim_seat`` atomic, also across processes sharing the store."""
+    """Every protocol at once: what ``MemoryStore`` and ``RedisStore`` implement."""
 
     # A log is a game's or a tournament's: only the whole store holds both.
     async def log_events(self, log: LogId, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
