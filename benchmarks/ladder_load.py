@@ -67,7 +67,7 @@ from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from loadtest.parts import tree_cpu_seconds as cpu_seconds
 from loadtest.scrape import bucket_delta, buckets, gauge_sum, histogram_quantile, samples
-from services.archive.schema import ladder_games
+from services.ladder.schema import ladder_games
 from services.stores.redis_connect import with_inline_commits
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

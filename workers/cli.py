@@ -302,6 +302,7 @@ def export(args: argparse.Namespace) -> int:
     from services.archive.archive import Archive
     from services.archive.database import SchemaBehind
     from services.archive.export import BadExportQuery, ExportQuery, export_lines
+    from services.ladder.schema import games_of
 
     url, _ = _archive_url(args.archive)
     if url is None:
@@ -318,7 +319,7 @@ def export(args: argparse.Namespace) -> int:
         return 2 if isinstance(exc, BadExportQuery) else 1
 
     async def write() -> None:
-        async for line in export_lines(archive, query):
+        async for line in export_lines(archive, query, games_of):
             sys.stdout.write(line)
         sys.stdout.flush()
 

@@ -12,9 +12,9 @@ import time
 import bots
 from services.bots.bot_runner import Analysis, BotExecutor, TurnLease
 from services.bots.bot_turns import BotTurn
+from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus
-from services.stores.records import BotJob
 from workers.app import MAX_SEARCH_SECONDS
 from workers.tasks import dispatch, dispatch_analysis
 

@@ -11,8 +11,9 @@ from typing import Any
 from celery import signals
 
 from services import metrics
+from services.bots.jobs import BotJob
 from services.stores import CommitOutcome
-from services.stores.records import BotJob, TurnTask
+from workers.turn_task import TurnTask
 
 SENT_AT_HEADER = "gamehost_sent_at"
 _TURN_TASKS = {"gamehost.search", "gamehost.decide_and_commit"}

@@ -28,12 +28,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import bots
 from services.bots import bot_turns
+from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus
-from services.stores.records import BotJob, TurnTask
 from services.stores.redis_store import RedisStore
 from workers import task_metrics
 from workers.app import MAX_SEARCH_SECONDS, app
+from workers.turn_task import TurnTask
 
 log = logging.getLogger(__name__)
 

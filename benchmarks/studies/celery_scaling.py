@@ -85,9 +85,10 @@ def main() -> None:
     )
     from celery import group
 
-    from services.stores.records import BotJob, TurnTask
+    from services.bots.jobs import BotJob
     from workers.app import app
     from workers.tasks import search
+    from workers.turn_task import TurnTask
 
     state = decision_state(args.game, seed=7, plies=300)
     seat = state.current_player()

@@ -34,6 +34,7 @@ from services.kinds import (
     GameStatus,
     SeatKind,
 )
+from services.ladder import schema as ladder_schema
 from services.ladder import wire as ladder_wire
 from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
@@ -300,7 +301,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         fields["tournament"] = request.tournament
         fields["bot"] = request.bot
         query = ExportQuery.parse({k: v for k, v in fields.items() if v})  # BadExportQuery
-        async for line in export_lines(archive, query):
+        async for line in export_lines(archive, query, ladder_schema.games_of):
             yield pb.ExportedGame(json=line.rstrip("\n"))
 
     @streaming

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from services.archive import codec, database
 from services.archive.codec import ArchivedGame
-from services.archive.schema import games, ladder_seats, seats, tournaments
+from services.archive.schema import games, seats, tournaments
 from services.archive.sql import insert_new, insert_or_ignore
 from services.kinds import GAME_ID, EventKind
 from services.limits import access
@@ -33,6 +33,13 @@ def _utc(seconds: float) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
 
+def finished_returns() -> sa.Subquery:
+    """Each archived game's id and returns (a JSON list, one per seat): what a wing that
+    joins its own rows to archived games in SQL reads (the ladder rates from it), so it
+    never knows the archive's tables."""
+    return sa.select(games.c.game_id, games.c.returns).subquery("archived")
+
+
 @dataclass(frozen=True)
 class GameQuery:
     """ListGames' filters over the archive (empty: any)."""
@@ -41,7 +48,8 @@ class GameQuery:
     player: str = ""  # a seat's name
     tournament: str = ""
     bot_level: str = ""  # some seat is a bot of this level
-    ladder_bot: str = ""  # a ladder game of this participant (services.ladder)
+    # Only these games (a select of game ids: a ladder participant's, services.ladder)
+    only_games: sa.Select | None = None
     finished_after: float | None = None  # Unix seconds, inclusive
     finished_before: float | None = None  # Unix seconds, exclusive
     page_size: int = 50
@@ -258,11 +266,8 @@ class Archive:
             where.append(games.c.game_type == query.game_type)
         if query.tournament:
             where.append(games.c.tournament == query.tournament)
-        if query.ladder_bot:
-            ladder_games = sa.select(ladder_seats.c.game_id).where(
-                ladder_seats.c.name == query.ladder_bot
-            )
-            where.append(games.c.game_id.in_(ladder_games))
+        if query.only_games is not None:
+            where.append(games.c.game_id.in_(query.only_games))
         if query.finished_after is not None:
             where.append(games.c.finished_at >= _utc(query.finished_after))
         if query.finished_before is not None:

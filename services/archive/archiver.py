@@ -16,9 +16,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Protocol
 
 from services.archive.archive import Archive
-from services.stores import GameStore, Snapshot, StoredEvent, TournamentLog
+from services.stores import (
+    ArchiveOutbox,
+    EventLogs,
+    GameLog,
+    Snapshot,
+    StoredEvent,
+    TournamentLog,
+    TournamentStore,
+)
 from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
 from services.sweeps import Wake
 
@@ -30,7 +39,11 @@ BATCH = 50
 IDLE_SECONDS = 1.0  # the pause between sweeps of an empty outbox
 
 
-async def _whole_log(store: GameStore, log_id: str | TournamentLog) -> list[StoredEvent]:
+class ArchivedStore(ArchiveOutbox, GameLog, TournamentStore, EventLogs, Protocol):
+    """What the archiver uses: the outbox, and the games and tournaments it names."""
+
+
+async def _whole_log(store: ArchivedStore, log_id: str | TournamentLog) -> list[StoredEvent]:
     events: list[StoredEvent] = []
     while batch := await store.log_events(log_id, events[-1].event_id if events else 0):
         events.extend(batch)
@@ -38,7 +51,7 @@ async def _whole_log(store: GameStore, log_id: str | TournamentLog) -> list[Stor
 
 
 async def copy_game(
-    store: GameStore, archive: Archive, game_id: str
+    store: ArchivedStore, archive: Archive, game_id: str
 ) -> tuple[Snapshot, list[StoredEvent]] | None:
     """The hand-off's first step: copy a game from the store into SQL (idempotently);
     the store still has it. Returns what was copied (None: the store has no such game)."""
@@ -52,7 +65,7 @@ async def copy_game(
 
 
 async def archive_entry(
-    store: GameStore, archive: Archive, entry: str, tombstone: float = TOMBSTONE_SECONDS
+    store: ArchivedStore, archive: Archive, entry: str, tombstone: float = TOMBSTONE_SECONDS
 ) -> None:
     """Copy one outbox entry into SQL (idempotently), forget a game the archive now
     holds (its tombstone kept ``tombstone`` seconds), then take the entry off the outbox."""
@@ -84,7 +97,7 @@ async def archive_entry(
 
 
 async def archive_once(
-    store: GameStore,
+    store: ArchivedStore,
     archive: Archive,
     lease: float = LEASE_SECONDS,
     tombstone: float = TOMBSTONE_SECONDS,
@@ -102,7 +115,7 @@ async def archive_once(
 
 
 async def archive_forever(
-    store: GameStore,
+    store: ArchivedStore,
     archive: Archive,
     tombstone: float = TOMBSTONE_SECONDS,
     wake: Wake | None = None,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import sqlalchemy as sa
 
 from games import game_names
 from services.archive.archive import FIRST_SECOND, LAST_SECOND, Archive, ArchivedSummary, GameQuery
@@ -90,8 +92,13 @@ def export_line(summary: ArchivedSummary, game: ArchivedGame) -> dict[str, Any]:
     }
 
 
-async def export_lines(archive: Archive, query: ExportQuery) -> AsyncIterator[str]:
-    """Every matching public archived game, newest finished first, one line each."""
+async def export_lines(
+    archive: Archive, query: ExportQuery, games_of: Callable[[str], sa.Select]
+) -> AsyncIterator[str]:
+    """Every matching public archived game, newest finished first, one line each.
+    ``games_of``: the games of a ladder participant (``services.ladder.schema.games_of``),
+    for ``query.bot``."""
+    only_games = games_of(query.bot) if query.bot else None
     token = ""
     while True:
         page, token = await archive.find_games(
@@ -99,7 +106,7 @@ async def export_lines(archive: Archive, query: ExportQuery) -> AsyncIterator[st
                 game_type=query.game_type,
                 player=query.player,
                 tournament=query.tournament,
-                ladder_bot=query.bot,
+                only_games=only_games,
                 finished_after=query.since,
                 page_size=_PAGE,
                 page_token=token,

@@ -1,5 +1,7 @@
-"""Inserts that meet an existing row, in the archive's two dialects (PostgreSQL,
-SQLite): ``INSERT ... ON CONFLICT``.
+"""The archive database's one ``metadata``, on which every wing defines its own tables
+(the archive's: ``schema``; the ladder's: ``services.ladder.schema``), and inserts that
+meet an existing row, in its two dialects (PostgreSQL, SQLite): ``INSERT ... ON
+CONFLICT``.
 
 Whether such an insert added its row is read from ``RETURNING``, never from the
 result's ``rowcount``: SQLAlchemy leaves an INSERT's rowcount undefined, and with
@@ -11,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
+
+metadata = sa.MetaData()  # Alembic's target (migrations/env.py)
 
 
 def _insert(connection: sa.Connection, table: sa.Table):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import bots
 from services import metrics
-from services.stores.records import BotJob
+from services.bots.jobs import BotJob
 
 log = logging.getLogger(__name__)
 

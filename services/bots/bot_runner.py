@@ -20,19 +20,23 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import bots
 from services import metrics
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotTurn
+from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus, GameStatus
-from services.stores import CommitOutcome, GameStore
-from services.stores.records import BotJob
+from services.stores import CommitOutcome, GameLog, TurnSchedule
 from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
+
+
+class BotTurnStore(GameLog, TurnSchedule, Protocol):
+    """What the bot runner uses: the games it moves, and the schedule of their turns."""
 
 
 class TurnLease:
@@ -40,7 +44,7 @@ class TurnLease:
     it may hold the turn longer (``renew``), say what the bot is doing
     (``set_status``) and look at the game (``load``)."""
 
-    def __init__(self, store: GameStore, game_id: str, version: int, seconds: float) -> None:
+    def __init__(self, store: TurnSchedule, game_id: str, version: int, seconds: float) -> None:
         self.store = store
         self.game_id = game_id
         self.version = version
@@ -184,7 +188,7 @@ class BotRunner:
     SWEEP = 0.25  # how often every replica looks for due turns
     STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
 
-    def __init__(self, store: GameStore, executor: BotExecutor, max_games: int = 64) -> None:
+    def __init__(self, store: BotTurnStore, executor: BotExecutor, max_games: int = 64) -> None:
         self._store = store
         self._executor = executor
         self._max_games = max_games

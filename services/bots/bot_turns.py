@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import bots
 from games import State
+from services.bots.jobs import BotJob
 from services.kinds import GameStatus
-from services.stores import CommitOutcome, CommitResult, GameStore, Snapshot
-from services.stores.records import BotJob
+from services.stores import CommitOutcome, CommitResult, GameLog, Snapshot
 from services.turns import clock, steps
 
 
@@ -151,7 +151,7 @@ def clock_wait(snapshot: Snapshot) -> float | None:
 
 
 async def commit_turn(
-    store: GameStore, turn: BotTurn, action: int, keep_bot_lease: float = 0.0
+    store: GameLog, turn: BotTurn, action: int, keep_bot_lease: float = 0.0
 ) -> CommitResult:
     """Commit ``action`` for a turn prepared in this process (compare-and-set); a bot
     to move next is scheduled in the same write (leased to the caller for
@@ -163,7 +163,7 @@ async def commit_turn(
 
 
 async def commit_fallback(
-    store: GameStore, snapshot: Snapshot, state: State, seat: int, level: str, why: str
+    store: GameLog, snapshot: Snapshot, state: State, seat: int, level: str, why: str
 ) -> tuple[CommitResult, str]:
     """Play ``level``'s move for the human seat ``seat`` now, as a timeout, before its
     clock runs out (the ladder: a bot's answer that cannot be played); ``why`` is
@@ -178,7 +178,7 @@ async def commit_fallback(
 
 
 async def _commit(
-    store: GameStore,
+    store: GameLog,
     snapshot: Snapshot,
     state: State,
     action: int,
@@ -199,7 +199,7 @@ async def _commit(
 
 
 async def commit(
-    store: GameStore, job: BotJob, action: int, keep_bot_lease: float = 0.0
+    store: GameLog, job: BotJob, action: int, keep_bot_lease: float = 0.0
 ) -> CommitResult:
     """Commit ``action`` for a job decided elsewhere: reload the game at ``job.version``."""
     result, _ = await commit_and_follow(store, job, action, keep_bot_lease, follow=False)
@@ -207,7 +207,7 @@ async def commit(
 
 
 async def commit_and_follow(
-    store: GameStore,
+    store: GameLog,
     job: BotJob,
     action: int,
     keep_bot_lease: float = 0.0,

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from services.archive.schema import ladder_bots, ladder_ratings
 from services.errors import AlreadyExists, ResourceExhausted
 from services.ladder.model import BotStatus, Fault
+from services.ladder.schema import ladder_bots, ladder_ratings
 from services.limits.access import hash_token
 
 KEY_PREFIX = "ghb_"  # a bot key reads as one in logs and config files

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from services.archive.schema import ladder_leases
 from services.archive.sql import insert_new
+from services.ladder.schema import ladder_leases
 
 
 def acquire(engine: sa.Engine, name: str, holder: str, seconds: float, now: float) -> bool:

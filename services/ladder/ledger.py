@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from services.archive.schema import games as archived_games
-from services.archive.schema import ladder_games, ladder_ratings, ladder_seats
+from services.archive.archive import finished_returns
 from services.ladder import lease
+from services.ladder.schema import ladder_games, ladder_ratings, ladder_seats
 from services.tournament.intervals import over_deals
 from services.tournament.ratings import new_rating, rate_game, rating
 
@@ -147,10 +147,11 @@ class Ledger:
     def open_games(self, ladder: str) -> list[OpenGame]:
         """Pending and playing games, oldest first, each with its archived returns
         once the archive has the finished game."""
+        archived = finished_returns()
         query = (
             sa.select(
                 ladder_games,
-                archived_games.c.returns.label("archived_returns"),
+                archived.c.returns.label("archived_returns"),
                 ladder_seats.c.seat,
                 ladder_seats.c.name,
                 ladder_seats.c.level,
@@ -158,7 +159,7 @@ class Ledger:
             .select_from(
                 ladder_games.join(
                     ladder_seats, ladder_seats.c.game_id == ladder_games.c.game_id
-                ).outerjoin(archived_games, archived_games.c.game_id == ladder_games.c.game_id)
+                ).outerjoin(archived, archived.c.game_id == ladder_games.c.game_id)
             )
             .where(ladder_games.c.ladder == ladder, ladder_games.c.status.in_(OPEN))
             .order_by(ladder_games.c.created_at, ladder_games.c.game_id, ladder_seats.c.seat)
@@ -272,9 +273,10 @@ class Ledger:
     # ------------------------------------------------------------------ reads
     def archived_returns(self, game_id: str) -> list[float] | None:
         """The returns of the archive's copy of a game (None: not archived)."""
+        archived = finished_returns()
         with self.engine.connect() as connection:
             found = connection.execute(
-                sa.select(archived_games.c.returns).where(archived_games.c.game_id == game_id)
+                sa.select(archived.c.returns).where(archived.c.game_id == game_id)
             ).scalar()
         return None if found is None else json.loads(found)
 

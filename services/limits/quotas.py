@@ -27,7 +27,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from services.errors import infrastructure_errors
 from services.limits.access import api_key_of, client_id
-from services.stores import GameStore
+from services.stores import Limits
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def caller_of(context: grpc.aio.ServicerContext) -> str:
     return _CALLER.get() or client_id("", context.peer() or "")
 
 
-def counters_for(store: GameStore) -> MovingWindowRateLimiter:
+def counters_for(store: Limits) -> MovingWindowRateLimiter:
     """The moving-window counters beside ``store``: in its Redis, on its connections
     (Sentinel followed, Cluster's nodes), under its key prefix; else in this process."""
     return MovingWindowRateLimiter(store.limit_storage())

@@ -12,7 +12,7 @@ from grpc_health.v1 import health, health_pb2
 
 from services import metrics
 from services.errors import infrastructure_errors
-from services.stores import GameStore
+from services.stores import Deployment
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ class StoreUnreachable(Exception):
     """The store did not answer at start-up; the message is one line for the operator."""
 
 
-async def check_store(store: GameStore, where: str) -> None:
+async def check_store(store: Deployment, where: str) -> None:
     """Raise StoreUnreachable unless ``store`` answers a ping within PING_TIMEOUT."""
     try:
         await asyncio.wait_for(store.ping(), PING_TIMEOUT)
@@ -38,7 +38,7 @@ class StoreMonitor:
 
     def __init__(
         self,
-        store: GameStore,
+        store: Deployment,
         servicer: health.aio.HealthServicer,
         names: Sequence[str],
         interval: float = 1.0,

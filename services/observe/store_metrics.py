@@ -9,12 +9,10 @@ import contextlib
 import logging
 import os
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from services import metrics
-
-if TYPE_CHECKING:
-    from services.stores.base import GameStore
+from services.stores import GameLog, TurnSchedule
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +21,11 @@ LIVE_GAMES_SCAN_LIMIT = 1000
 _seen_types: set[str] = set()
 
 
-async def probe_store(store: GameStore) -> None:
+class ProbedStore(GameLog, TurnSchedule, Protocol):
+    """What the probe reads: the games, and the bot-turn schedule."""
+
+
+async def probe_store(store: ProbedStore) -> None:
     """One sample of the games in progress by type (``gamehost_store_up`` is set by the
     health monitor, services/observe/store_health.py, which pings the store every second)."""
     try:
@@ -44,7 +46,7 @@ async def probe_store(store: GameStore) -> None:
 PROBE_SECONDS = float(os.environ.get("GAMEHOST_STORE_PROBE_SECONDS", "10"))
 
 
-async def probe_forever(store: GameStore, interval: float = PROBE_SECONDS) -> None:
+async def probe_forever(store: ProbedStore, interval: float = PROBE_SECONDS) -> None:
     while True:
         await probe_store(store)
         await asyncio.sleep(interval)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from services.stores import GameStore
+from services.stores import Retention
 
 log = logging.getLogger(__name__)
 
@@ -17,7 +17,7 @@ def sweep_interval(finished_retention: float, idle_expiry: float) -> float:
     return max(0.05, min(300.0, finished_retention / 2, idle_expiry / 2))
 
 
-async def sweep_forever(store: GameStore, finished_retention: float, idle_expiry: float) -> None:
+async def sweep_forever(store: Retention, finished_retention: float, idle_expiry: float) -> None:
     interval = sweep_interval(finished_retention, idle_expiry)
     while True:
         try:

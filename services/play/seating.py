@@ -1,7 +1,7 @@
 """Seats on demand: add a bot to a free seat, hand a seat to a bot (away, or for good)
 and take it back, and join a seat handed over for good.
 
-Each change is one compare-and-set write through ``GameStore.commit``: the version
+Each change is one compare-and-set write through ``GameLog.commit``: the version
 moves on by one (so an action chosen before the change, or a bot's search for the
 old seating, answers stale and is decided again), the seat's new player goes into
 the game's metadata, a ``seat_changed`` event goes into the log, the turn schedule
@@ -30,7 +30,7 @@ from services.errors import (
 )
 from services.kinds import GameStatus, SeatChangeReason, SeatControl
 from services.limits.access import hash_token
-from services.stores import Commit, CommitOutcome, GameStore, Snapshot
+from services.stores import Commit, CommitOutcome, GameLog, Snapshot
 from services.stores.records import Seat
 from services.turns import clock, seat_control, steps
 from services.turns.seat_control import BOT_TOKEN, bot_seat, human_seat
@@ -95,7 +95,7 @@ class BotKicker(Protocol):
 
 
 class Seating:
-    def __init__(self, store: GameStore, runner: BotKicker, load: Loader, viewer: Viewer) -> None:
+    def __init__(self, store: GameLog, runner: BotKicker, load: Loader, viewer: Viewer) -> None:
         self.store = store
         self.runner = runner
         self.load = load

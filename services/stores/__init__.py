@@ -1,4 +1,5 @@
-"""Where games live: one interface, an in-memory and a Redis implementation."""
+"""Where games live: one protocol per concern (``GameStore`` is all of them), an
+in-memory and a Redis implementation."""
 
 from services.stores.base import (
     Commit,
@@ -7,7 +8,6 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameMoved,
-    GameStore,
     LogId,
     NewGame,
     Snapshot,
@@ -15,21 +15,38 @@ from services.stores.base import (
     TournamentLog,
     TournamentSnapshot,
 )
+from services.stores.deployment import Deployment
+from services.stores.event_logs import EventLogs
+from services.stores.game_log import GameLog
+from services.stores.game_store import GameStore
+from services.stores.limits import Limits
+from services.stores.outbox import ArchiveOutbox
+from services.stores.retention import Retention
+from services.stores.tournament_store import TournamentStore
+from services.stores.turn_schedule import TurnSchedule
 
 __all__ = [
+    "ArchiveOutbox",
     "Commit",
     "CommitOutcome",
     "CommitResult",
+    "Deployment",
+    "EventLogs",
     "EventReader",
     "GameExists",
+    "GameLog",
     "GameMoved",
     "GameStore",
+    "Limits",
     "LogId",
     "NewGame",
+    "Retention",
     "Snapshot",
     "StoredEvent",
     "TournamentLog",
     "TournamentSnapshot",
+    "TournamentStore",
+    "TurnSchedule",
     "open_store",
 ]
 

@@ -30,7 +30,6 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameMoved,
-    GameStore,
     LogId,
     NewGame,
     Snapshot,
@@ -40,6 +39,7 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.game_store import GameStore
 from services.stores.records import with_joined_names
 
 log = logging.getLogger(__name__)

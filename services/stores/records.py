@@ -1,7 +1,9 @@
-"""The records the service stores and hands on, typed, and the one home of their layouts:
-a game's metadata (``GameMeta``, with its ``Seat`` entries, its turn ``Timer`` and its
-running ``Clock``), a bot turn's job (``BotJob``) and the Celery task that carries one
-(``TurnTask``); and a game's state from its stored bytes (``state_from``).
+"""The records the service stores, typed, and the one home of their layouts: a game's
+metadata (``GameMeta``, with its ``Seat`` entries, its turn ``Timer`` and its running
+``Clock``), and a game's state from its stored bytes (``state_from``). The records it
+hands on follow the same rules with the helpers here (``known_fields``,
+``written_layout``): a bot turn's job (``services.bots.jobs.BotJob``) and the Celery
+task that carries one (``workers.turn_task.TurnTask``).
 
 Each record has one reader and one writer of its layout, ``from_dict`` and ``to_dict``:
 the store keeps a game's metadata as JSON in the game's hash (``stores.base.Snapshot``
@@ -23,15 +25,12 @@ raises ``record_version``; it never renames a field or changes its type.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import bots
-from bots import Level
 from games import State, get_game
 from services.kinds import SeatControl, SeatKind
 
@@ -49,7 +48,7 @@ def _fields(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(cls))
 
 
-def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+def known_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` as keyword arguments of ``cls``: its fields, ``record_version`` (1 when
     missing) and, when ``cls`` keeps them, the keys it does not know as ``later``."""
     fields = _fields(cls)
@@ -68,7 +67,9 @@ def _fields_as_json(record: Any) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values if k != "later"}
 
 
-def _written(layout: dict[str, Any], later: Mapping[str, Any], version: int = 1) -> dict[str, Any]:
+def written_layout(
+    layout: dict[str, Any], later: Mapping[str, Any], version: int = 1
+) -> dict[str, Any]:
     """``layout`` with the later layout's keys it was read with, and its
     ``record_version``, written from layout 2 on (see above)."""
     written = {**later, **layout} if later else layout
@@ -110,11 +111,11 @@ class Seat:
             layout["decline_offers"] = True
         if self.runner:
             layout["runner"] = True
-        return _written(layout, self.later)
+        return written_layout(layout, self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Seat:
-        known = _known(cls, data)
+        known = known_fields(cls, data)
         known["kind"] = SeatKind(known.get("kind", SeatKind.HUMAN))
         known["control"] = SeatControl(known.get("control", SeatControl.AS_CREATED))
         known["decline_offers"] = bool(known.get("decline_offers"))
@@ -133,11 +134,11 @@ class Timer:
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     def to_dict(self) -> dict[str, Any]:
-        return _written(_fields_as_json(self), self.later)
+        return written_layout(_fields_as_json(self), self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Timer:
-        return cls(**_known(cls, data))
+        return cls(**known_fields(cls, data))
 
 
 @dataclass(frozen=True)
@@ -164,11 +165,11 @@ class Clock:
         return self.deadline - now if self.runs_at(version) else None
 
     def to_dict(self) -> dict[str, Any]:
-        return _written(_fields_as_json(self), self.later)
+        return written_layout(_fields_as_json(self), self.later)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Clock:
-        known = _known(cls, data)
+        known = known_fields(cls, data)
         known["banks"] = tuple(known.get("banks", ()))
         known["strikes"] = tuple(known.get("strikes", ()))
         return cls(**known)
@@ -234,11 +235,11 @@ class GameMeta:
             layout["deal_stream"] = True
         if self.deal_games:
             layout["deal_games"] = list(self.deal_games)
-        return _written(layout, self.later, self.record_version)
+        return written_layout(layout, self.later, self.record_version)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameMeta:
-        known = _known(cls, data)
+        known = known_fields(cls, data)
         known["seats"] = tuple(Seat.from_dict(s) for s in known.get("seats", ()))
         # Falsy for none: a game without a timer wrote no key (or null).
         known["timer"] = Timer.from_dict(data["timer"]) if known.get("timer") else None
@@ -265,64 +266,3 @@ def with_joined_names(
         for index, seat in enumerate(meta.get("seats", ()))
     ]
     return {**meta, "seats": seats}
-
-
-@dataclass(frozen=True)
-class BotJob:
-    """A decision to make, as it travels to a pool process or a Celery worker."""
-
-    game_id: str
-    game_type: str
-    version: int  # the game's version the bot searches from
-    seat: int
-    level: str
-    seed: int  # the bot's own seed for this decision (derived from the game's secret seed)
-    state: bytes  # determinize(seat, rng) of the true state
-    timeout: bool = False  # a fallback move for a human seat out of time
-    record_version: int = LAYOUT
-
-    def view(self) -> State:
-        """The bot's view, decoded: all the bot may see."""
-        return state_from(self.game_type, self.state)
-
-    def plan(self, max_iterations: int | None = None) -> Level:
-        """The job's level under a server's cap on one decision's trees x iterations;
-        its ``trees`` is 0 when the level decides without search."""
-        return bots.get_level(self.level).capped(max_iterations)
-
-    def to_dict(self) -> dict[str, Any]:
-        layout = dataclasses.asdict(self)
-        del layout["record_version"]
-        layout["state"] = base64.b64encode(self.state).decode()
-        return _written(layout, {}, self.record_version)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> BotJob:
-        known = _known(cls, data)
-        return cls(**{**known, "state": base64.b64decode(known["state"])})
-
-
-@dataclass(frozen=True)
-class TurnTask:
-    """A bot turn as a Celery task carries it: the job, and the store to commit it to
-    (each replica names its own, so workers serve replicas of several deployments)."""
-
-    job: BotJob
-    store_url: str
-    prefix: str
-    max_iterations: int | None = None  # the dispatching server's search cap
-    record_version: int = LAYOUT
-
-    def to_dict(self) -> dict[str, Any]:
-        layout = {
-            "job": self.job.to_dict(),
-            "store_url": self.store_url,
-            "prefix": self.prefix,
-            "max_iterations": self.max_iterations,
-        }
-        return _written(layout, {}, self.record_version)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TurnTask:
-        known = _known(cls, data)
-        return cls(**{**known, "job": BotJob.from_dict(known["job"])})

@@ -91,7 +91,6 @@ from services.stores.base import (
     EventReader,
     GameExists,
     GameMoved,
-    GameStore,
     LogId,
     NewGame,
     NotReplicated,
@@ -102,6 +101,7 @@ from services.stores.base import (
     TournamentSnapshot,
     archive_entry,
 )
+from services.stores.game_store import GameStore
 from services.stores.inline_commit import InlineCommits
 from services.stores.records import with_joined_names
 from services.stores.redis_cluster import ClusterSide, PollingEventReader

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from games import State
 from services.bots.bot_runner import cancel_all
@@ -34,7 +34,7 @@ from services.errors import AlreadyExists, NotFound
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.limits.access import hash_token
 from services.play.host import GameHost, SeatSpec
-from services.stores import GameStore, Snapshot, TournamentSnapshot
+from services.stores import Deployment, GameLog, Snapshot, TournamentSnapshot, TournamentStore
 from services.sweeps import Wake
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
@@ -46,6 +46,11 @@ from services.turns import clock, steps
 from services.watch import events as ev
 
 log = logging.getLogger(__name__)
+
+
+class TableStore(GameLog, TournamentStore, Deployment, Protocol):
+    """What the runner uses: tournaments, their table games, the seeds' secret."""
+
 
 SWISS = "swiss"
 GAME_LOST = "its game was deleted before it finished (expired, or by hand)"
@@ -139,7 +144,7 @@ class TournamentRunner:
     MAX_AT_ONCE = 16  # tournaments one replica sweeps at a time
 
     def __init__(
-        self, store: GameStore, host: GameHost, bounds: TournamentBounds | None = None
+        self, store: TableStore, host: GameHost, bounds: TournamentBounds | None = None
     ) -> None:
         self._store = store
         self._host = host

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bots.levels import get_level
 from games import GameError, game_names, get_game
@@ -28,7 +28,13 @@ from services.errors import (
     Unauthenticated,
 )
 from services.play.host import hash_token
-from services.stores import GameStore, StoredEvent, TournamentLog, TournamentSnapshot
+from services.stores import (
+    Deployment,
+    StoredEvent,
+    TournamentLog,
+    TournamentSnapshot,
+    TournamentStore,
+)
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
 from services.tournament.model import Definition
@@ -46,6 +52,10 @@ from services.turns import clock
 from services.watch.hub import WatchHub
 
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class TournamentSide(TournamentStore, Deployment, Protocol):
+    """What the service uses: the tournaments, and the seeds' secret."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ def _canonical(data: dict[str, Any]) -> str:
 class TournamentService:
     def __init__(
         self,
-        store: GameStore,
+        store: TournamentSide,
         runner: TournamentRunner,
         hub: WatchHub,
         bounds: TournamentBounds | None = None,
@@ -321,4 +331,3 @@ async def _after(log: list[StoredEvent], after: int) -> AsyncIterator[StoredEven
     for event in log:
         if event.event_id > after:
             yield event
-

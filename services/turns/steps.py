@@ -28,7 +28,7 @@ from typing import Any
 from games import State
 from services import metrics
 from services.kinds import EventKind, GameStatus
-from services.stores import Commit, CommitOutcome, CommitResult, GameStore, Snapshot
+from services.stores import Commit, CommitOutcome, CommitResult, GameLog, Snapshot
 from services.stores.records import GameMeta, state_from
 from services.turns import clock, seat_control
 from services.watch import events as ev
@@ -189,7 +189,7 @@ def written_snapshot(snapshot: Snapshot, step: Step, committed: CommitResult) ->
 
 
 async def commit_step(
-    store: GameStore,
+    store: GameLog,
     snapshot: Snapshot,
     step: Step,
     request_key: str | None = None,
@@ -238,7 +238,7 @@ async def commit_step(
     return result
 
 
-async def abandon(store: GameStore, game_id: str, why: str) -> bool:
+async def abandon(store: GameLog, game_id: str, why: str) -> bool:
     """End an unfinished game where it stands (a cancelled tournament's table): status
     FINISHED, no returns, a ``finished`` event with reason ``abandoned``, and out of the
     turn schedule, in one compare-and-set. The version moves on by one, so a turn decided

@@ -24,10 +24,19 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Protocol
 
 from services import metrics
 from services.errors import Aborted, NotFound
-from services.stores import EventReader, GameStore, LogId, StoredEvent, TournamentLog
+from services.stores import (
+    EventLogs,
+    EventReader,
+    GameLog,
+    LogId,
+    StoredEvent,
+    TournamentLog,
+    TournamentStore,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +51,10 @@ EXISTS_CHECK_SECONDS = 20.0
 # reader's position means a failover lost events, and the reader must go back (new
 # events take the lost ids, which a read from the old position never returns).
 QUIET_LOOK_SECONDS = 2.0
+
+
+class WatchedStore(GameLog, TournamentStore, EventLogs, Protocol):
+    """What the hub reads: the logs, and whether their game or tournament is still stored."""
 
 
 class Subscription:
@@ -179,7 +192,7 @@ def _expire(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(False)
 
 
-async def newest_event(store: GameStore, source: LogId) -> int | None:
+async def newest_event(store: WatchedStore, source: LogId) -> int | None:
     """The newest event id of a stored log; None when its game or tournament is gone."""
     if isinstance(source, TournamentLog):
         tournament = await store.load_tournament(source.name)
@@ -237,7 +250,7 @@ class _Feed:
 
 
 class WatchHub:
-    def __init__(self, store: GameStore, block_seconds: float = BLOCK_SECONDS) -> None:
+    def __init__(self, store: WatchedStore, block_seconds: float = BLOCK_SECONDS) -> None:
         self.store = store
         self._block_seconds = block_seconds
         self._feeds: dict[LogId, _Feed] = {}

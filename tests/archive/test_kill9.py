@@ -16,7 +16,7 @@ from services.archive.synthetic import finished_game
 from services.stores import NewGame
 from services.stores.redis_store import RedisStore
 from tests.procs import Replica, wait_until
-from tests.stores.test_store_contract import eventually
+from tests.stores.helpers import eventually
 
 GAMES = 800
 

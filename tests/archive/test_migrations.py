@@ -19,6 +19,7 @@ from services.archive.archive import Archive, GameQuery
 from services.archive.export import ExportQuery, export_lines
 from services.archive.schema import metadata
 from services.archive.synthetic import finished_game
+from services.ladder.schema import games_of
 
 TABLES = {
     "archived_games",
@@ -181,7 +182,8 @@ async def test_upgrading_fills_whether_archived_games_admitted_spectators(archiv
             found, _ = await archive.find_games(query)
             assert [g.game_id for g in found] == [made["open"]]
         exported = [
-            json.loads(line)["game_id"] async for line in export_lines(archive, ExportQuery())
+            json.loads(line)["game_id"]
+            async for line in export_lines(archive, ExportQuery(), games_of)
         ]
         assert exported == [made["open"]]
         assert (await archive.game(made["closed"], cache=False)).snapshot.game_id == made["closed"]

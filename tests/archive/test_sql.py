@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from services.archive import database
-from services.archive.schema import ladder_leases
 from services.archive.sql import insert_new, insert_or_ignore
+from services.ladder.schema import ladder_leases
 
 
 def test_insert_new_says_whether_it_added_the_row(archive_url):

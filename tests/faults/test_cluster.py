@@ -19,11 +19,16 @@ from services.stores import redis_connect as rc
 from services.stores.base import NotReplicated
 from services.stores.redis_store import RedisStore
 from tests.stores import (
+    helpers,
     test_archive_outbox,
+    test_deployment,
+    test_event_logs,
     test_forget_archived,
-    test_limit_storage,
-    test_store_contract,
+    test_game_log,
+    test_limits,
+    test_retention,
     test_tree_gathering,
+    test_turn_schedule,
 )
 
 pytestmark = [
@@ -49,7 +54,7 @@ async def store(cluster, request):
         await s.set_archiving(True)
     if module == test_tree_gathering.__name__:  # its own fixture's games
         for game_id in ("g1", "g2"):
-            await s.create(test_store_contract.new_game(game_id))
+            await s.create(helpers.new_game(game_id))
     yield s
     await s.close()
 
@@ -65,11 +70,15 @@ BESIDE_THE_COMMIT = {
 
 # The store tests that need nothing but a store, run again on the Cluster.
 for _module in (
-    test_store_contract,
+    test_game_log,
+    test_event_logs,
+    test_turn_schedule,
+    test_retention,
+    test_limits,
+    test_deployment,
     test_archive_outbox,
     test_tree_gathering,
     test_forget_archived,
-    test_limit_storage,
 ):
     for _name, _test in list(vars(_module).items()):
         if (
@@ -81,7 +90,7 @@ for _module in (
 
 
 async def test_an_entry_no_bot_needs_goes_when_its_sweeper_releases_it(store):
-    new_game = test_store_contract.new_game
+    new_game = helpers.new_game
     await store.create(new_game())
     await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}], bot_due_in=0.0)
     assert await store.claim_bot_turns(10, lease=30) == ["g1"]
@@ -126,7 +135,7 @@ async def test_min_replicas_on_a_cluster_waits_for_the_replica_of_the_games_own_
                     break
             (port_a, game_a), (_, game_b) = node_of.items()
             for game_id in (game_a, game_b):
-                await store.create(test_store_contract.new_game(game_id))
+                await store.create(helpers.new_game(game_id))
                 moved = await store.commit(game_id, 0, 1, b"s1", "in_progress", [{"n": 1}])
                 assert moved.outcome is CommitOutcome.APPLIED
             primary = next(n for n in cluster.nodes if n.port == port_a)
@@ -157,7 +166,7 @@ async def test_a_finished_game_missed_by_the_outbox_is_put_back_by_the_expiry_sw
     # On a Cluster the outbox entry is written right after the finishing commit; a
     # process killed in between leaves the game off the outbox. The sweep mends it.
     await store.set_archiving(True)
-    await store.create(test_store_contract.new_game("g1"))
+    await store.create(helpers.new_game("g1"))
     await store.commit("g1", 0, 1, b"end", "finished", [{"kind": "finished"}])
     assert await store.claim_archive(10, lease=30) == ["game:g1"]
     await store.ack_archive("game:g1")  # as if never written

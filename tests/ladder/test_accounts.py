@@ -18,9 +18,9 @@ from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.archive import database
-from services.archive.schema import ladder_bots
 from services.ladder.accounts import Accounts
 from services.ladder.model import Fault
+from services.ladder.schema import ladder_bots
 from services.server import ServerConfig, ServerThread
 from tests.ladder.conftest import ladder_server, quick
 from tests.procs import wait_until

@@ -10,7 +10,7 @@ import time
 
 import sqlalchemy as sa
 
-from services.archive.schema import ladder_games, ladder_leases
+from services.ladder.schema import ladder_games, ladder_leases
 from tests.procs import Replica, wait_until
 
 

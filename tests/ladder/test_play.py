@@ -20,9 +20,10 @@ from prometheus_client import REGISTRY
 from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from services.archive.schema import ladder_games, ladder_ratings, ladder_seats, seats
+from services.archive.schema import seats
 from services.kinds import EventKind
 from services.ladder.model import FALLBACK, BotStatus
+from services.ladder.schema import ladder_games, ladder_ratings, ladder_seats
 from services.ladder.seats import seat_token
 from services.ladder.sessions import Sessions
 from tests.ladder.conftest import (

@@ -13,10 +13,10 @@ import sqlalchemy as sa
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
-from services.archive.schema import ladder_games
 from services.kinds import GameStatus, SeatKind
 from services.ladder.ledger import FAILED, PENDING, LadderSeat, PlannedGame
 from services.ladder.matchmaker import CLAIM_TRIES
+from services.ladder.schema import ladder_games
 from services.play.host import SeatSpec
 from services.stores import GameMoved
 from services.turns import steps

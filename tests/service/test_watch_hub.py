@@ -15,7 +15,7 @@ from services.watch import hub as watch_hub
 from services.watch.hub import WatchHub
 from tests.polling import eventually
 from tests.procs import RedisServer
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 async def append(store, version: int) -> None:

@@ -10,7 +10,7 @@ import pytest
 from services.stores import CommitOutcome
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 @pytest.fixture

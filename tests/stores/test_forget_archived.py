@@ -13,7 +13,8 @@ import redis.asyncio as aioredis
 
 from services.stores import Commit, CommitOutcome, GameExists
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import eventually, new_game
+from tests.polling import eventually
+from tests.stores.helpers import new_game
 
 WEEK = 7 * 86400.0
 RESULT = {"version": 1, "action": 7, "notation": "take 7"}
@@ -78,7 +79,7 @@ async def test_a_tombstone_expires_with_the_finished_retention(store):
         await store.expire_games(WEEK, WEEK)  # the memory store's sweep; Redis expires it
         return await store.tombstone("g1") is None
 
-    await eventually(expired, what="the tombstone to expire")
+    await eventually(expired, 10, "the tombstone to expire")
     await store.create(new_game("g1"))  # the id is free again
 
 

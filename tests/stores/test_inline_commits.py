@@ -14,7 +14,7 @@ from services.stores import CommitOutcome
 from services.stores.inline_commit import InlineCommits
 from services.stores.redis_connect import with_inline_commits
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 async def commit_and_see_whether_the_loop_turned(store: RedisStore) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 async def test_lapsing_makes_every_held_turn_due_now(store):

@@ -16,7 +16,7 @@ from services.stores import CommitOutcome
 from services.stores import redis_connect as rc
 from services.stores.base import NotReplicated
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 @pytest.fixture

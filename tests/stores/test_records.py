@@ -9,11 +9,13 @@ import base64
 import time
 
 from games import get_game
+from services.bots.jobs import BotJob
 from services.kinds import SeatControl, SeatKind
 from services.play.host import GameHost
 from services.stores import NewGame
-from services.stores.records import BotJob, Clock, GameMeta, Seat, Timer, TurnTask
+from services.stores.records import Clock, GameMeta, Seat, Timer
 from services.turns import steps
+from workers.turn_task import TurnTask
 
 GAME_ID = "7" * 32
 SEED = 11

@@ -11,7 +11,7 @@ from services.stores import StoredEvent
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import LOG_BLOCK, RedisStore
 from services.watch.hub import Subscription, WatchHub
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 B = LOG_BLOCK
 

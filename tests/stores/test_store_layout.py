@@ -14,8 +14,8 @@ import redis.asyncio as aioredis
 
 from services.stores import CommitOutcome, redis_store
 from services.stores.redis_store import LAYOUT, LOG_BLOCK, RedisStore
+from tests.stores.helpers import new_game
 from tests.stores.test_sealed_log import _all, _event
-from tests.stores.test_store_contract import new_game
 
 B = LOG_BLOCK
 

@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.stores.redis_store import RedisStore
-from tests.stores.test_store_contract import new_game
+from tests.stores.helpers import new_game
 
 
 @pytest.fixture
@@ -41,7 +41,10 @@ async def test_the_last_tree_gets_them_all_and_the_set_is_gone(store, redis_url,
 async def test_what_the_last_tree_gets(store):
     await store.gather_tree("g1", "bot:4", 0, b"zero", 2, 60)
     await store.gather_tree("g1", "bot:4", 0, b"zero again", 2, 60)
-    assert sorted(await store.gather_tree("g1", "bot:4", 1, b"one", 2, 60)) == [b"one", b"zero again"]
+    assert sorted(await store.gather_tree("g1", "bot:4", 1, b"one", 2, 60)) == [
+        b"one",
+        b"zero again",
+    ]
 
 
 async def test_turns_are_kept_apart(store):

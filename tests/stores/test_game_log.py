@@ -1,4 +1,5 @@
-"""One contract, both stores: the embedded in-memory store and the real Redis store."""
+"""The ``GameLog`` contract, both stores: create, load, the compare-and-set write, seats,
+the game's events and its clients' request ids."""
 
 from __future__ import annotations
 
@@ -7,21 +8,11 @@ import dataclasses
 
 import pytest
 
-from services.stores import CommitOutcome, GameMoved, NewGame
+from services.stores import CommitOutcome, GameMoved
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 from tests.polling import eventually
-
-
-def new_game(game_id: str = "g1") -> NewGame:
-    return NewGame(
-        game_id=game_id,
-        meta={"game_type": "cite", "players": 2, "seed": 42},
-        state=b"state-0",
-        version=0,
-        status="in_progress",
-        events=[{"kind": "created", "version": 0}],
-    )
+from tests.stores.helpers import new_game
 
 
 async def test_create_then_load(store):
@@ -181,18 +172,6 @@ async def test_event_ids_are_per_game_sequence_numbers(store):
     assert [e.event_id for e in await store.wait_events("g1", 12, timeout=1)] == [13]
 
 
-async def test_event_reader_orders_ids_as_numbers(store):
-    await store.create(new_game("g1"))
-    for version in range(10):
-        await store.commit("g1", version, version + 1, b"s", "in_progress", [{"n": version}])
-    reader = store.event_reader()
-    try:
-        found = await reader.read({"g1": 9}, timeout=1)
-    finally:
-        await reader.close()
-    assert [e.event_id for e in found["g1"]] == [10, 11]
-
-
 async def test_wait_events_wakes_on_commit(store):
     await store.create(new_game())
     last = (await store.load("g1")).last_event_id
@@ -216,92 +195,6 @@ async def test_list_games_newest_first(store):
     ids = [g.game_id for g in games]
     assert ids.index("b") < ids.index("a")
     assert len(await store.list_games(limit=1)) == 1
-
-
-async def test_ping_answers_when_the_store_is_reachable(store):
-    await store.ping()  # raises when it does not answer
-
-
-async def test_ping_on_an_unreachable_redis_raises_an_infrastructure_error():
-    from services.errors import infrastructure_errors
-
-    unreachable = RedisStore.from_url("redis://127.0.0.1:1/0")
-    with pytest.raises(infrastructure_errors()):
-        await unreachable.ping()
-    await unreachable.close()
-
-
-async def test_event_reader_follows_many_games_at_once(store):
-    await store.create(new_game("a"))
-    await store.create(new_game("b"))
-    start = {g: (await store.load(g)).last_event_id for g in ("a", "b")}
-    reader = store.event_reader()
-    try:
-        waiter = asyncio.create_task(reader.read(start, timeout=10))
-        await store.commit("b", 0, 1, b"s1", "in_progress", [{"n": 1}])
-        got = await asyncio.wait_for(waiter, 10)
-        assert {g: [e.data["n"] for e in events] for g, events in got.items()} == {"b": [1]}
-        await store.commit("a", 0, 1, b"s1", "in_progress", [{"n": 2}, {"n": 3}])
-        got = await reader.read(start, timeout=10)  # already there: no wait
-        assert {g: [e.data["n"] for e in events] for g, events in got.items()} == {
-            "a": [2, 3],
-            "b": [1],
-        }
-        moved = {g: events[-1].event_id for g, events in got.items()}
-        assert await reader.read(moved, timeout=0.05) == {}
-    finally:
-        await reader.close()
-
-
-async def test_event_reader_wake_ends_a_wait_early(store):
-    await store.create(new_game("a"))
-    reader = store.event_reader()
-    try:
-        waiter = asyncio.create_task(
-            reader.read({"a": (await store.load("a")).last_event_id}, timeout=60)
-        )
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30  # a hang guard, below the read's 60 s
-        while not waiter.done():  # a wake that lands before the read blocks is lost: repeat
-            assert loop.time() < deadline, "wake did not end the read"
-            await reader.wake()
-            await asyncio.wait({waiter}, timeout=0.2)
-        assert waiter.result() == {}
-    finally:
-        await reader.close()
-
-
-# ---------------------------------------------------------------- limits and secrets
-async def finish(store, game_id: str) -> None:
-    result = await store.commit(game_id, 0, 1, b"end", "finished", [{"kind": "finished"}])
-    assert result.outcome is CommitOutcome.APPLIED
-
-
-async def test_finished_games_expire_after_their_retention(store):
-    await store.create(new_game("done"))
-    await store.create(new_game("live"))
-    await finish(store, "done")
-
-    async def done_gone():
-        await store.expire_games(finished_retention=0.2, idle_expiry=3600)
-        return await store.load("done") is None
-
-    await eventually(done_gone, 10, "the finished game to expire")
-    assert await store.events("done") == []
-    assert [g.game_id for g in await store.list_games()] == ["live"]
-    assert (await store.load("live")).version == 0
-
-
-async def test_idle_games_expire(store):
-    await store.create(new_game("idle"))
-    assert await store.expire_games(finished_retention=3600, idle_expiry=3600) == []
-
-    async def idle_gone():
-        return "idle" in await store.expire_games(finished_retention=3600, idle_expiry=0.2)
-
-    await eventually(idle_gone, 10, "the idle game to expire")
-    assert await store.load("idle") is None
-    assert await store.list_games() == []
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -332,111 +225,6 @@ async def test_request_ids_expire(short_ttl_store):
     await eventually(forgotten, 10, "the request id to expire")
     later = await store.commit("g1", 1, 2, b"s2", "in_progress", [], "seat0:r1", {"v": 2})
     assert later.outcome is CommitOutcome.APPLIED
-
-
-async def test_live_games_are_capped_per_owner(store):
-    for game_id in ("a", "b", "c"):
-        await store.create(new_game(game_id))
-    assert await store.reserve_live_game("key:x", "a", 2)
-    assert await store.reserve_live_game("key:x", "b", 2)
-    assert await store.reserve_live_game("key:x", "b", 2)  # the same game again: no change
-    assert not await store.reserve_live_game("key:x", "c", 2)
-    assert await store.reserve_live_game("key:y", "c", 2)  # another owner
-    await finish(store, "a")
-    assert await store.reserve_live_game("key:x", "c", 2)  # a finished game frees its slot
-
-
-async def test_secret_is_made_once(store):
-    secret = await store.secret()
-    assert len(secret) >= 32
-    assert await store.secret() == secret
-
-
-async def test_redis_replicas_share_one_secret(redis_url, redis_prefix):
-    first = RedisStore.from_url(redis_url, prefix=redis_prefix)
-    second = RedisStore.from_url(redis_url, prefix=redis_prefix)
-    try:
-        assert await first.secret() == await second.secret()
-    finally:
-        await first.close()
-        await second.close()
-
-
-# ---------------------------------------------------------------- bot-turn schedule
-
-
-def bot_game(game_id: str = "g1") -> NewGame:
-    return NewGame(**{**new_game(game_id).__dict__, "bot_due_in": 0.0})
-
-
-async def test_a_created_bot_turn_is_claimed_once_then_leased(store):
-    await store.create(bot_game("b1"))
-    await store.create(new_game("h1"))  # a human moves first: not scheduled
-    assert await store.claim_bot_turns(10, lease=30) == ["b1"]
-    assert await store.claim_bot_turns(10, lease=30) == []  # leased
-    assert 25 < await store.bot_turn_due_in("b1") <= 30
-    assert await store.bot_turn_due_in("h1") is None
-
-
-async def test_an_expired_lease_makes_the_turn_due_again(store):
-    await store.create(bot_game())
-    assert await store.claim_bot_turns(10, lease=0.05) == ["g1"]
-    deadline = asyncio.get_running_loop().time() + 5
-    while not (claimed := await store.claim_bot_turns(10, lease=30)):
-        assert asyncio.get_running_loop().time() < deadline, "the lease never ran out"
-        await asyncio.sleep(0.02)
-    assert claimed == ["g1"]
-
-
-async def test_commit_schedules_and_unschedules_atomically(store):
-    await store.create(new_game())
-    await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}], bot_due_in=0.0)
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
-    # The bot's move, committed by the runner that goes on playing: leased to it.
-    await store.commit("g1", 1, 2, b"s2", "in_progress", [{"n": 2}], bot_due_in=20.0)
-    assert 15 < await store.bot_turn_due_in("g1") <= 20
-    assert await store.claim_bot_turns(10, lease=30) == []
-    # A human is to move next: out of the schedule.
-    await store.commit("g1", 2, 3, b"s3", "in_progress", [{"n": 3}])
-    assert await store.bot_turn_due_in("g1") is None
-    # A stale commit changes nothing in the schedule either.
-    await store.commit("g1", 0, 9, b"x", "in_progress", [], bot_due_in=0.0)
-    assert await store.bot_turn_due_in("g1") is None
-
-
-async def test_renew_only_at_the_same_version(store):
-    await store.create(bot_game())
-    await store.claim_bot_turns(10, lease=30)
-    assert await store.renew_bot_turn("g1", 0, lease=0)  # handed back: due now
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
-    assert not await store.renew_bot_turn("g1", 7, lease=0)  # the game moved on
-    assert await store.claim_bot_turns(10, lease=30) == []
-    await store.drop_bot_turn("g1")
-    assert not await store.renew_bot_turn("g1", 0, lease=0)  # not scheduled: not re-added
-    assert await store.bot_turn_due_in("g1") is None
-    assert not await store.renew_bot_turn("nope", 0, lease=0)
-
-
-async def test_the_backlog_counts_turns_and_ages_the_most_overdue(store):
-    assert await store.bot_turn_backlog() == (0, 0.0)
-    await store.create(bot_game("b1"))
-    await store.create(bot_game("b2"))
-    await store.claim_bot_turns(10, lease=30)  # both being played: leased, not overdue
-    assert await store.bot_turn_backlog() == (2, 0.0)
-    assert await store.renew_bot_turn("b1", 0, lease=-5)  # nobody played it for 5 s
-    count, overdue = await store.bot_turn_backlog()
-    assert count == 2 and 4.5 < overdue < 30
-    await store.drop_bot_turn("b1")
-    assert await store.bot_turn_backlog() == (1, 0.0)
-
-
-async def test_bot_status_is_read_back(store):
-    await store.create(bot_game())
-    assert (await store.load("g1")).bot_status == ""
-    await store.set_bot_status("g1", 0, "waiting")
-    assert (await store.load("g1")).bot_status == "0:waiting"
-    await store.set_bot_status("nope", 0, "waiting")
-    assert await store.load("nope") is None
 
 
 async def test_commit_writes_new_meta_and_token_changes_with_the_state(store):

@@ -1,4 +1,4 @@
-"""The tournament half of the store contract, on both stores: every write is
+"""The ``TournamentStore`` contract, both stores: every write is
 set-if-absent (or one status change) with its events, ids count 1, 2, 3..., the
 schedule leases a running tournament to one sweeper at a time, ended and idle
 tournaments expire, and one event reader follows tournaments' logs with games'."""
