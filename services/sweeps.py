@@ -8,9 +8,9 @@ import asyncio
 
 
 class Wake:
-    """An event with a timeout, set by the loop's ``kick``: ``clear_and_wait`` ignores
-    what was set before and waits for a new ``set``; ``wait_and_clear`` returns at once
-    if it was set since the last wait."""
+    """An asyncio event with a timeout, for a sweeper loop: ``set`` (a runner's ``kick``)
+    wakes it. ``clear_and_wait`` ignores what was set before and waits for a new
+    ``set``; ``wait_and_clear`` returns at once if it was set since the last wait."""
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
