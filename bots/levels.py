@@ -13,7 +13,7 @@ search levels benchmarks and tournaments write out field by field.
 |             |                                              | playouts: 200), c = 0.7       |
 
 What a decision costs at each level, and why mcts-strong's budget is where it is,
-is measured in docs/bots.md (with the command that measures it).
+is measured in docs/benchmarks.md (with the command that measures it).
 
 Budgets are in iterations, so a decision is a pure function of (state, seat,
 level, seed) and replays exactly; ``seconds`` (per tree) can cap a level's time

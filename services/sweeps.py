@@ -1,5 +1,6 @@
-"""The sleep of every sweeper loop (bot turns, tournaments): a timed wait that a kick
-cuts short, so a sweep runs at once when there is news and on a tick otherwise."""
+"""The sleep of every sweeper loop (bot turns, tournaments): a timed wait that ``set``
+cuts short, so a sweep runs at once when there is news and every ``timeout`` seconds
+otherwise."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import asyncio
 
 
 class Wake:
-    """Set by ``kick``; ``nap`` clears it and waits for it (or ``timeout`` seconds);
-    ``take`` waits for it unless it is set already, then clears it."""
+    """An asyncio event with a timeout, for a sweeper loop: ``set`` (a runner's ``kick``)
+    wakes it. ``clear_and_wait`` ignores what was set before and waits for a new
+    ``set``; ``wait_and_clear`` returns at once if it was set since the last wait."""
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
@@ -16,13 +18,13 @@ class Wake:
     def set(self) -> None:
         self._event.set()
 
-    async def nap(self, timeout: float) -> None:
+    async def clear_and_wait(self, timeout: float) -> None:
         """Clear the wake, then wait until it is set again or ``timeout`` seconds pass."""
         self._event.clear()
-        await self.take(timeout)
+        await self.wait_and_clear(timeout)
 
-    async def take(self, timeout: float) -> None:
-        """Wait until the wake is set (at once if it was set since the last take, so a
+    async def wait_and_clear(self, timeout: float) -> None:
+        """Wait until the wake is set (at once if it was set since the last wait, so a
         kick during the sweep before is not lost) or ``timeout`` seconds pass; clear it."""
         if not self._event.is_set():
             # asyncio.wait, not wait_for: on Python 3.11 wait_for can swallow a

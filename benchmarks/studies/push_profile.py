@@ -8,7 +8,7 @@ Starts ``gamehost serve`` (in memory unless ``--redis``), plays ``--games`` Cit√
 process of its own), and records the serving process with ``py-spy record --format raw
 --gil`` (``--native``: C and Cython frames too, which tells the gRPC core's system
 calls apart) over the measured window. Each sample is put in one part by its innermost
-frame that names one (``PARTS``; the table in docs/loadtest/push-path.md). The serving
+frame that names one (``PARTS``; the table in docs/benchmarks.md, "Where a move's CPU goes"). The serving
 process's CPU per move is read from /proc over the same window, and each part gets its
 share of the samples of it: py-spy also counts a thread that waits for a CPU as
 running, which on a busy machine inflates the samples' total but not their shares.

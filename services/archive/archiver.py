@@ -135,4 +135,4 @@ async def archive_forever(
                 continue  # more may be due: no pause
         except Exception:  # the store or the database may be down a while: try again
             log.warning("archive sweep failed; retrying", exc_info=True)
-        await wake.take(IDLE_SECONDS)
+        await wake.wait_and_clear(IDLE_SECONDS)

@@ -178,7 +178,7 @@ class _Failures:
         self._count.pop(game_id, None)
 
 
-class _Moot(Exception):
+class _TurnDropped(Exception):
     """The turn being decided was dropped: no decision at its version can apply."""
 
 
@@ -243,7 +243,7 @@ class BotRunner:
                         str(exc)[:200],
                     )
                 timeout = self.STORE_RETRY
-            await self._wake.nap(timeout)
+            await self._wake.clear_and_wait(timeout)
 
     async def _claim_and_start(self) -> None:
         for game_id, task in list(self._games.items()):
@@ -340,7 +340,7 @@ class BotRunner:
         started = time.perf_counter()
         try:
             action = await self._decide(turn, lease)
-        except _Moot:
+        except _TurnDropped:
             return True  # dropped (the game ended or moved on): look at it again
         except bot_pool.PoolRestarted as exc:
             if not self._failures.count(game_id):
@@ -376,7 +376,7 @@ class BotRunner:
 
     async def _decide(self, turn: BotTurn, lease: TurnLease) -> int | None:
         """``executor.decide`` as a task of its own, which ``drop_turn`` may cancel
-        (``_Moot`` then); cancelling this call cancels the decision too."""
+        (``_TurnDropped`` then); cancelling this call cancels the decision too."""
         game_id, version = turn.snapshot.game_id, turn.snapshot.version
         decision = asyncio.ensure_future(self._executor.decide(turn, lease))
         self._deciding[game_id] = (version, decision)
@@ -389,7 +389,7 @@ class BotRunner:
                 decision.cancel()
                 await asyncio.wait({decision})
         if decision.cancelled():
-            raise _Moot
+            raise _TurnDropped
         return decision.result()
 
     async def idle(self) -> None:

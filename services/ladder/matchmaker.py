@@ -138,7 +138,7 @@ class Matchmaker:
                     log.warning(
                         "ladder %s: tick failed: %s: %s", spec.name, type(exc).__name__, exc
                     )
-            await self._wake.take(self.TICK)
+            await self._wake.wait_and_clear(self.TICK)
 
     # ------------------------------------------------------------------ one tick
     async def tick(self, spec: LadderSpec, full: bool = True) -> bool:

@@ -293,7 +293,7 @@ class Sessions:
                 self._close_stalled(connections)
             except Exception as exc:  # the archive is down: the connections wait
                 log.warning("ladder: presence poll failed: %s: %s", type(exc).__name__, exc)
-            await self._wake.nap(self.POLL)
+            await self._wake.clear_and_wait(self.POLL)
 
     def _close_stalled(self, connections: list[_Connection]) -> None:
         """Cancel the calls whose client has taken no directive for STALL_SECONDS: what

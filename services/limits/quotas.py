@@ -43,7 +43,7 @@ _EXPORT = _SERVICE_PREFIX + "ExportGames"
 # never refused an answer in time. Failed authentications still count.
 _BOT_REPLY = _SERVICE_PREFIX + "BotReply"
 # The running unary call's client id, as the interceptor admitted it (CreateGame's
-# live-games cap counts against it): one home for who a caller is.
+# live-games cap counts against it); everything else reads the caller from here.
 _CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
 
 

@@ -93,7 +93,7 @@ class Reading:
 
     async def log_public(self, snapshot: Snapshot) -> bool:
         """Whether every hidden action of the game is public, to GetRecord, WatchGame,
-        GetState and Hint alike: ``access.log_public``, the one home of that rule."""
+        GetState and Hint alike: ``access.log_public``, where that rule is defined."""
         return await access.log_public(snapshot, self.all_over)
 
     async def watch(

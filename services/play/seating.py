@@ -79,7 +79,7 @@ def rejoin_allowed(snapshot: Snapshot) -> bool:
 
 
 def free_seats(snapshot: Snapshot) -> list[int]:
-    """The seats JoinGame may take now, lowest first (the one home of that count)."""
+    """The seats JoinGame may take now, lowest first (every other count of free seats calls this)."""
     return [i for i in range(len(snapshot.info.seats)) if joinable(snapshot, i)]
 
 

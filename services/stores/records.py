@@ -1,4 +1,4 @@
-"""The records the service stores, typed, and the one home of their layouts: a game's
+"""The records the service stores, typed; their layouts are defined here only: a game's
 metadata (``GameMeta``, with its ``Seat`` entries, its turn ``Timer`` and its running
 ``Clock``), and a game's state from its stored bytes (``state_from``). The records it
 hands on follow the same rules with the helpers here (``known_fields``,
@@ -39,7 +39,7 @@ DEFAULT_MAX_TIMEOUTS = 3  # a timer's timeouts in a row before its seat is hande
 
 
 def state_from(game_type: str, data: bytes) -> State:
-    """A game's state from its stored bytes (the one home of ``from_bytes``)."""
+    """A game's state from its stored bytes (the only caller of ``from_bytes``)."""
     return get_game(game_type).state_class.from_bytes(data)
 
 

@@ -1,6 +1,6 @@
 """Confidence intervals of a win share: Wilson over games, or a normal interval over deals.
 
-The one home of this math: the tournament report and the bot benchmarks
+This math is written here only: the tournament report and the bot benchmarks
 (``loadtest/bots_common.py``, ``benchmarks/bots_strength.py``) both use it.
 """
 

@@ -1,5 +1,5 @@
-"""openskill's Plackett-Luce model, one game at a time: the one home of how a game's
-returns move its seats' ratings. The tournament's standings (``report``) fold their
+"""openskill's Plackett-Luce model, one game at a time: the only code that moves seats'
+ratings from a game's returns. The tournament's standings (``report``) fold their
 tables through it in table order; the ladder (``services.ladder``) folds its games as
 they are rated."""
 

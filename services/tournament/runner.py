@@ -182,7 +182,7 @@ class TournamentRunner:
             except Exception as exc:  # the store is down: try again shortly, never stop
                 log.warning("tournament sweep failed: %s: %s", type(exc).__name__, exc)
                 timeout = self.STORE_RETRY
-            await self._wake.nap(timeout)
+            await self._wake.clear_and_wait(timeout)
 
     async def _advance_and_release(self, name: str) -> None:
         try:

@@ -1,4 +1,4 @@
-"""Turn timers of human seats: the one home of the clock rules, for games that ask for
+"""Turn timers of human seats: every clock rule is here, for games that ask for
 them (``CreateGame.timer``) and for tournament tables (external entrants' move limit).
 
 A timed game's metadata holds its ``timer`` (the settings) and its ``clock``: the seat

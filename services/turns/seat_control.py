@@ -27,7 +27,7 @@ _TOKEN_KEPT = frozenset({SeatChangeReason.AWAY, SeatChangeReason.TAKEN_BACK})
 
 def bot_to_move(meta: GameMeta, state: State) -> bool:
     """True when a bot seat is to move in ``state`` (its turn goes in the schedule):
-    the one home of "whose bot is to move"."""
+    the only test of "whose bot is to move"."""
     actor = state.current_player()
     return actor >= 0 and meta.seats[actor].is_bot
 

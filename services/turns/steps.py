@@ -74,8 +74,8 @@ def replayed(
     actions: Iterable[int],
     each: Callable[[State], None] | None = None,
 ) -> State:
-    """The position after ``actions`` from ``initial`` (the one home of a record's
-    replay); ``each`` sees every position on the way, the initial one first."""
+    """The position after ``actions`` from ``initial`` (every replay of a record
+    goes through it); ``each`` sees every position on the way, the initial one first."""
     state = state_from(game_type, initial)
     if each is not None:
         each(state)

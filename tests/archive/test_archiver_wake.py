@@ -59,8 +59,8 @@ async def test_a_woken_archiver_archives_at_once_and_says_so(store, archive, mon
 async def test_a_wake_set_while_nobody_waits_is_taken_by_the_next_wait():
     wake = Wake()
     wake.set()  # a kick during a sweep
-    await asyncio.wait_for(wake.take(3600.0), 60)  # returns at once, kept for it
-    waiting = asyncio.create_task(wake.take(3600.0))
+    await asyncio.wait_for(wake.wait_and_clear(3600.0), 60)  # returns at once, kept for it
+    waiting = asyncio.create_task(wake.wait_and_clear(3600.0))
     await asyncio.sleep(0)
     assert not waiting.done()  # taken: the next wait waits for the next kick
     wake.set()

@@ -183,7 +183,7 @@ def test_a_servers_cap_cuts_trees_times_iterations():
 
 
 def test_the_level_table_quotes_no_timings_that_go_stale():
-    """Measured decision times live in docs/bots.md, with the command that measures them."""
+    """Measured decision times live in docs/benchmarks.md, with the command that measures them."""
     import re
 
     import bots.levels
