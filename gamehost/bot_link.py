@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
+import tenacity
+from tenacity.wait import wait_base
 
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -29,6 +31,15 @@ RETRIED_REPLIES = (
 )
 
 
+def _retried(exc: BaseException) -> bool:
+    return isinstance(exc, grpc.aio.AioRpcError) and exc.code() in RETRIED_REPLIES
+
+
+def _stop_past(due: float) -> Callable[[tenacity.RetryCallState], bool]:
+    """Stop when the next try would start at ``due`` (time.monotonic()) or later."""
+    return lambda state: time.monotonic() + state.upcoming_sleep >= due
+
+
 class BotLink:
     def __init__(
         self,
@@ -38,7 +49,7 @@ class BotLink:
         metadata: Any,
         timeout: float,
         retries: int = 0,
-        delay: Callable[[int], float] = lambda attempt: 0.0,
+        wait: wait_base | None = None,
     ):
         self._stub = pb_grpc.GameHostStub(channel)
         self._connect = pb.ConnectBotRequest(concurrency=concurrency, protocol=1)
@@ -46,7 +57,7 @@ class BotLink:
         self._metadata = (*(metadata or ()), ("authorization", f"Bearer {key}"))
         self._timeout = timeout
         self._retries = retries  # replies refused with RETRIED_REPLIES are sent again
-        self._delay = delay  # the wait before retry ``attempt`` (0, 1, ...)
+        self._wait = wait or tenacity.wait_none()  # before each retry (gamehost.retry)
         self._call: Any = None
 
     async def directives(self) -> AsyncIterator[pb.BotDirective]:
@@ -74,20 +85,25 @@ class BotLink:
         act's clock), else up to ``retries`` times. Never a refusal that is the bot's
         (an illegal or stale move is an answer, not a refusal)."""
         request = pb.BotReplyRequest(game_id=game_id, version=version, line=line, error=error)
-        attempt = 0
-        while True:
-            try:
-                return await self._stub.BotReply(
-                    request, metadata=self._metadata, timeout=self._timeout
-                )
-            except grpc.aio.AioRpcError as exc:
-                wait = self._delay(attempt)
-                # Within the act's clock when it is known, else ``retries`` times.
-                again = attempt < self._retries if due is None else time.monotonic() + wait < due
-                if exc.code() not in RETRIED_REPLIES or not again:
-                    raise GameError(exc.code(), exc.details()) from None
-            await asyncio.sleep(wait)
-            attempt += 1
+        # Within the act's clock when it is known, else ``retries`` times.
+        stop = tenacity.stop_after_attempt(self._retries + 1) if due is None else _stop_past(due)
+        retrying = tenacity.AsyncRetrying(
+            stop=stop,
+            wait=self._wait,
+            retry=tenacity.retry_if_exception(_retried),
+            sleep=asyncio.sleep,
+            reraise=True,
+        )
+
+        async def send() -> pb.BotReplyResponse:  # a coroutine, as tenacity awaits
+            return await self._stub.BotReply(
+                request, metadata=self._metadata, timeout=self._timeout
+            )
+
+        try:
+            return await retrying(send)
+        except grpc.aio.AioRpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
 
     def close(self) -> None:
         """End the connection (``directives`` returns)."""

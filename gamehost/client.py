@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -12,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import tenacity
 
+from gamehost import retry
 from gamehost.bot_link import BotLink
 from gamehost.errors import GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -83,6 +84,11 @@ def _channel(target: str, tls: bool, ca_file: str | None, aio: bool = False) -> 
     return kind.secure_channel(target, credentials, options=_OPTIONS)
 
 
+def _unavailable(exc: BaseException) -> bool:
+    """A call worth trying again: the server (or its store) is away for now."""
+    return isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.UNAVAILABLE
+
+
 class Client:
     """Calls that are safe to repeat (reads, and SubmitAction thanks to its request id)
     are retried on UNAVAILABLE, the status of infrastructure faults, with exponential
@@ -115,6 +121,8 @@ class Client:
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        # Full jitter: clients that failed together do not retry together.
+        self._wait = retry.doubling(backoff, max_backoff, jitter=True)
 
     def __enter__(self) -> Client:
         return self
@@ -152,20 +160,17 @@ class Client:
         return (*self._metadata, ("authorization", f"Bearer {key}")) if key else self._metadata
 
     def _call(self, method, request, retry: bool = False, key: str = ""):
-        attempts = self.retries + 1 if retry else 1
-        for attempt in range(attempts):
-            try:
-                return method(request, timeout=self.timeout, metadata=self._with_key(key))
-            except grpc.RpcError as exc:
-                if retry and exc.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
-                    time.sleep(self._delay(attempt))
-                    continue
-                raise GameError(exc.code(), exc.details()) from None
-        raise AssertionError("unreachable")
-
-    def _delay(self, attempt: int) -> float:
-        """Full jitter: clients that failed together do not retry together."""
-        return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(self.retries + 1 if retry else 1),
+            wait=self._wait,
+            retry=tenacity.retry_if_exception(_unavailable),
+            sleep=time.sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(method, request, timeout=self.timeout, metadata=self._with_key(key))
+        except grpc.RpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
 
     # ------------------------------------------------------------------ calls
     def game_types(self) -> pb.ListGameTypesResponse:
@@ -458,7 +463,7 @@ class Client:
             self._metadata,
             self.timeout,
             retries=self.retries,
-            delay=self._delay,
+            wait=self._wait,
         )
 
     def bot_reply(

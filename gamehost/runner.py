@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from gamehost import retry
 from gamehost.bot_link import BotLink
 from gamehost.client import Client
 from gamehost.errors import GameError
@@ -353,7 +354,8 @@ class Runner:
             self.stats.close()
 
     async def _connect_for_good(self, channel: grpc.aio.Channel) -> int:
-        wait = RECONNECT_SECONDS[0]
+        backoff = retry.doubling(*RECONNECT_SECONDS)
+        failures = 0  # connections lost in a row, none of them welcomed
         while True:
             self.welcomed = False
             try:
@@ -362,19 +364,19 @@ class Runner:
                 if exc.code not in RETRIED:
                     print(f"gamehost: {exc}", file=sys.stderr)
                     return 1
-                if self.welcomed:  # it was connected: a new break, not the same one
-                    wait = RECONNECT_SECONDS[0]
+                # Welcomed, it was connected: a new break, not the same one.
+                failures = 1 if self.welcomed else failures + 1
+                wait = retry.nth_wait(backoff, failures)
                 print(
                     f"gamehost bot run: connection lost ({exc}); again in {wait:g} s",
                     file=sys.stderr,
                 )
                 await asyncio.sleep(wait)
-                wait = min(RECONNECT_SECONDS[1], wait * 2)
                 continue
             if status is not None:
                 return status
             await asyncio.sleep(RECONNECT_SECONDS[0])  # the server ended the stream (stopping)
-            wait = RECONNECT_SECONDS[0]
+            failures = 0
 
     async def _connection(self, channel: grpc.aio.Channel) -> int | None:
         """One connection: route its lines until it ends; the exit status, or None to

@@ -1,5 +1,5 @@
 """The client distribution alone: installed in a fresh venv from clients/python (only
-grpcio and protobuf come with it), it plays a whole game against a running server,
+grpcio, protobuf and tenacity come with it), it plays a whole game against a running server,
 and cannot import the engines, the bots or the service."""
 
 from __future__ import annotations

@@ -22,11 +22,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import tenacity
 from celery import group
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import bots
+from gamehost import retry
 from services.bots import bot_turns
 from services.bots.jobs import BotJob
 from services.errors import Unavailable
@@ -89,15 +91,22 @@ STORE_RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0)
 def _run_retrying(call: Callable[[], Awaitable[Any]]) -> Any:
     """``_run(call())``, tried again after a store fault. Only for calls safe to
     repeat: reads, and writes under a request key (a commit applies once)."""
-    for pause in (*STORE_RETRY_PAUSES, None):
-        try:
-            return _run(call())
-        except (RedisConnectionError, RedisTimeoutError, Unavailable) as exc:
-            if pause is None:
-                raise
-            log.info("store fault in a bot task (%s); trying again", type(exc).__name__)
-            time.sleep(pause)
-    raise AssertionError("unreachable")
+    retrying = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(len(STORE_RETRY_PAUSES) + 1),
+        wait=retry.pauses(*STORE_RETRY_PAUSES),
+        retry=tenacity.retry_if_exception_type(
+            (RedisConnectionError, RedisTimeoutError, Unavailable)
+        ),
+        before_sleep=_log_store_fault,
+        sleep=time.sleep,
+        reraise=True,
+    )
+    return retrying(lambda: _run(call()))
+
+
+def _log_store_fault(state: tenacity.RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome else None
+    log.info("store fault in a bot task (%s); trying again", type(exc).__name__)
 
 
 def _kept_store(task: TurnTask) -> RedisStore:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import bots
+from gamehost import retry
 from services import metrics
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotTurn
@@ -153,6 +154,7 @@ class _Failures:
     """Backoff of failing turns, logged once per doubling of the count, no tracebacks."""
 
     FIRST, CAP = 0.5, 60.0
+    BACKOFF = retry.doubling(FIRST, CAP)
 
     def __init__(self) -> None:
         self._count: dict[str, int] = {}
@@ -172,7 +174,7 @@ class _Failures:
                 type(exc).__name__,
                 str(exc)[:200],
             )
-        return min(self.CAP, self.FIRST * 2 ** (count - 1))
+        return retry.nth_wait(self.BACKOFF, count)
 
     def succeeded(self, game_id: str) -> None:
         self._count.pop(game_id, None)
