@@ -132,4 +132,5 @@ def test_the_server_requires_the_client_of_its_own_version():
     assert sorted(d.split("=")[0].split(">")[0] for d in client["dependencies"]) == [
         "grpcio",
         "protobuf",
+        "tenacity",
     ]
