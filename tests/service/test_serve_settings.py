@@ -30,7 +30,7 @@ def _given(tmp_path: Path, redis_url: str, redis_prefix: str, port: int) -> dict
     """A value for every setting, none of them its default."""
     cert, key = self_signed(tmp_path)
     keys = tmp_path / "api-keys"
-    keys.write_text("k-123 alice\n")
+    keys.write_text("settings-test-key-0123 alice\n")
     archive = f"sqlite:///{tmp_path / 'archive.db'}"
     engine = database.make_engine(archive)
     database.upgrade(engine)  # given an --archive, serve on Redis expects its schema made
@@ -92,14 +92,15 @@ def test_each_child_serves_with_every_setting(tmp_path, redis_url, redis_prefix)
     given = _given(tmp_path, redis_url, redis_prefix, free_port())
     server = ServiceProcess(["serve", *_flags(given)], tmp_path / "serve.log")
 
-    def both_said() -> bool:
-        said = len(_start_lines(server.output()))
-        assert said == 2 or server.alive(), f"serve exited:\n{server.output()}"
-        return said == 2
+    def both_serve() -> bool:
+        # Each child says its settings, then, once it has started, where it serves.
+        serving = server.output().count(f"gamehost serving on 0.0.0.0:{given['port']} ")
+        assert serving == 2 or server.alive(), f"serve exited:\n{server.output()}"
+        return serving == 2
 
     try:
         server.start()
-        wait_until(both_said, 60, "both children to say their settings")
+        wait_until(both_serve, 60, "both children to serve")
     finally:
         server.kill_group()
     expected = ServerSettings(**{**given, **FOR_CHILDREN}).model_dump(mode="json")
