@@ -90,7 +90,9 @@ def _start_lines(output: str) -> list[dict]:
 
 def test_each_child_serves_with_every_setting(tmp_path, redis_url, redis_prefix):
     given = _given(tmp_path, redis_url, redis_prefix, free_port())
-    server = ServiceProcess(["serve", *_flags(given)], tmp_path / "serve.log")
+    # The ladder's bot turns go to Celery: its keys under the test's prefix, removed after.
+    celery_keys = {"GAMEHOST_CELERY_KEY_PREFIX": f"{redis_prefix}:celery:"}
+    server = ServiceProcess(["serve", *_flags(given)], tmp_path / "serve.log", celery_keys)
 
     def both_serve() -> bool:
         # Each child says its settings, then, once it has started, where it serves.
