@@ -1,7 +1,7 @@
 """The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
 ``export``, the board ``board`` draws and the embedded server that ``play`` and
-``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments and
-finds this module by the server distribution's entry point (``gamehost.server``:
+``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments
+(``serve``'s are parsed here, from services/settings.py) and finds this module by the server distribution's entry point (``gamehost.server``:
 ``commands``, in pyproject.toml) only when a command needs it, so the client installs
 without the server and never names it.
 
