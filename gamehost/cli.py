@@ -4,7 +4,9 @@ games, record, bot, ladder.
 The client commands need only grpcio and the generated ``gamehost.v1`` code. The
 server's commands (``serve``, ``worker``, ``db``, ``export``, ``board``, and
 ``play``/``selfplay``/``tournament`` without ``--target``, which start an embedded server)
-are parsed here, so their flags are one contract, and run by the server distribution:
+are parsed here, so their flags are one contract, except ``serve``'s, which the server
+defines once with its settings (services/settings.py) and parses itself. All are run by
+the server distribution:
 it registers their implementation under the entry-point group ``gamehost.server``, which
 is looked up only when such a command runs. The client never names a server module;
 without the server installed those commands say, in one line, what to install.
@@ -34,64 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gamehost", description="Board games with AI opponents.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    serve = commands.add_parser("serve", help="run the rules service")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=50051)
-    serve.add_argument(
-        "--redis",
-        metavar="URL",
-        help="Redis URL: redis://, redis+sentinel://h:p,.../NAME[/db] or redis+cluster://h:p,... "
-        "(default: in-memory store)",
-    )
-    serve.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
-    _redis_options(serve)
-    serve.add_argument(
-        "--redis-cluster",
-        metavar="URL",
-        help="a Redis Cluster from these startup nodes: redis://h:p[,h:p...] (or rediss://)",
-    )
-    serve.add_argument(
-        "--redis-min-replicas",
-        type=int,
-        default=0,
-        metavar="N",
-        help="acknowledge a write only once N replicas hold it (WAIT N); else UNAVAILABLE (0)",
-    )
-    serve.add_argument(
-        "--redis-wait-timeout",
-        type=float,
-        default=1.0,
-        metavar="SECONDS",
-        help="how long a write waits for --redis-min-replicas replicas (default 1)",
-    )
-    serve.add_argument("--bot-workers", type=int, help="local bot processes (default: CPUs)")
-    serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
-    serve.add_argument(
-        "--max-search-iterations",
-        type=int,
-        default=100_000,
-        metavar="N",
-        help="cap on one bot decision's search, trees x iterations (0: none; default 100000)",
-    )
-    serve.add_argument(
-        "--processes",
-        type=int,
-        default=1,
-        help="serving processes sharing the port (SO_REUSEPORT); more than 1 needs --redis",
-    )
-    serve.add_argument(
-        "--celery", action="store_true", help="bot turns go to Celery workers (needs --redis)"
-    )
-    _limit_options(serve)
-    _tournament_options(serve)
-    _http_options(serve)
-    serve.add_argument(
-        "--celery-broker",
-        metavar="URL",
-        help="Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)",
-    )
-    _archive_option(serve)
-    _ladder_options(serve)
+    # Its flags are the server's (services/settings.py): the server parses what follows.
+    commands.add_parser("serve", help="run the rules service", add_help=False)
 
     db = commands.add_parser("db", help="the archive's database (docs/archive.md)")
     db_commands = db.add_subparsers(dest="db_command", required=True)
@@ -198,10 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     _remote_options(record)
 
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "serve":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         handlers = {
-            "serve": lambda args: _server_side("serve").serve(args),
+            "serve": lambda args: _server_side("serve").serve(rest),
             "worker": lambda args: _server_side("worker").worker(args),
             "db": lambda args: _server_side("db").db(args),
             "store": lambda args: _server_side("store").store(args),
@@ -237,74 +185,6 @@ def _archive_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _ladder_options(serve: argparse.ArgumentParser) -> None:
-    """``serve``'s ladder (docs/ladder.md): off unless --ladder is given."""
-    serve.add_argument(
-        "--ladder",
-        action="append",
-        default=[],
-        metavar="GAME:PLAYERS",
-        help="run a ladder of this game and player count, e.g. cite:2 (repeatable)",
-    )
-    serve.add_argument(
-        "--ladder-house",
-        default="random,greedy,mcts-fast",
-        metavar="LEVELS",
-        help="house levels rated on every ladder, comma-separated (random,greedy,mcts-fast)",
-    )
-    serve.add_argument(
-        "--ladder-move-seconds",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help="a ladder bot's time per move; then the fallback level plays it (5)",
-    )
-    serve.add_argument(
-        "--ladder-max-faults",
-        type=int,
-        default=10,
-        metavar="K",
-        help="late, garbage, illegal or missing moves in a row that pause a bot (10)",
-    )
-    serve.add_argument(
-        "--ladder-tables",
-        type=int,
-        default=16,
-        metavar="N",
-        help="duplicate sets played at once per ladder (16)",
-    )
-    serve.add_argument(
-        "--ladder-registrations",
-        type=int,
-        default=10,
-        metavar="N",
-        help="bot registrations an hour per client (API key, else address); 0: no limit (10)",
-    )
-    serve.add_argument(
-        "--ladder-house-tables",
-        type=int,
-        default=1,
-        metavar="N",
-        help="of those, sets among house levels alone, which keep their ratings current (1)",
-    )
-    serve.add_argument(
-        "--ladder-bot-concurrency",
-        type=int,
-        default=16,
-        metavar="N",
-        help="duplicate sets one bot plays at once, at most: a runner's `bot run "
-        "--concurrency` asks for up to this many (16)",
-    )
-    serve.add_argument(
-        "--ladder-bot-daily-games",
-        type=int,
-        default=0,
-        metavar="N",
-        help="games one bot may begin in 24 hours (a set is as many games as players); "
-        "0: no cap (0)",
-    )
-
-
 def _remote_options(parser: argparse.ArgumentParser) -> None:
     """How to reach a --target server: TLS and an API key."""
     parser.add_argument("--tls", action="store_true", help="connect to --target over TLS")
@@ -330,146 +210,6 @@ def _redis_options(parser: argparse.ArgumentParser) -> None:
         "--redis-service",
         metavar="NAME",
         help="the primary's name in Sentinel (with --redis-sentinel)",
-    )
-
-
-def _http_options(serve: argparse.ArgumentParser) -> None:
-    """The browser-facing HTTP/JSON API and web client (docs/http-api.md)."""
-    serve.add_argument(
-        "--http-port",
-        type=int,
-        metavar="N",
-        help="serve the HTTP/JSON API and the web client on this port (default: off)",
-    )
-    serve.add_argument(
-        "--http-web-dir",
-        metavar="DIR",
-        help="the web client's files, served at / (default: the repository's web/)",
-    )
-    serve.add_argument(
-        "--http-cors-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="let pages from ORIGIN call the HTTP API (repeatable; '*': any); default: none",
-    )
-
-
-def _limit_options(serve: argparse.ArgumentParser) -> None:
-    """``serve``'s limits and access control (docs/operations.md: Limits and access)."""
-    day = 86400.0
-    serve.add_argument(
-        "--finished-retention",
-        type=float,
-        default=7 * day,
-        metavar="SECONDS",
-        help="keep finished games this long (default 7 days)",
-    )
-    serve.add_argument(
-        "--idle-expiry",
-        type=float,
-        default=30 * day,
-        metavar="SECONDS",
-        help="delete unfinished games idle this long (default 30 days)",
-    )
-    serve.add_argument(
-        "--request-ttl",
-        type=float,
-        default=day,
-        metavar="SECONDS",
-        help="remember request ids for retries this long (default 1 day)",
-    )
-    serve.add_argument(
-        "--rate-limit",
-        type=float,
-        default=200.0,
-        metavar="PER_SECOND",
-        help="requests a second per client, across replicas; 0: off (default 200)",
-    )
-    serve.add_argument(
-        "--rate-burst",
-        type=float,
-        default=1000.0,
-        help="requests in one burst: at most N in any N/rate seconds (1000)",
-    )
-    serve.add_argument(
-        "--failed-auth-rate",
-        type=float,
-        default=5.0,
-        metavar="PER_SECOND",
-        help="wrong tokens a second per client, across replicas, before refusing (default 5)",
-    )
-    serve.add_argument(
-        "--failed-auth-burst",
-        type=float,
-        metavar="N",
-        help="wrong tokens in one burst: at most N in any N/rate seconds (default 4 x the rate)",
-    )
-    serve.add_argument(
-        "--anonymous-exports",
-        type=int,
-        default=2,
-        metavar="PER_MINUTE",
-        help="exports a minute per client address without an API key; 0: no limit (default 2)",
-    )
-    serve.add_argument(
-        "--live-games-per-client",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="unfinished games one key/address may own; 0: no cap (1000)",
-    )
-    serve.add_argument(
-        "--api-keys", metavar="FILE", help="require an API key (metadata x-api-key) to create games"
-    )
-    serve.add_argument(
-        "--max-hint-iterations",
-        type=int,
-        default=24_000,
-        metavar="N",
-        help="refuse hint levels searching more, trees x iterations; 0: no cap (24000)",
-    )
-    serve.add_argument(
-        "--max-hint-seconds",
-        type=float,
-        default=20.0,
-        metavar="SECONDS",
-        help="refuse hint levels with a longer time budget, trees x seconds; 0: no cap (20)",
-    )
-    serve.add_argument(
-        "--hint-rate",
-        type=float,
-        default=0.5,
-        metavar="PER_SECOND",
-        help="hints a second per game, across replicas; 0: off (default 0.5)",
-    )
-    serve.add_argument("--hint-burst", type=float, default=5.0, help="hints in one burst (5)")
-    serve.add_argument("--tls-cert", metavar="PEM", help="serve TLS with this certificate")
-    serve.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
-
-
-def _tournament_options(serve: argparse.ArgumentParser) -> None:
-    """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
-    serve.add_argument(
-        "--max-tournament-tables",
-        type=int,
-        default=16,
-        metavar="N",
-        help="refuse tournaments playing more tables at once (parallel); 0: no bound (16)",
-    )
-    serve.add_argument(
-        "--max-tournament-games",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="refuse tournaments of more games in all; 0: no bound (1000)",
-    )
-    serve.add_argument(
-        "--max-tournament-entrants",
-        type=int,
-        default=64,
-        metavar="N",
-        help="refuse tournaments of more entrants; 0: no bound (64)",
     )
 
 

@@ -1,7 +1,7 @@
 """The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
 ``export``, the board ``board`` draws and the embedded server that ``play`` and
-``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments and
-finds this module by the server distribution's entry point (``gamehost.server``:
+``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments
+(``serve``'s are parsed here, from services/settings.py) and finds this module by the server distribution's entry point (``gamehost.server``:
 ``commands``, in pyproject.toml) only when a command needs it, so the client installs
 without the server and never names it.
 
@@ -18,8 +18,12 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
+
+if TYPE_CHECKING:
+    from services.settings import ServerSettings
 
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
@@ -55,7 +59,16 @@ def embedded_server(redis_url: str | None = None, redis_prefix: str = "gamehost"
         yield server.target
 
 
-def _limit_config(args: argparse.Namespace) -> dict:
+def _shown(settings: ServerSettings) -> str:
+    """The settings as one JSON object for the start line, URLs without passwords."""
+    from services.stores.redis_connect import display
+
+    urls = ("redis", "archive", "celery_broker")
+    hidden = {n: display(v) for n in urls if (v := getattr(settings, n))}
+    return settings.model_copy(update=hidden).model_dump_json()
+
+
+def _limit_config(args: ServerSettings) -> dict:
     names = (
         "finished_retention",
         "idle_expiry",
@@ -76,13 +89,13 @@ def _limit_config(args: argparse.Namespace) -> dict:
     return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
 
 
-def _tournament_config(args: argparse.Namespace) -> dict:
+def _tournament_config(args: ServerSettings) -> dict:
     """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
     names = ("max_tournament_tables", "max_tournament_games", "max_tournament_entrants")
     return {n: getattr(args, n) for n in names}
 
 
-def _store_url(args: argparse.Namespace) -> str | None:
+def _store_url(args: ServerSettings | argparse.Namespace) -> str | None:
     """The one store URL ``--redis``, ``--redis-sentinel``/``--redis-service``,
     ``--redis-cluster`` and ``--redis-min-replicas`` describe (None: in memory); raise
     BadRedisUrl on a contradiction."""
@@ -116,23 +129,45 @@ def _store_url(args: argparse.Namespace) -> str | None:
     return url
 
 
-def _resolve_redis(args: argparse.Namespace) -> bool:
-    """Put the store URL in ``args.redis`` (the children of ``--processes`` get it as
-    given); False after saying what is wrong."""
+def _resolve_redis(settings: ServerSettings) -> ServerSettings | None:
+    """The settings with the one store URL in ``redis`` (the children of ``--processes``
+    get it as given); None after saying what is wrong."""
     from services.stores.redis_connect import BadRedisUrl
 
     try:
-        args.redis = _store_url(args)
+        url = _store_url(settings)
     except BadRedisUrl as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
-        return False
-    args.redis_sentinel = args.redis_service = args.redis_cluster = None
-    args.redis_min_replicas = 0
-    return True
+        return None
+    resolved = {"redis": url, "redis_min_replicas": 0}
+    return settings.model_copy(
+        update={**resolved, "redis_sentinel": None, "redis_service": None, "redis_cluster": None}
+    )
 
 
-def serve(args: argparse.Namespace) -> int:
-    if not _resolve_redis(args):
+def _serve_settings(argv: list[str]) -> ServerSettings | None:
+    """``serve``'s settings: a child of ``--processes`` has them whole from its parent,
+    else they come from ``argv``, the environment and the defaults. None after saying
+    what is wrong."""
+    from services.settings import CHILD_SETTINGS_ENV, ServerSettings, add_arguments, from_arguments
+
+    given = os.environ.pop(CHILD_SETTINGS_ENV, None)
+    if given is not None:
+        return ServerSettings.model_validate_json(given)
+    parser = argparse.ArgumentParser(prog="gamehost serve", description="run the rules service")
+    add_arguments(parser)
+    try:
+        return from_arguments(parser.parse_args(argv))
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return None
+
+
+def serve(argv: list[str]) -> int:
+    """``gamehost serve ARGS`` (the client hands over its arguments as they came)."""
+    settings = _serve_settings(argv)
+    args = settings and _resolve_redis(settings)
+    if args is None:
         return 2
     if args.celery:
         if not args.redis:
@@ -170,6 +205,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
 
     logging.basicConfig(level=logging.INFO)
+    logging.getLogger(__name__).info("serve settings: %s", _shown(args))
     archive_url, archive_create = _archive_url(args.archive, args.redis)
     try:
         ladder = _ladder_config(args)
@@ -214,7 +250,7 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ladder_config(args: argparse.Namespace):
+def _ladder_config(args: ServerSettings):
     """``--ladder ...`` as a LadderConfig (None: no ladder); ValueError saying what is wrong."""
     from services.errors import InvalidArgument
     from services.ladder.model import LadderConfig, LadderSpec
@@ -332,7 +368,7 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_processes(args: argparse.Namespace) -> int:
+def _serve_processes(args: ServerSettings) -> int:
     """Run ``--processes`` copies of the server on one port: Python serves one core per
     process, and the kernel spreads connections across them. They share Redis."""
     if not args.redis:
@@ -352,15 +388,9 @@ def _serve_processes(args: argparse.Namespace) -> int:
 
         prepare_multiprocess_dir()
         start_metrics_server(args.metrics_port, args.host)
-    workers = args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes)
-    # args.redis is the one store URL (_resolve_redis): Sentinel, cluster, min_replicas.
-    argv = ["serve", "--host", args.host, "--port", str(args.port), "--redis", args.redis]
-    argv += ["--redis-prefix", args.redis_prefix, "--bot-workers", str(workers)]
-    for name, value in {**_limit_config(args), **_tournament_config(args)}.items():
-        if value is not None:
-            flag = "--api-keys" if name == "api_keys_file" else "--" + name.replace("_", "-")
-            argv += [flag, str(value)]
-    argv += ["--max-search-iterations", str(args.max_search_iterations)]
+    from services.archive.database import OFF
+    from services.settings import CHILD_SETTINGS_ENV
+
     archive_url, archive_create = _archive_url(args.archive, args.redis)
     if archive_url is not None and archive_create:
         # The embedded archive's schema is made here once, not raced by the children.
@@ -369,30 +399,20 @@ def _serve_processes(args: argparse.Namespace) -> int:
         engine = database.make_engine(archive_url)
         database.upgrade(engine)
         engine.dispose()
-    argv += ["--archive", archive_url or "none"]
-    for ladder in args.ladder:  # every process serves the ladder; one holds its matchmaker
-        argv += ["--ladder", ladder]
-    argv += ["--ladder-house", args.ladder_house]
-    argv += ["--ladder-move-seconds", str(args.ladder_move_seconds)]
-    argv += ["--ladder-max-faults", str(args.ladder_max_faults)]
-    argv += ["--ladder-tables", str(args.ladder_tables)]
-    argv += ["--ladder-house-tables", str(args.ladder_house_tables)]
-    argv += ["--ladder-bot-concurrency", str(args.ladder_bot_concurrency)]
-    argv += ["--ladder-bot-daily-games", str(args.ladder_bot_daily_games)]
-    argv += ["--ladder-registrations", str(args.ladder_registrations)]
-    if args.http_port is not None:
-        # Each process serves HTTP on the shared port too (SO_REUSEPORT, like gRPC).
-        argv += ["--http-port", str(args.http_port)]
-        argv += ["--http-web-dir", args.http_web_dir] if args.http_web_dir else []
-        for origin in args.http_cors_origin:
-            argv += ["--http-cors-origin", origin]
-    if args.celery:
-        argv += [
-            "--celery",
-            *(["--celery-broker", args.celery_broker] if args.celery_broker else []),
-        ]
+    # Every child serves with the parent's settings (the ladder too: one holds its
+    # matchmaker), but alone, with its share of the CPUs, the archive as resolved here
+    # and no metrics port of its own: this process serves the group's metrics.
+    child = args.model_copy(
+        update={
+            "processes": 1,
+            "bot_workers": args.bot_workers or max(1, (os.cpu_count() or 1) // args.processes),
+            "archive": archive_url or OFF,
+            "metrics_port": None,
+        }
+    )
+    env = {**os.environ, CHILD_SETTINGS_ENV: child.model_dump_json()}
     children = [
-        subprocess.Popen([sys.executable, "-m", "gamehost.cli", *argv])
+        subprocess.Popen([sys.executable, "-m", "gamehost.cli", "serve"], env=env)
         for _ in range(args.processes)
     ]
 

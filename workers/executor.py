@@ -10,6 +10,7 @@ import logging
 import time
 
 import bots
+from services import times
 from services.bots.bot_runner import Analysis, BotExecutor, TurnLease
 from services.bots.bot_turns import BotTurn
 from services.bots.jobs import BotJob
@@ -22,12 +23,9 @@ log = logging.getLogger(__name__)
 
 
 class CeleryExecutor(BotExecutor):
-    # A dispatched turn no worker has started by then is reported waiting for capacity.
-    WAITING_AFTER = 2.0
-    # A dispatched turn no worker has started is dispatched again after this (a worker may
-    # have died between taking it and marking it started; a duplicate is harmless).
-    REDISPATCH_AFTER = 15.0
-    POLL = 0.15  # how often the replica looks whether a worker started the turn
+    WAITING_AFTER = times.CELERY_TURN_WAITING_AFTER_SECONDS
+    REDISPATCH_AFTER = times.CELERY_TURN_REDISPATCH_SECONDS
+    POLL = times.CELERY_TURN_POLL_SECONDS
     # A hint whose trees have not all come back by then answers UNAVAILABLE.
     ANALYSIS_TIMEOUT = 2 * MAX_SEARCH_SECONDS
 

@@ -29,6 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import bots
 from gamehost import retry
+from services import times
 from services.bots import bot_turns
 from services.bots.jobs import BotJob
 from services.errors import Unavailable
@@ -46,7 +47,7 @@ WORKER_HEARTBEAT_SECONDS = 2.0
 WORKER_LEASE_SECONDS = 10.0
 # A next turn this worker dispatched itself is left to the workers this long: as long as
 # a replica holds a turn it dispatched and no worker started (BotRunner).
-NEXT_TURN_HOLD_SECONDS = 15.0
+NEXT_TURN_HOLD_SECONDS = times.CELERY_TURN_REDISPATCH_SECONDS
 # A turn's gathered trees are forgotten this long after the last one came (a turn some
 # of whose trees never finish: the game moved on, or a worker died and its task was
 # never redelivered).
@@ -82,10 +83,7 @@ def _run(coro: Any) -> Any:
     return _loop.run(coro)
 
 
-# Pauses between tries of a store call that met a fault: after a failover the kept
-# store's first call may still reach the old primary and fail, and a task that gave up
-# there would wait for a replica to dispatch its turn again (15 s).
-STORE_RETRY_PAUSES = (0.2, 0.5, 1.0, 2.0)
+STORE_RETRY_PAUSES = times.WORKER_STORE_RETRY_PAUSES_SECONDS
 
 
 def _run_retrying(call: Callable[[], Awaitable[Any]]) -> Any:

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from services import times
 from services.archive.archive import Archive
 from services.stores import (
     ArchiveOutbox,
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 LEASE_SECONDS = 30.0  # an entry's archiver has this long before another may take it
 TOMBSTONE_SECONDS = 7 * 86400.0  # the finished retention's default (--finished-retention)
 BATCH = 50
-IDLE_SECONDS = 1.0  # the pause between sweeps of an empty outbox
+IDLE_SECONDS = times.ARCHIVER_IDLE_SECONDS
 
 
 class ArchivedStore(ArchiveOutbox, GameLog, TournamentStore, EventLogs, Protocol):

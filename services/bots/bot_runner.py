@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import bots
 from gamehost import retry
-from services import metrics
+from services import metrics, times
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotTurn
 from services.bots.jobs import BotJob
@@ -122,7 +122,7 @@ class LocalPoolExecutor(BotExecutor):
             if self.pool.queued(job.game_id):
                 lease.set_status(BotStatus.WAITING)
                 while self.pool.queued(job.game_id) and not search.done():
-                    await asyncio.wait({search}, timeout=0.2)
+                    await asyncio.wait({search}, timeout=times.BOT_SEARCH_QUEUED_LOOK_SECONDS)
                 lease.set_status(BotStatus.THINKING)
             results = await search
         finally:
@@ -153,7 +153,8 @@ class LocalPoolExecutor(BotExecutor):
 class _Failures:
     """Backoff of failing turns, logged once per doubling of the count, no tracebacks."""
 
-    FIRST, CAP = 0.5, 60.0
+    FIRST = times.BOT_FAILURE_FIRST_BACKOFF_SECONDS
+    CAP = times.BOT_FAILURE_MAX_BACKOFF_SECONDS
     BACKOFF = retry.doubling(FIRST, CAP)
 
     def __init__(self) -> None:
@@ -187,8 +188,8 @@ class _TurnDropped(Exception):
 class BotRunner:
     LEASE = 1.5  # a claimed turn is due again this long after its last heartbeat
     HEARTBEAT = 0.3
-    SWEEP = 0.25  # how often every replica looks for due turns
-    STORE_RETRY = 0.5  # the sweeper's pause after a store fault (Redis down or loading)
+    SWEEP = times.BOT_TURN_SWEEP_SECONDS
+    STORE_RETRY = times.BOT_TURN_STORE_RETRY_SECONDS  # Redis down or loading
 
     def __init__(self, store: BotTurnStore, executor: BotExecutor, max_games: int = 64) -> None:
         self._store = store

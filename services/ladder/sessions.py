@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from google.protobuf import json_format
 
-from services import metrics
+from services import metrics, times
 from services.bots import bot_turns
 from services.errors import (
     Aborted,
@@ -141,14 +141,14 @@ def _fed_to_the_end(feeder: asyncio.Task) -> bool:
 
 
 class Sessions:
-    POLL = 0.5  # seconds between looks at a connected bot's games
-    HEARTBEAT = 3.0  # seconds between a connection's heartbeats
-    PRESENCE = 15.0  # a runner not heard of for this long is gone
-    KEY_CACHE = 2.0  # seconds an answer's key -> bot lookup is reused
-    FLUSH = 1.0  # seconds between writes of the moves counted here
+    POLL = times.LADDER_GAMES_POLL_SECONDS
+    HEARTBEAT = times.LADDER_CONNECTION_HEARTBEAT_SECONDS
+    PRESENCE = times.LADDER_RUNNER_PRESENCE_SECONDS
+    KEY_CACHE = times.LADDER_KEY_CACHE_SECONDS
+    FLUSH = times.LADDER_MOVES_FLUSH_SECONDS
     QUEUE = 256  # directives waiting per connection, at most (its feeds wait beyond)
     OVERRULED_LOOKBACK = 64  # events read back to judge a stale answer overruled
-    STALL_SECONDS = 30.0  # a connection whose client takes no directive this long is closed
+    STALL_SECONDS = times.LADDER_STALL_SECONDS
 
     def __init__(
         self,

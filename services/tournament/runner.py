@@ -29,6 +29,7 @@ import time
 from typing import Any, Protocol
 
 from games import State
+from services import times
 from services.bots.bot_runner import cancel_all
 from services.errors import AlreadyExists, NotFound
 from services.kinds import EventKind, GameStatus, SeatKind
@@ -139,8 +140,8 @@ def _timer(defn: Definition) -> clock.Timer | None:
 
 class TournamentRunner:
     LEASE = 3.0  # a claimed tournament is swept again by anyone this long after
-    SWEEP = 0.25  # how often a running tournament is looked at
-    STORE_RETRY = 0.5
+    SWEEP = times.TOURNAMENT_SWEEP_SECONDS
+    STORE_RETRY = times.TOURNAMENT_STORE_RETRY_SECONDS
     MAX_AT_ONCE = 16  # tournaments one replica sweeps at a time
 
     def __init__(
