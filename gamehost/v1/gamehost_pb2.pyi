@@ -60,6 +60,12 @@ class BotAccountStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BOT_ACTIVE: _ClassVar[BotAccountStatus]
     BOT_PAUSED: _ClassVar[BotAccountStatus]
     BOT_REVOKED: _ClassVar[BotAccountStatus]
+
+class AccountKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACCOUNT_KIND_UNSPECIFIED: _ClassVar[AccountKind]
+    ACCOUNT_HUMAN: _ClassVar[AccountKind]
+    ACCOUNT_BOT: _ClassVar[AccountKind]
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -87,6 +93,9 @@ BOT_VALIDATING: BotAccountStatus
 BOT_ACTIVE: BotAccountStatus
 BOT_PAUSED: BotAccountStatus
 BOT_REVOKED: BotAccountStatus
+ACCOUNT_KIND_UNSPECIFIED: AccountKind
+ACCOUNT_HUMAN: AccountKind
+ACCOUNT_BOT: AccountKind
 
 class Actor(_message.Message):
     __slots__ = ("kind", "seat")
@@ -1257,3 +1266,73 @@ class Ladder(_message.Message):
     standings_text: str
     ladders: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AccountRating(_message.Message):
+    __slots__ = ("game_type", "players", "mu", "sigma", "ordinal", "games")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+
+class Account(_message.Message):
+    __slots__ = ("name", "kind", "ratings", "games_played", "created_at", "revoked")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    kind: AccountKind
+    ratings: _containers.RepeatedCompositeFieldContainer[AccountRating]
+    games_played: int
+    created_at: float
+    revoked: bool
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[_Union[AccountKind, str]] = ..., ratings: _Optional[_Iterable[_Union[AccountRating, _Mapping]]] = ..., games_played: _Optional[int] = ..., created_at: _Optional[float] = ..., revoked: _Optional[bool] = ...) -> None: ...
+
+class CreateAccountRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class CreateAccountResponse(_message.Message):
+    __slots__ = ("account", "key", "info")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    key: str
+    info: Account
+    def __init__(self, account: _Optional[str] = ..., key: _Optional[str] = ..., info: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class GetAccountRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RotateAccountKeyRequest(_message.Message):
+    __slots__ = ("name", "key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class RevokeAccountRequest(_message.Message):
+    __slots__ = ("name", "key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...

@@ -12,6 +12,9 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import engine_build
+from services.accounts import wire as account_wire
+from services.accounts.accounts import Account, AccountKind
+from services.accounts.service import AccountService
 from services.api import record_pages
 from services.api.messages import (
     SharedEvents,
@@ -83,7 +86,9 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         hints: HintService | None = None,
         ladder: LadderService | None = None,
         sessions: Sessions | None = None,
+        accounts: AccountService | None = None,
     ) -> None:
+        self.accounts = accounts
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -411,9 +416,60 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         )
         return ladder_wire.answered(answered)
 
+    # ------------------------------------------------------------------ accounts
+    def _accounts(self) -> AccountService:
+        if self.accounts is None:
+            raise FailedPrecondition(
+                "this server keeps no accounts: they live in the archive (--archive URL)"
+            )
+        return self.accounts
+
+    async def _account_message(self, account: Account) -> pb.Account:
+        """The account with its ratings: a bot's are its ladder's."""
+        if account.kind != AccountKind.BOT or self.ladder is None:
+            return account_wire.account(account)
+        page = await self.ladder.page(account.name, 1)
+        game_type, _, players = page.account.ladder.partition(":")
+        ratings = []
+        if page.standing is not None:
+            row = page.standing
+            ratings.append(
+                pb.AccountRating(
+                    game_type=game_type,
+                    players=int(players),
+                    mu=row.mu,
+                    sigma=row.sigma,
+                    ordinal=row.ordinal,
+                    games=row.games,
+                )
+            )
+        return account_wire.account(account, ratings, page.account.games)
+
+    @unary
+    async def CreateAccount(self, request, context):
+        account, key = await self._accounts().create(request.name, quotas.caller_of(context))
+        info = await self._account_message(account)
+        return pb.CreateAccountResponse(account=account.name, key=key, info=info)
+
+    @unary
+    async def GetAccount(self, request, context):
+        account = await self._accounts().get(request.name)
+        return await self._account_message(account)
+
+    @unary
+    async def RotateAccountKey(self, request, context):
+        account, key = await self._accounts().rotate(request.name, _bot_key(request.key, context))
+        info = await self._account_message(account)
+        return pb.CreateAccountResponse(account=account.name, key=key, info=info)
+
+    @unary
+    async def RevokeAccount(self, request, context):
+        account = await self._accounts().revoke(request.name, _bot_key(request.key, context))
+        return await self._account_message(account)
+
 
 def _bot_key(field: str, context: grpc.aio.ServicerContext) -> str:
-    """The bot's key: ``authorization: Bearer KEY`` metadata (over HTTP the gateway
+    """An account's key (a bot's too): ``authorization: Bearer KEY`` metadata (over HTTP the gateway
     binds the header to the field), else the request's ``key`` field, where protocol 1
     runners send it (a body, never a URL); both only when they agree."""
     metadata = dict(context.invocation_metadata() or ())

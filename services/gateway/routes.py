@@ -91,6 +91,11 @@ _TABLE = (
     Route("GET", "/v1/bots:connect", "ConnectBot"),
     Route("POST", "/v1/bots:reply", "BotReply", body="*"),
     Route("GET", "/v1/ladder", "GetLadder"),
+    # Accounts (docs/accounts.md); the key as Bearer.
+    Route("POST", "/v1/accounts", "CreateAccount", body="*"),
+    Route("GET", "/v1/accounts/{name}", "GetAccount"),
+    Route("POST", "/v1/accounts/{name}:rotateKey", "RotateAccountKey", body="*"),
+    Route("POST", "/v1/accounts/{name}:revoke", "RevokeAccount", body="*"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

@@ -69,6 +69,10 @@ RIGHTS = {
     "ConnectBot": SEAT,  # a registered bot's own seats, by its key
     "BotReply": SEAT,
     "GetLadder": NONE,
+    "CreateAccount": NONE,
+    "GetAccount": NONE,
+    "RotateAccountKey": NONE,
+    "RevokeAccount": NONE,
 }
 EXTRA = {"GetRecord": {"include_views": True}}  # the record with every view it has
 
