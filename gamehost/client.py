@@ -216,9 +216,21 @@ class Client:
         )
         return Seat(reply.game_id, reply.seat, reply.token)
 
+    def my_seat(self, game_id: str) -> Seat:
+        """This client's account's seat in ``game_id`` and its token, from any device
+        (``Client(key=...)``)."""
+        reply = self._call(self._stub.GetMySeat, pb.GetMySeatRequest(game_id=game_id), retry=True)
+        return Seat(reply.game_id, reply.seat, reply.token)
+
+    def my_games(self, limit: int = 100, **filters: Any) -> list[pb.GameSummary]:
+        """This client's account's games (``Client(key=...)``), live ones first, each
+        with ``your_turn``; ``filters`` as for ``list_games``."""
+        return self.list_games(limit, mine=True, **filters)
+
     def list_games(self, limit: int = 100, **filters: Any) -> list[pb.GameSummary]:
         """One page of games; ``filters``: ListGamesRequest fields (game_type, status,
-        player, tournament, bot_level, finished_after, finished_before, page_token)."""
+        player, account, tournament, bot_level, finished_after, finished_before,
+        page_token)."""
         return list(self.list_games_page(page_size=limit, **filters).games)
 
     def list_games_page(self, **fields: Any) -> pb.ListGamesResponse:

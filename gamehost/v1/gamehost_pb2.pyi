@@ -163,14 +163,20 @@ class ListGameTypesResponse(_message.Message):
     def __init__(self, game_types: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ..., bot_levels: _Optional[_Iterable[str]] = ..., engine_build: _Optional[str] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
-    __slots__ = ("kind", "bot_level", "name")
+    __slots__ = ("kind", "bot_level", "name", "account", "account_kind", "guest")
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_KIND_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
     kind: SeatKind
     bot_level: str
     name: str
-    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    account: str
+    account_kind: AccountKind
+    guest: bool
+    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., account: _Optional[str] = ..., account_kind: _Optional[_Union[AccountKind, str]] = ..., guest: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
     __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators", "bots_by_anyone", "rejoin_handed_seats", "timer")
@@ -244,16 +250,26 @@ class CreateGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., invite_codes: _Optional[_Iterable[_Union[AccessInviteCode, _Mapping]]] = ..., creator_token: _Optional[str] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "name", "invite_code")
+    __slots__ = ("game_id", "seat", "name", "invite_code", "key")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     name: str
     invite_code: str
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., invite_code: _Optional[str] = ...) -> None: ...
+    key: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., invite_code: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class GetMySeatRequest(_message.Message):
+    __slots__ = ("game_id", "key")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    key: str
+    def __init__(self, game_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("game_id", "seat", "token")
@@ -266,7 +282,7 @@ class JoinGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ("limit", "game_type", "status", "player", "tournament", "bot_level", "finished_after", "finished_before", "page_size", "page_token")
+    __slots__ = ("limit", "game_type", "status", "player", "tournament", "bot_level", "finished_after", "finished_before", "page_size", "page_token", "account", "mine", "key")
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -277,6 +293,9 @@ class ListGamesRequest(_message.Message):
     FINISHED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    MINE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     limit: int
     game_type: str
     status: GameStatus
@@ -287,10 +306,13 @@ class ListGamesRequest(_message.Message):
     finished_before: int
     page_size: int
     page_token: str
-    def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    account: str
+    mine: bool
+    key: str
+    def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., account: _Optional[str] = ..., mine: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time")
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time", "your_turn")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -301,6 +323,7 @@ class GameSummary(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_TIME_FIELD_NUMBER: _ClassVar[int]
+    YOUR_TURN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -311,7 +334,8 @@ class GameSummary(_message.Message):
     finished_at: float
     tournament: str
     finished_time: _timestamp_pb2.Timestamp
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    your_turn: bool
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., your_turn: _Optional[bool] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games", "next_page_token")
@@ -322,7 +346,7 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers")
+    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers", "account", "account_kind", "guest")
     class Control(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         CONTROL_UNSPECIFIED: _ClassVar[Seat.Control]
@@ -342,6 +366,9 @@ class Seat(_message.Message):
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
     DECLINE_OFFERS_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_KIND_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_level: str
@@ -351,7 +378,10 @@ class Seat(_message.Message):
     timeouts: int
     bank_seconds: float
     decline_offers: bool
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ..., decline_offers: _Optional[bool] = ...) -> None: ...
+    account: str
+    account_kind: AccountKind
+    guest: bool
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ..., decline_offers: _Optional[bool] = ..., account: _Optional[str] = ..., account_kind: _Optional[_Union[AccountKind, str]] = ..., guest: _Optional[bool] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("game_id", "token")

@@ -194,6 +194,11 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
                 _registered_method=True)
+        self.GetMySeat = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetMySeat',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -458,6 +463,14 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMySeat(self, request, context):
+        """The account's seat in a game and its seat token, from any device (the key as
+        'authorization: Bearer'). NOT_FOUND when the account holds no seat there.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -620,6 +633,11 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.RevokeAccount,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Account.SerializeToString,
+            ),
+            'GetMySeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMySeat,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1486,6 +1504,33 @@ class GameHost:
             '/gamehost.v1.GameHost/RevokeAccount',
             gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMySeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetMySeat',
+            gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

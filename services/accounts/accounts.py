@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import sqlalchemy as sa
@@ -40,12 +40,20 @@ class Account:
     owner: str
     created_at: float  # Unix seconds
     revoked: bool
+    seat_secret: str = field(repr=False)  # what its seat tokens come from; never sent
 
 
 def _account(row: sa.Row) -> Account:
     created = row.created_at
     created = created if created.tzinfo is not None else created.replace(tzinfo=dt.UTC)
-    return Account(row.name, AccountKind(row.kind), row.owner, created.timestamp(), row.revoked)
+    return Account(
+        row.name,
+        AccountKind(row.kind),
+        row.owner,
+        created.timestamp(),
+        row.revoked,
+        row.seat_secret,
+    )
 
 
 def check_name(name: str, what: str = "an account name") -> str:
@@ -102,6 +110,7 @@ class Accounts:
             "owner": owner,
             "created_at": now,
             "revoked": False,
+            "seat_secret": secrets.token_hex(32),
         }
         values = sa.select(*(sa.literal(v, accounts.c[k].type) for k, v in row.items()))
         if limit > 0:

@@ -3,7 +3,7 @@
 
     accounts    one row per account, human or bot: its name as given and folded (the
                 unique one), its kind, its key's hash, who created it and when, and
-                whether its key was revoked
+                whether its key was revoked, and the secret its seat tokens come from
 """
 
 from __future__ import annotations
@@ -22,5 +22,8 @@ accounts = sa.Table(
     sa.Column("owner", sa.String(64), nullable=False),  # the creating client (quotas' id)
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked", sa.Boolean, nullable=False),  # its key no longer works
+    # What its seat tokens are derived from (``access.account_seat_token``): the same
+    # token on every device, and kept across a key's rotation.
+    sa.Column("seat_secret", sa.String(64), nullable=False),
     sa.Index("accounts_owner", "owner", "created_at"),
 )

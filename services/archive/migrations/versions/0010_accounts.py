@@ -11,6 +11,8 @@ Revises: 0009_archived_deals
 
 from __future__ import annotations
 
+import secrets
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -30,15 +32,17 @@ def upgrade() -> None:
         sa.Column("owner", sa.String(64), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("revoked", sa.Boolean, nullable=False),
+        sa.Column("seat_secret", sa.String(64), nullable=False),
     )
     op.create_index("accounts_owner", "accounts", ["owner", "created_at"])
     # Bot names were unique as written; two that differ only in case keep the first
     # in the folded name space (the other's key stops working: see docs/accounts.md).
     op.execute(
         """
-        INSERT INTO accounts (name, folded, kind, key_hash, owner, created_at, revoked)
+        INSERT INTO accounts
+            (name, folded, kind, key_hash, owner, created_at, revoked, seat_secret)
         SELECT b.name, lower(b.name), 'bot', b.key_hash, b.owner, b.created_at,
-               b.status = 'revoked'
+               b.status = 'revoked', ''
         FROM ladder_bots AS b
         WHERE NOT EXISTS (
             SELECT 1 FROM ladder_bots AS o
@@ -46,11 +50,24 @@ def upgrade() -> None:
         )
         """
     )
+    connection = op.get_bind()
+    table = sa.table("accounts", sa.column("name"), sa.column("seat_secret"))
+    for (name,) in connection.execute(sa.select(table.c.name)).all():
+        secret = secrets.token_hex(32)
+        connection.execute(sa.update(table).where(table.c.name == name).values(seat_secret=secret))
     with op.batch_alter_table("ladder_bots") as batch:  # SQLite: a unique column
         batch.drop_column("key_hash")
+    # Archived seats name their account; older games were played by guests and bots.
+    op.add_column("archived_seats", sa.Column("account", sa.String(64), nullable=True))
+    op.create_index(
+        "archived_seats_account", "archived_seats", ["account", "finished_at", "game_id"]
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("archived_seats_account", table_name="archived_seats")
+    with op.batch_alter_table("archived_seats") as batch:
+        batch.drop_column("account")
     with op.batch_alter_table("ladder_bots") as batch:
         batch.add_column(sa.Column("key_hash", sa.String(64), nullable=True))
     # A bot whose account was lost in the fold gets a key nobody holds (its own name's
