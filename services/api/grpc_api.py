@@ -446,9 +446,12 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return self.accounts
 
     async def _account_message(self, account: Account) -> pb.Account:
-        """The account with its ratings: a bot's are its ladder's."""
+        """The account with its ratings: a bot's are its ladder's (and its games played
+        its rated games); a human's games played are its archived games."""
         if account.kind != AccountKind.BOT or self.ladder is None:
-            return account_wire.account(account)
+            archive = self.host.archive
+            played = 0 if archive is None else await archive.played(account.name)
+            return account_wire.account(account, games_played=played)
         page = await self.ladder.page(account.name, 1)
         game_type, _, players = page.account.ladder.partition(":")
         ratings = []

@@ -208,6 +208,17 @@ class Archive:
                 connection.execute(insert_or_ignore(connection, seats), seat_rows)
         return bool(inserted)
 
+    async def played(self, account: str) -> int:
+        """How many archived games had a seat of ``account``."""
+        count = sa.select(sa.func.count(sa.distinct(seats.c.game_id))).where(
+            seats.c.account == account
+        )
+        return await asyncio.to_thread(self._scalar, count)
+
+    def _scalar(self, statement: sa.Select) -> int:
+        with self.engine.connect() as connection:
+            return connection.execute(statement).scalar_one()
+
     async def game(self, game_id: str, cache: bool = True) -> ArchivedGame | None:
         """A game as archived (snapshot and log), None if it is not. ``cache``: keep it
         among the recently read (an export reading everything once does not)."""

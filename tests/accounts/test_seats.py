@@ -93,6 +93,18 @@ def test_a_key_binds_the_seat_and_a_guest_keeps_a_name(server):
         assert _refused(lambda: anyone.my_seat(game)) == grpc.StatusCode.UNAUTHENTICATED
         with Client(server.target, key="gha_made_up") as stranger:
             assert _refused(lambda: stranger.join(game)) == grpc.StatusCode.UNAUTHENTICATED
+        # Over HTTP the key is the join's Authorization header.
+        other = anyone.create_game("cite", ["human", "human"]).game_id
+        with Http(server.running.http_url) as http:
+            answer = http.request(
+                "POST",
+                f"/v1/games/{other}:join",
+                {},
+                headers={"Authorization": f"Bearer {bob_key}"},
+            )
+            assert answer.status == 200, answer.body
+        first = anyone.state(other).seats[0]
+        assert (first.name, first.account, first.guest) == ("bob", "bob", False)
 
 
 def test_an_account_joins_under_its_own_name_and_reads_no_other_private_game(server):
@@ -175,6 +187,12 @@ def test_my_games_are_the_accounts_live_first_with_the_turn_marked(server):
         to_move = anyone.state(waiting).to_move
         assert mine[0].your_turn == (to_move.kind == pb.Actor.SEAT and to_move.seat == 0)
         assert not mine[1].your_turn
+        # Once archived, the finished game counts among the games alice played.
+        wait_until(
+            lambda: anyone.account("alice").games_played == 1,
+            timeout=60,
+            what="the finished game is archived and counted",
+        )
         with Http(server.running.http_url) as http:
             answer = http.get("/v1/me/games", headers={"Authorization": f"Bearer {key}"})
             assert answer.status == 200, answer.body
