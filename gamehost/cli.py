@@ -26,7 +26,7 @@ from types import ModuleType
 import grpc
 from google.protobuf import json_format
 
-from gamehost import ladder_cli
+from gamehost import account_cli, ladder_cli
 from gamehost import tournament as tournament_cli
 from gamehost.client import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     _remote_options(tournament)
     for ladder_parser in ladder_cli.add_parsers(commands):
         _remote_options(ladder_parser)
+    for account_parser in account_cli.add_parser(commands):
+        _remote_options(account_parser)
 
     board = commands.add_parser("board", help="print a board map with the ids notation uses")
     board.add_argument("game", choices=["catan"])
@@ -163,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             "health": _health,
             "bot": _ladder,
             "ladder": _ladder,
+            "account": _account,
         }
         return handlers[args.command](args)
     except ServerNotInstalled as exc:
@@ -324,6 +327,12 @@ def _ladder(args: argparse.Namespace) -> int:
         if args.command == "ladder":
             return ladder_cli.run_ladder_command(client, args)
         return ladder_cli.run_bot_command(client, args)
+
+
+def _account(args: argparse.Namespace) -> int:
+    """``gamehost account ...`` (docs/accounts.md)."""
+    with _connect(args.target, args=args) as client:
+        return account_cli.run(client, args)
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -110,8 +110,10 @@ class Client:
         api_key: str | None = None,
         tls: bool = False,
         ca_file: str | None = None,
+        key: str | None = None,
     ) -> None:
         self.target = target
+        self.key = key or ""  # an account's key: every call's bearer unless one is given
         self._tls = tls or bool(ca_file)
         self._ca_file = ca_file
         self._channel = _channel(target, self._tls, ca_file)
@@ -156,7 +158,8 @@ class Client:
             stream.cancel()
 
     def _with_key(self, key: str) -> tuple[tuple[str, str], ...]:
-        """The call's metadata, with a bot's key as its bearer token when given."""
+        """The call's metadata, with a bot's key (else the account's) as its bearer token."""
+        key = key or self.key
         return (*self._metadata, ("authorization", f"Bearer {key}")) if key else self._metadata
 
     def _call(self, method, request, retry: bool = False, key: str = ""):
@@ -218,9 +221,21 @@ class Client:
         )
         return Seat(reply.game_id, reply.seat, reply.token)
 
+    def my_seat(self, game_id: str) -> Seat:
+        """This client's account's seat in ``game_id`` and its token, from any device
+        (``Client(key=...)``)."""
+        reply = self._call(self._stub.GetMySeat, pb.GetMySeatRequest(game_id=game_id), retry=True)
+        return Seat(reply.game_id, reply.seat, reply.token)
+
+    def my_games(self, limit: int = 100, **filters: Any) -> list[pb.GameSummary]:
+        """This client's account's games (``Client(key=...)``), live ones first, each
+        with ``your_turn``; ``filters`` as for ``list_games``."""
+        return self.list_games(limit, mine=True, **filters)
+
     def list_games(self, limit: int = 100, **filters: Any) -> list[pb.GameSummary]:
         """One page of games; ``filters``: ListGamesRequest fields (game_type, status,
-        player, tournament, bot_level, finished_after, finished_before, page_token)."""
+        player, account, tournament, bot_level, finished_after, finished_before,
+        page_token)."""
         return list(self.list_games_page(page_size=limit, **filters).games)
 
     def list_games_page(self, **fields: Any) -> pb.ListGamesResponse:
@@ -436,6 +451,24 @@ class Client:
 
     def bot_page(self, name: str, limit: int = 0) -> pb.BotPage:
         return self._call(self._stub.GetBot, pb.GetBotRequest(name=name, limit=limit), retry=True)
+
+    def create_account(self, name: str) -> pb.CreateAccountResponse:
+        """Create a human account; the answer's key is shown once (not retried: a lost
+        answer would leave an account whose key nobody has)."""
+        return self._call(self._stub.CreateAccount, pb.CreateAccountRequest(name=name))
+
+    def account(self, name: str) -> pb.Account:
+        request = pb.GetAccountRequest(name=name)
+        return self._call(self._stub.GetAccount, request, retry=True)
+
+    def rotate_account_key(self, name: str, key: str = "") -> pb.CreateAccountResponse:
+        """A new key for ``name`` (``key``, else this client's, stops working)."""
+        request = pb.RotateAccountKeyRequest(name=name)
+        return self._call(self._stub.RotateAccountKey, request, key=key)
+
+    def revoke_account(self, name: str, key: str = "") -> pb.Account:
+        request = pb.RevokeAccountRequest(name=name)
+        return self._call(self._stub.RevokeAccount, request, retry=True, key=key)
 
     def ladder(self, game_type: str, players: int) -> pb.Ladder:
         request = pb.GetLadderRequest(game_type=game_type, players=players)

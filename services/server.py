@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from gamehost.v1 import gamehost_pb2
 from games import register_game
 from services import tls
+from services.accounts.service import CREATIONS_PER_HOUR, AccountService
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
 from services.archive import archiver
@@ -131,6 +132,9 @@ class ServerConfig:
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
     ladder: LadderConfig | None = None
+    # Accounts (docs/accounts.md) live in the archive: human accounts one client creates
+    # an hour (0: no limit).
+    accounts_per_hour: int = CREATIONS_PER_HOUR
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -302,7 +306,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             on_games=sessions.kick,
             on_paused=sessions.let_go,
         )
-    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions)
+    accounts = None
+    if archive is not None:
+        accounts = AccountService(archive.engine, config.accounts_per_hour)
+    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions, accounts)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -60,6 +60,12 @@ class BotAccountStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BOT_ACTIVE: _ClassVar[BotAccountStatus]
     BOT_PAUSED: _ClassVar[BotAccountStatus]
     BOT_REVOKED: _ClassVar[BotAccountStatus]
+
+class AccountKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ACCOUNT_KIND_UNSPECIFIED: _ClassVar[AccountKind]
+    ACCOUNT_HUMAN: _ClassVar[AccountKind]
+    ACCOUNT_BOT: _ClassVar[AccountKind]
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -87,6 +93,9 @@ BOT_VALIDATING: BotAccountStatus
 BOT_ACTIVE: BotAccountStatus
 BOT_PAUSED: BotAccountStatus
 BOT_REVOKED: BotAccountStatus
+ACCOUNT_KIND_UNSPECIFIED: AccountKind
+ACCOUNT_HUMAN: AccountKind
+ACCOUNT_BOT: AccountKind
 
 class Actor(_message.Message):
     __slots__ = ("kind", "seat")
@@ -154,14 +163,20 @@ class ListGameTypesResponse(_message.Message):
     def __init__(self, game_types: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ..., bot_levels: _Optional[_Iterable[str]] = ..., engine_build: _Optional[str] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
-    __slots__ = ("kind", "bot_level", "name")
+    __slots__ = ("kind", "bot_level", "name", "account", "account_kind", "guest")
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_KIND_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
     kind: SeatKind
     bot_level: str
     name: str
-    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    account: str
+    account_kind: AccountKind
+    guest: bool
+    def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., account: _Optional[str] = ..., account_kind: _Optional[_Union[AccountKind, str]] = ..., guest: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
     __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators", "bots_by_anyone", "rejoin_handed_seats", "timer")
@@ -235,16 +250,26 @@ class CreateGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., state: _Optional[_Union[GameState, _Mapping]] = ..., invite_codes: _Optional[_Iterable[_Union[AccessInviteCode, _Mapping]]] = ..., creator_token: _Optional[str] = ...) -> None: ...
 
 class JoinGameRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "name", "invite_code")
+    __slots__ = ("game_id", "seat", "name", "invite_code", "key")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INVITE_CODE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     name: str
     invite_code: str
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., invite_code: _Optional[str] = ...) -> None: ...
+    key: str
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., name: _Optional[str] = ..., invite_code: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class GetMySeatRequest(_message.Message):
+    __slots__ = ("game_id", "key")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    key: str
+    def __init__(self, game_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
 
 class JoinGameResponse(_message.Message):
     __slots__ = ("game_id", "seat", "token")
@@ -257,7 +282,7 @@ class JoinGameResponse(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
-    __slots__ = ("limit", "game_type", "status", "player", "tournament", "bot_level", "finished_after", "finished_before", "page_size", "page_token")
+    __slots__ = ("limit", "game_type", "status", "player", "tournament", "bot_level", "finished_after", "finished_before", "page_size", "page_token", "account", "mine", "key")
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -268,6 +293,9 @@ class ListGamesRequest(_message.Message):
     FINISHED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    MINE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     limit: int
     game_type: str
     status: GameStatus
@@ -278,10 +306,13 @@ class ListGamesRequest(_message.Message):
     finished_before: int
     page_size: int
     page_token: str
-    def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    account: str
+    mine: bool
+    key: str
+    def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., account: _Optional[str] = ..., mine: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time")
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time", "your_turn")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -292,6 +323,7 @@ class GameSummary(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_TIME_FIELD_NUMBER: _ClassVar[int]
+    YOUR_TURN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -302,7 +334,8 @@ class GameSummary(_message.Message):
     finished_at: float
     tournament: str
     finished_time: _timestamp_pb2.Timestamp
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    your_turn: bool
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., your_turn: _Optional[bool] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games", "next_page_token")
@@ -313,7 +346,7 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers")
+    __slots__ = ("index", "kind", "bot_level", "name", "taken", "control", "timeouts", "bank_seconds", "decline_offers", "account", "account_kind", "guest")
     class Control(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         CONTROL_UNSPECIFIED: _ClassVar[Seat.Control]
@@ -333,6 +366,9 @@ class Seat(_message.Message):
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
     DECLINE_OFFERS_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_KIND_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
     index: int
     kind: SeatKind
     bot_level: str
@@ -342,7 +378,10 @@ class Seat(_message.Message):
     timeouts: int
     bank_seconds: float
     decline_offers: bool
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ..., decline_offers: _Optional[bool] = ...) -> None: ...
+    account: str
+    account_kind: AccountKind
+    guest: bool
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., taken: _Optional[bool] = ..., control: _Optional[_Union[Seat.Control, str]] = ..., timeouts: _Optional[int] = ..., bank_seconds: _Optional[float] = ..., decline_offers: _Optional[bool] = ..., account: _Optional[str] = ..., account_kind: _Optional[_Union[AccountKind, str]] = ..., guest: _Optional[bool] = ...) -> None: ...
 
 class GetStateRequest(_message.Message):
     __slots__ = ("game_id", "token")
@@ -1257,3 +1296,73 @@ class Ladder(_message.Message):
     standings_text: str
     ladders: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AccountRating(_message.Message):
+    __slots__ = ("game_type", "players", "mu", "sigma", "ordinal", "games")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+
+class Account(_message.Message):
+    __slots__ = ("name", "kind", "ratings", "games_played", "created_at", "revoked")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    kind: AccountKind
+    ratings: _containers.RepeatedCompositeFieldContainer[AccountRating]
+    games_played: int
+    created_at: float
+    revoked: bool
+    def __init__(self, name: _Optional[str] = ..., kind: _Optional[_Union[AccountKind, str]] = ..., ratings: _Optional[_Iterable[_Union[AccountRating, _Mapping]]] = ..., games_played: _Optional[int] = ..., created_at: _Optional[float] = ..., revoked: _Optional[bool] = ...) -> None: ...
+
+class CreateAccountRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class CreateAccountResponse(_message.Message):
+    __slots__ = ("account", "key", "info")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    key: str
+    info: Account
+    def __init__(self, account: _Optional[str] = ..., key: _Optional[str] = ..., info: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class GetAccountRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RotateAccountKeyRequest(_message.Message):
+    __slots__ = ("name", "key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class RevokeAccountRequest(_message.Message):
+    __slots__ = ("name", "key")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...

@@ -174,6 +174,31 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Ladder.FromString,
                 _registered_method=True)
+        self.CreateAccount = channel.unary_unary(
+                '/gamehost.v1.GameHost/CreateAccount',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.FromString,
+                _registered_method=True)
+        self.GetAccount = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetAccount',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetAccountRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
+                _registered_method=True)
+        self.RotateAccountKey = channel.unary_unary(
+                '/gamehost.v1.GameHost/RotateAccountKey',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.RotateAccountKeyRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.FromString,
+                _registered_method=True)
+        self.RevokeAccount = channel.unary_unary(
+                '/gamehost.v1.GameHost/RevokeAccount',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
+                _registered_method=True)
+        self.GetMySeat = channel.unary_unary(
+                '/gamehost.v1.GameHost/GetMySeat',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -408,6 +433,44 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateAccount(self, request, context):
+        """Accounts (docs/accounts.md): a human account and its key, shown once (a bot's
+        account is made by RegisterBot). Names are unique in any case; house level names
+        are reserved. Rate-limited per client: RESOURCE_EXHAUSTED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAccount(self, request, context):
+        """An account's page: its kind, its ratings per game and player count, games played.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateAccountKey(self, request, context):
+        """A new key for the account (the one sent, as 'authorization: Bearer', stops working).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeAccount(self, request, context):
+        """The account's key stops working for good; its name stays taken. A bot: RevokeBot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMySeat(self, request, context):
+        """The account's seat in a game and its seat token, from any device (the key as
+        'authorization: Bearer'). NOT_FOUND when the account holds no seat there.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -550,6 +613,31 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.GetLadder,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Ladder.SerializeToString,
+            ),
+            'CreateAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateAccount,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.SerializeToString,
+            ),
+            'GetAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAccount,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetAccountRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Account.SerializeToString,
+            ),
+            'RotateAccountKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateAccountKey,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RotateAccountKeyRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.SerializeToString,
+            ),
+            'RevokeAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeAccount,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.Account.SerializeToString,
+            ),
+            'GetMySeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMySeat,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1308,6 +1396,141 @@ class GameHost:
             '/gamehost.v1.GameHost/GetLadder',
             gamehost_dot_v1_dot_gamehost__pb2.GetLadderRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.Ladder.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/CreateAccount',
+            gamehost_dot_v1_dot_gamehost__pb2.CreateAccountRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetAccount',
+            gamehost_dot_v1_dot_gamehost__pb2.GetAccountRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateAccountKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/RotateAccountKey',
+            gamehost_dot_v1_dot_gamehost__pb2.RotateAccountKeyRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.CreateAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/RevokeAccount',
+            gamehost_dot_v1_dot_gamehost__pb2.RevokeAccountRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.Account.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMySeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/GetMySeat',
+            gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

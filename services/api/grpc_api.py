@@ -12,6 +12,9 @@ import grpc
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import engine_build
+from services.accounts import wire as account_wire
+from services.accounts.accounts import Account, AccountKind
+from services.accounts.service import AccountService
 from services.api import record_pages
 from services.api.messages import (
     SharedEvents,
@@ -29,6 +32,7 @@ from services.bots.hints import HintService
 from services.errors import (
     FailedPrecondition,
     InvalidArgument,
+    NotFound,
 )
 from services.kinds import (
     GameStatus,
@@ -40,7 +44,8 @@ from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
 from services.limits import access, quotas
 from services.play import seating
-from services.play.host import GameHost, SeatSpec
+from services.play.host import GameHost, Joiner, SeatSpec
+from services.stores import Snapshot
 from services.tournament import wire
 from services.tournament.service import TournamentService
 
@@ -83,7 +88,9 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         hints: HintService | None = None,
         ladder: LadderService | None = None,
         sessions: Sessions | None = None,
+        accounts: AccountService | None = None,
     ) -> None:
+        self.accounts = accounts
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -141,21 +148,36 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     @unary
     async def JoinGame(self, request, context):
+        key = _bot_key(request.key, context)
+        joiner = None
+        if key:
+            account = await self._accounts().authenticate(key)
+            joiner = Joiner(account.name, account.kind.value, account.seat_secret)
         seat, token = await self.host.join_game(
             request.game_id,
             request.seat if request.HasField("seat") else None,
             request.name,
             request.invite_code,
+            joiner,
         )
         return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
 
     @unary
     async def ListGames(self, request, context):
         status = {pb.IN_PROGRESS: GameStatus.IN_PROGRESS, pb.FINISHED: GameStatus.FINISHED}
+        account, mine = request.account, ""
+        if request.mine:
+            holder = await self._accounts().authenticate(_bot_key(request.key, context))
+            if account and account.casefold() != holder.name.casefold():
+                raise InvalidArgument(
+                    "mine lists the games of the key's account: send no account", field="account"
+                )
+            account = mine = holder.name
         games, next_token = await self.host.list_games(
             ListQuery(
                 game_type=request.game_type,
                 player=request.player,
+                account=account,
                 tournament=request.tournament,
                 bot_level=request.bot_level,
                 finished_after=request.finished_after or None,
@@ -165,9 +187,13 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                 status=status.get(request.status, ""),
             )
         )
-        return pb.ListGamesResponse(
-            games=[game_summary(g) for g in games], next_page_token=next_token
-        )
+        if mine:  # live games first (the archive's pages hold finished ones alone)
+            games = sorted(games, key=lambda g: g.status != GameStatus.IN_PROGRESS)
+        summaries = [game_summary(g) for g in games]
+        if mine:
+            for game, summary in zip(games, summaries, strict=True):
+                summary.your_turn = isinstance(game, Snapshot) and self.host.to_move(game, mine)
+        return pb.ListGamesResponse(games=summaries, next_page_token=next_token)
 
     @unary
     async def GetState(self, request, context):
@@ -411,9 +437,78 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         )
         return ladder_wire.answered(answered)
 
+    # ------------------------------------------------------------------ accounts
+    def _accounts(self) -> AccountService:
+        if self.accounts is None:
+            raise FailedPrecondition(
+                "this server keeps no accounts: they live in the archive (--archive URL)"
+            )
+        return self.accounts
+
+    async def _account_message(self, account: Account) -> pb.Account:
+        """The account with its ratings: a bot's are its ladder's (and its games played
+        its rated games); a human's games played are its archived games."""
+        if account.kind != AccountKind.BOT or self.ladder is None:
+            archive = self.host.archive
+            played = 0 if archive is None else await archive.played(account.name)
+            return account_wire.account(account, games_played=played)
+        page = await self.ladder.page(account.name, 1)
+        game_type, _, players = page.account.ladder.partition(":")
+        ratings = []
+        if page.standing is not None:
+            row = page.standing
+            ratings.append(
+                pb.AccountRating(
+                    game_type=game_type,
+                    players=int(players),
+                    mu=row.mu,
+                    sigma=row.sigma,
+                    ordinal=row.ordinal,
+                    games=row.games,
+                )
+            )
+        return account_wire.account(account, ratings, page.account.games)
+
+    @unary
+    async def CreateAccount(self, request, context):
+        account, key = await self._accounts().create(request.name, quotas.caller_of(context))
+        info = await self._account_message(account)
+        return pb.CreateAccountResponse(account=account.name, key=key, info=info)
+
+    @unary
+    async def GetAccount(self, request, context):
+        account = await self._accounts().get(request.name)
+        return await self._account_message(account)
+
+    @unary
+    async def RotateAccountKey(self, request, context):
+        account, key = await self._accounts().rotate(request.name, _bot_key(request.key, context))
+        info = await self._account_message(account)
+        return pb.CreateAccountResponse(account=account.name, key=key, info=info)
+
+    @unary
+    async def GetMySeat(self, request, context):
+        account = await self._accounts().authenticate(_bot_key(request.key, context))
+        snapshot = await self.host.load(request.game_id)
+        seats = snapshot.info.seats
+        seat = next((i for i, s in enumerate(seats) if s.account == account.name), None)
+        if seat is None:
+            raise NotFound(
+                f"account {account.name} holds no seat in game {request.game_id}",
+                field="game_id",
+            )
+        token = access.account_seat_token(account.seat_secret, snapshot.game_id, seat)
+        access.reader(snapshot, token, required=True)  # the one read check: still its seat
+        return pb.JoinGameResponse(game_id=snapshot.game_id, seat=seat, token=token)
+
+    @unary
+    async def RevokeAccount(self, request, context):
+        account = await self._accounts().revoke(request.name, _bot_key(request.key, context))
+        return await self._account_message(account)
+
 
 def _bot_key(field: str, context: grpc.aio.ServicerContext) -> str:
-    """The bot's key: ``authorization: Bearer KEY`` metadata (over HTTP the gateway
+    """An account's key (a bot's too): ``authorization: Bearer KEY`` metadata (over HTTP the gateway
     binds the header to the field), else the request's ``key`` field, where protocol 1
     runners send it (a body, never a URL); both only when they agree."""
     metadata = dict(context.invocation_metadata() or ())

@@ -61,8 +61,23 @@ _FINISH_REASON = {
 }
 
 
+_ACCOUNT_KIND = {"human": pb.ACCOUNT_HUMAN, "bot": pb.ACCOUNT_BOT}
+
+
 def _seat_spec(seat: Seat) -> pb.SeatSpec:
-    return pb.SeatSpec(kind=_SEAT_KIND[seat.shown_kind], bot_level=seat.level, name=seat.name)
+    return pb.SeatSpec(
+        kind=_SEAT_KIND[seat.shown_kind],
+        bot_level=seat.level,
+        name=seat.name,
+        account=seat.account,
+        account_kind=_ACCOUNT_KIND.get(seat.account_kind, pb.ACCOUNT_KIND_UNSPECIFIED),
+        guest=_guest(seat, bool(seat.name)),
+    )
+
+
+def _guest(seat: Seat, taken: bool) -> bool:
+    """A person with no account plays the seat (docs/accounts.md)."""
+    return taken and not seat.account and seat.shown_kind == SeatKind.HUMAN
 
 
 def _timestamp(seconds: float) -> Timestamp:
@@ -111,6 +126,9 @@ def seat_message(index: int, seat: Seat, taken: bool) -> pb.Seat:
         taken=seat.is_bot or taken,
         control=_CONTROL[seat.control],
         decline_offers=seat.decline_offers,
+        account=seat.account,
+        account_kind=_ACCOUNT_KIND.get(seat.account_kind, pb.ACCOUNT_KIND_UNSPECIFIED),
+        guest=_guest(seat, taken),
     )
 
 

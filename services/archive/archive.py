@@ -45,7 +45,8 @@ class GameQuery:
     """ListGames' filters over the archive (empty: any)."""
 
     game_type: str = ""
-    player: str = ""  # a seat's name
+    player: str = ""  # a seat's name (an account's or a guest's)
+    account: str = ""  # a seat's account (docs/accounts.md): never a guest's name
     tournament: str = ""
     bot_level: str = ""  # some seat is a bot of this level
     # Only these games (a select of game ids: a ladder participant's, services.ladder)
@@ -67,7 +68,7 @@ class ArchivedSummary:
     version: int  # the final one
     finished_at: float
     tournament: str
-    seats: list[dict[str, str]]  # name, kind, level
+    seats: list[dict[str, str]]  # name, kind, level; an account's seat: account, account_kind
     returns: list[float]
 
 
@@ -105,6 +106,19 @@ def _deal_over() -> sa.ColumnElement[bool]:
     sibling = games.alias("sibling")
     archived = sa.select(sa.func.count()).where(sibling.c.deal == games.c.deal).scalar_subquery()
     return sa.or_(games.c.deal.is_(None), archived >= games.c.deal_size)
+
+
+def _seat_of(row: sa.Row) -> dict[str, str]:
+    """An archived seat as listings and the export show it; an account's seat names it
+    (its kind is the seat's)."""
+    seat = {"name": row.name, "kind": row.kind, "level": row.level}
+    if row.account:
+        seat.update(account=row.account, account_kind=row.kind)
+    return seat
+
+
+def _seats_of_account(account: str) -> sa.Select:
+    return sa.select(seats.c.game_id).where(seats.c.account == account)
 
 
 def _seats_with_level(level: str) -> sa.Select:
@@ -184,6 +198,7 @@ class Archive:
                 "kind": str(seat.shown_kind),
                 "level": seat.level,
                 "finished_at": finished_at,
+                "account": seat.account or None,
             }
             for index, seat in enumerate(meta.seats)
         ]
@@ -192,6 +207,17 @@ class Archive:
             if inserted and seat_rows:
                 connection.execute(insert_or_ignore(connection, seats), seat_rows)
         return bool(inserted)
+
+    async def played(self, account: str) -> int:
+        """How many archived games had a seat of ``account``."""
+        count = sa.select(sa.func.count(sa.distinct(seats.c.game_id))).where(
+            seats.c.account == account
+        )
+        return await asyncio.to_thread(self._scalar, count)
+
+    def _scalar(self, statement: sa.Select) -> int:
+        with self.engine.connect() as connection:
+            return connection.execute(statement).scalar_one()
 
     async def game(self, game_id: str, cache: bool = True) -> ArchivedGame | None:
         """A game as archived (snapshot and log), None if it is not. ``cache``: keep it
@@ -268,6 +294,8 @@ class Archive:
             where.append(games.c.tournament == query.tournament)
         if query.only_games is not None:
             where.append(games.c.game_id.in_(query.only_games))
+        if query.account:
+            where.append(games.c.game_id.in_(_seats_of_account(query.account)))
         if query.finished_after is not None:
             where.append(games.c.finished_at >= _utc(query.finished_after))
         if query.finished_before is not None:
@@ -296,7 +324,7 @@ class Archive:
         # One statement: the page (and one game more, for the token) with its seats.
         page_q = select.subquery("page")
         with_seats = (
-            sa.select(page_q, seats.c.name, seats.c.kind, seats.c.level)
+            sa.select(page_q, seats.c.name, seats.c.kind, seats.c.level, seats.c.account)
             .select_from(page_q.outerjoin(seats, seats.c.game_id == page_q.c.game_id))
             .order_by(page_q.c.finished_at.desc(), page_q.c.game_id.desc(), seats.c.seat)
         )
@@ -307,7 +335,7 @@ class Archive:
                 if r.game_id not in rows:
                     rows[r.game_id], seated[r.game_id] = r, []
                 if r.name is not None:
-                    seated[r.game_id].append({"name": r.name, "kind": r.kind, "level": r.level})
+                    seated[r.game_id].append(_seat_of(r))
         page = list(rows.values())[:size]
         found = [
             ArchivedSummary(

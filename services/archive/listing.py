@@ -53,6 +53,8 @@ def _matches(snapshot: Snapshot, query: ListQuery) -> bool:
         return False
     if query.player and not any(s.name == query.player for s in meta.seats):
         return False
+    if query.account and not any(s.account == query.account for s in meta.seats):
+        return False
     return not query.bot_level or any(s.is_bot and s.level == query.bot_level for s in meta.seats)
 
 
@@ -62,6 +64,7 @@ def _filtered(query: ListQuery) -> bool:
             query.status,
             query.game_type,
             query.player,
+            query.account,
             query.tournament,
             query.bot_level,
             query.finished_after is not None,
@@ -118,6 +121,7 @@ async def list_games(
             GameQuery(
                 game_type=query.game_type,
                 player=query.player,
+                account=query.account,
                 tournament=query.tournament,
                 bot_level=query.bot_level,
                 finished_after=query.finished_after,

@@ -4,7 +4,7 @@ exactly the tables on ``metadata``.
 
     archived_games        one row per finished game: what ListGames filters on, and
                           the compressed compact record (services.archive.codec)
-    archived_seats        one row per seat: who played it (name, kind, bot level) and
+    archived_seats        one row per seat: who played it (name, kind, bot level, account) and
                           when the game finished, so a search by name or level reads
                           the newest games in order from an index
     archived_tournaments  one row per ended tournament: its stored state and log,
@@ -64,7 +64,9 @@ seats = sa.Table(
     sa.Column("kind", sa.String(8), nullable=False),
     sa.Column("level", sa.String(32), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=False),  # the game's
+    sa.Column("account", sa.String(64), nullable=True),  # the seat's account (None: none)
     sa.Index("archived_seats_name", "name", "finished_at", "game_id"),
+    sa.Index("archived_seats_account", "account", "finished_at", "game_id"),
     sa.Index("archived_seats_level", "level", "finished_at", "game_id"),
 )
 

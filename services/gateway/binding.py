@@ -19,7 +19,9 @@ from google.protobuf.message import Message
 from services.gateway.routes import Route
 from services.limits.access import bearer_of
 
-MAX_BODY = 1 << 20  # bytes; every field is capped far below this (services/limits/request_limits.py)
+MAX_BODY = (
+    1 << 20
+)  # bytes; every field is capped far below this (services/limits/request_limits.py)
 # What a Bearer token fills: the first of these fields the request has.
 TOKEN_FIELDS = ("token", "entrant_token", "creator_token", "key")
 # Fields refused in a query string: a bot's key is a lasting secret (a seat token dies
@@ -54,6 +56,9 @@ def bind(
     if route.body != "*":
         fields = _query_fields(descriptor, query)
     for name, value in path_values.items():
+        _drop(fields, descriptor.fields_by_name[name])
+        fields[name] = value
+    for name, value in route.fixed:
         _drop(fields, descriptor.fields_by_name[name])
         fields[name] = value
     _bind_headers(descriptor, fields, headers)

@@ -27,6 +27,7 @@ class Route:
     rpc: str  # the GameHost method
     body: str = ""  # "*": every field not bound by the path comes from a JSON body
     ndjson: bool = False  # a stream served as NDJSON (one message's JSON a line), not SSE
+    fixed: tuple[tuple[str, object], ...] = ()  # fields the route sets: ("mine", True)
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -91,6 +92,13 @@ _TABLE = (
     Route("GET", "/v1/bots:connect", "ConnectBot"),
     Route("POST", "/v1/bots:reply", "BotReply", body="*"),
     Route("GET", "/v1/ladder", "GetLadder"),
+    # Accounts (docs/accounts.md); the key as Bearer.
+    Route("POST", "/v1/accounts", "CreateAccount", body="*"),
+    Route("GET", "/v1/accounts/{name}", "GetAccount"),
+    Route("POST", "/v1/accounts/{name}:rotateKey", "RotateAccountKey", body="*"),
+    Route("POST", "/v1/accounts/{name}:revoke", "RevokeAccount", body="*"),
+    Route("GET", "/v1/games/{game_id}/mySeat", "GetMySeat"),
+    Route("GET", "/v1/me/games", "ListGames", fixed=(("mine", True),)),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

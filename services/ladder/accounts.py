@@ -1,5 +1,5 @@
-"""Bot accounts in the archive (``ladder_bots``): registration (the key is shown once
-and only its hash is kept), the list, revocation, faults counted in a row and the
+"""Bot accounts in the archive: an account of kind bot (``services.accounts``: its
+name and key) and its ladder state (``ladder_bots``): registration, the list, revocation, faults counted in a row and the
 pause they lead to, moves, and which runner is connected.
 
 Synchronous SQLAlchemy Core: ``service`` runs these on a thread."""
@@ -7,20 +7,16 @@ Synchronous SQLAlchemy Core: ``service`` runs these on a thread."""
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from services.errors import AlreadyExists, ResourceExhausted
+from services.accounts.accounts import AccountKind
+from services.accounts.accounts import Accounts as AccountBook
 from services.ladder.model import BotStatus, Fault
 from services.ladder.schema import ladder_bots, ladder_ratings
-from services.limits.access import hash_token
-
-KEY_PREFIX = "ghb_"  # a bot key reads as one in logs and config files
-_REGISTRATION_LOCK = 0x626F_7473  # "bots": PostgreSQL's advisory lock class for registrations
 
 _COUNT_MOVES = (
     sa.update(ladder_bots)
@@ -76,35 +72,26 @@ def _aware(at: dt.datetime) -> dt.datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
 
 
-def new_key() -> str:
-    return KEY_PREFIX + secrets.token_urlsafe(24)
-
-
 class Accounts:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
+        self.book = AccountBook(engine)
 
     def register(
         self, name: str, ladder: str, owner: str, limit: int = 0, window: float = 3600.0
     ) -> str:
-        """A new bot (validating); returns its key. AlreadyExists if the name is taken;
-        ResourceExhausted when ``owner`` registered ``limit`` bots (0: no limit) in the
-        last ``window`` seconds.
-
-        The count and the insert are one step: one INSERT ... SELECT that inserts only
-        while the count is under the limit (SQLite runs a statement alone), with
-        PostgreSQL's transaction-wide lock on the owner so that concurrent registrations
-        from one client take turns and each counts the ones before it."""
-        key = new_key()
-        now = dt.datetime.now(dt.UTC)
+        """A new bot (validating): an account of kind bot and its ladder row, in one
+        transaction; returns its key. AlreadyExists if the name is taken (in any case,
+        by an account of either kind); ResourceExhausted when ``owner`` registered
+        ``limit`` bots (0: no limit) in the last ``window`` seconds
+        (``services.accounts.accounts.Accounts.insert``)."""
         row = {
             "name": name,
-            "key_hash": hash_token(key),
             "ladder": ladder,
             "status": BotStatus.VALIDATING,
             "reason": "registered: plays a validation game against random once connected",
             "owner": owner,
-            "created_at": now,
+            "created_at": dt.datetime.now(dt.UTC),
             "moves": 0,
             "faults_in_row": 0,
             **{f.value: 0 for f in Fault},
@@ -112,39 +99,9 @@ class Accounts:
             "slots": 0,
             "connected_until": 0.0,
         }
-        values = sa.select(*(sa.literal(v, ladder_bots.c[k].type) for k, v in row.items()))
-        if limit > 0:
-            recent = (
-                sa.select(sa.func.count())
-                .select_from(ladder_bots)
-                .where(
-                    ladder_bots.c.owner == owner,
-                    ladder_bots.c.created_at >= now - dt.timedelta(seconds=window),
-                )
-                .scalar_subquery()
-            )
-            values = values.where(recent < limit)
-        try:
-            with self.engine.begin() as connection:
-                if connection.dialect.name == "postgresql":
-                    connection.execute(
-                        sa.select(
-                            sa.func.pg_advisory_xact_lock(
-                                _REGISTRATION_LOCK, sa.func.hashtext(owner)
-                            )
-                        )
-                    )
-                inserted = connection.execute(
-                    sa.insert(ladder_bots)
-                    .from_select(list(row), values)
-                    .returning(ladder_bots.c.name)
-                ).first()
-        except sa.exc.IntegrityError:
-            raise AlreadyExists(f"a bot named {name!r} exists; choose another name") from None
-        if inserted is None:
-            raise ResourceExhausted(
-                f"at most {limit} bot registrations an hour per client; try again later"
-            )
+        with self.engine.begin() as connection:
+            key = self.book.insert(connection, name, AccountKind.BOT, owner, limit, window)
+            connection.execute(sa.insert(ladder_bots).values(row))
         return key
 
     def get(self, name: str) -> BotAccount | None:
@@ -152,11 +109,10 @@ class Accounts:
         return found[0] if found else None
 
     def by_key(self, key: str) -> BotAccount | None:
-        with self.engine.connect() as connection:
-            row = connection.execute(
-                sa.select(ladder_bots).where(ladder_bots.c.key_hash == hash_token(key))
-            ).first()
-        return None if row is None else _account(row)
+        account = self.book.by_key(key)
+        if account is None or account.kind != AccountKind.BOT:
+            return None
+        return self.get(account.name)
 
     def list(self, ladder: str = "", name: str = "") -> list[BotAccount]:
         """Accounts (with their rated games), by name."""
@@ -187,7 +143,10 @@ class Accounts:
         if status in (BotStatus.PAUSED, BotStatus.REVOKED):
             values.update(session="", connected_until=0.0)  # its runner is told and let go
         with self.engine.begin() as connection:
-            return bool(connection.execute(query.values(**values)).rowcount)
+            moved = bool(connection.execute(query.values(**values)).rowcount)
+            if moved and status == BotStatus.REVOKED:
+                AccountBook.revoke(connection, name)
+            return moved
 
     # ------------------------------------------------------------------ runners
     def connect(self, name: str, session: str, slots: int, until: float) -> BotAccount | None:

@@ -3,15 +3,13 @@ fault kinds, and the settings ``gamehost serve --ladder ...`` gives."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-import bots
 from games import game_names, get_game
+from services.accounts.accounts import check_name
 from services.errors import InvalidArgument
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 FALLBACK = "random"  # plays a move a bot did not play (late, garbage, illegal, missing)
 VALIDATION_OPPONENT = "random"  # Kaggle's rule: a new bot first plays this level once
 
@@ -63,21 +61,8 @@ class LadderSpec:
 
 
 def check_bot_name(name: str) -> str:
-    """A bot's name: letters, digits, '.', '_', '-' (at most 40), and never a bot
-    level's name, which the house bots play under, in any case ("Greedy", "MCTS-fast"):
-    a reader could not tell them from the house's."""
-    if not _NAME.fullmatch(name or ""):
-        raise InvalidArgument(
-            "a bot name is 1-40 letters, digits, '.', '_' or '-', starting with a letter or digit",
-            field="name",
-        )
-    folded = name.casefold()
-    if folded in bots.level_names() or folded.startswith("mcts"):
-        raise InvalidArgument(
-            f"{name!r} is a house level's name (house bots are rated under it); choose another",
-            field="name",
-        )
-    return name
+    """A bot's name: an account's name (``services.accounts.accounts.check_name``)."""
+    return check_name(name, "a bot name")
 
 
 @dataclass(frozen=True)

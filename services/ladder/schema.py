@@ -2,7 +2,8 @@
 on its one ``metadata``, so its Alembic migrations (``services/archive/migrations``)
 make them too:
 
-    ladder_bots           one row per registered bot: its key's hash, its ladder, its
+    ladder_bots           one row per registered bot (an account of kind bot:
+                          ``services.accounts.schema``, which keeps its key): its ladder, its
                           status (and why), its moves and faults, and whether a runner
                           is connected (which session, how many sets at once, until when)
     ladder_ratings        one row per ladder and participant (bot or house level): the
@@ -24,7 +25,6 @@ ladder_bots = sa.Table(
     "ladder_bots",
     metadata,
     sa.Column("name", sa.String(64), primary_key=True),
-    sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("ladder", sa.String(48), nullable=False),  # "cite:2"
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("reason", sa.Text, nullable=False),

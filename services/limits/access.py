@@ -17,6 +17,7 @@ show the cards a sibling still holds.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -80,6 +81,14 @@ def client_id(api_key: str, peer: str) -> str:
 def hash_token(token: str) -> str:
     """What the store keeps of a seat's or a creator's token."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def account_seat_token(seat_secret: str, game_id: str, seat: int) -> str:
+    """The seat token of an account's seat: derived from the account's seat secret, so
+    that the account gets the same token back on any device (GetMySeat) while the store
+    keeps only its hash, as for every token."""
+    digest = hmac.new(seat_secret.encode(), f"{game_id}:{seat}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()).decode().rstrip("=")
 
 
 def new_invite_code() -> str:

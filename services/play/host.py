@@ -62,6 +62,16 @@ SPECTATOR = access.SPECTATOR
 
 
 @dataclass(frozen=True)
+class Joiner:
+    """An account joining a game (docs/accounts.md): its name and kind, and the secret
+    its seat tokens are derived from (``access.account_seat_token``)."""
+
+    name: str
+    kind: str  # "human" or "bot"
+    seat_secret: str = dataclasses.field(repr=False)
+
+
+@dataclass(frozen=True)
 class SeatSpec:
     kind: str  # SeatKind.HUMAN or SeatKind.BOT
     level: str = ""
@@ -229,22 +239,48 @@ class GameHost(Reading, Submitting):
         return GameView(snapshot, state, SPECTATOR, invite_codes, creator_token)
 
     async def join_game(
-        self, game_id: str, seat: int | None, name: str, invite_code: str = ""
+        self,
+        game_id: str,
+        seat: int | None,
+        name: str,
+        invite_code: str = "",
+        account: Joiner | None = None,
     ) -> tuple[int, str]:
+        """Take a seat; returns it and its token. With ``account``, the seat belongs to
+        the account and is named as it is; without, a guest plays it under ``name``."""
+        if account is not None:
+            if name and name != account.name:
+                raise InvalidArgument(
+                    f"an account joins under its own name: send no name, or {account.name!r}",
+                    field="name",
+                )
+            name = account.name
         # The joined event says whose turn it is: it is claimed at the version it was
         # built on, and built again when a bot moved meanwhile.
         for _ in range(_JOIN_TRIES):
             try:
-                return await self._join_at(await self.load(game_id), seat, name, invite_code)
+                snapshot = await self.load(game_id)
+                return await self._join_at(snapshot, seat, name, invite_code, account)
             except GameMoved:
                 continue
         raise Aborted(f"game {game_id} kept moving while you joined: join again")
 
     async def _join_at(
-        self, snapshot: Snapshot, seat: int | None, name: str, invite_code: str
+        self,
+        snapshot: Snapshot,
+        seat: int | None,
+        name: str,
+        invite_code: str,
+        account: Joiner | None,
     ) -> tuple[int, str]:
         game_id = snapshot.game_id
         seats = snapshot.info.seats
+        held = account and next((i for i, s in enumerate(seats) if s.account == name), None)
+        if held is not None:
+            raise FailedPrecondition(
+                f"account {name} already holds seat {held} of game {game_id}: GetMySeat "
+                "gives its token back"
+            )
         if snapshot.info.private:
             invited = access.seat_for_invite(snapshot.info.invites, invite_code)
             if invited is None or (seat is not None and seat != invited):
@@ -270,10 +306,20 @@ class GameHost(Reading, Submitting):
         if seats[seat].is_bot:
             raise PermissionDenied(f"seat {seat} is played by a bot; join a human seat")
         token = secrets.token_urlsafe(24)
+        bound = ""
+        if account is not None:
+            token = access.account_seat_token(account.seat_secret, game_id, seat)
+            bound = f"{account.kind}:{account.name}"
         to_move = steps.load_state(snapshot).current_player()
         event = ev.joined_event(seat, name, snapshot.version, to_move)
         if not await self.store.claim_seat(
-            game_id, seat, hash_token(token), event, version=snapshot.version, name=name
+            game_id,
+            seat,
+            hash_token(token),
+            event,
+            version=snapshot.version,
+            name=name,
+            account=bound,
         ):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
@@ -361,6 +407,15 @@ class GameHost(Reading, Submitting):
         if not left:
             return True
         return self.archive is not None and len(await self.archive.held(left)) == len(left)
+
+    @staticmethod
+    def to_move(snapshot: Snapshot, account: str) -> bool:
+        """Whether ``account``'s seat is to move in the live game (ListGames(mine))."""
+        if snapshot.status != GameStatus.IN_PROGRESS:
+            return False
+        seat = steps.load_state(snapshot).current_player()
+        seats = snapshot.info.seats
+        return 0 <= seat < len(seats) and seats[seat].account == account
 
     async def list_games(self, query: ListQuery) -> tuple[list[Snapshot | ArchivedSummary], str]:
         """One page of games (live from the store, finished from the archive: the merge

@@ -49,11 +49,13 @@ class GameLog(Protocol):
         event: dict[str, Any],
         version: int | None = None,
         name: str = "",
+        account: str = "",
     ) -> bool:
         """Atomically give a free seat its token hash (and log ``event``); False if taken
         (or no such game). With ``version``: ``GameMoved`` if the game is past it. With
         ``name``: the seat is named so in the metadata ``load`` reads while the token
-        holds it (``records.with_joined_names``), without moving the version."""
+        holds it (``records.with_joined_names``), without moving the version; with
+        ``account`` ("kind:name"), the seat belongs to that account the same way."""
 
     @abstractmethod
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:

@@ -40,7 +40,7 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.game_store import GameStore
-from services.stores.records import with_joined_names
+from services.stores.records import ACCOUNT, with_joined_names
 
 log = logging.getLogger(__name__)
 
@@ -287,6 +287,7 @@ class MemoryStore(GameStore):
         event: dict[str, Any],
         version: int | None = None,
         name: str = "",
+        account: str = "",
     ) -> bool:
         game = await self._settled(game_id)  # a join is logged after the finish, if at all
         if game is None:
@@ -298,6 +299,8 @@ class MemoryStore(GameStore):
         game.tokens[seat] = token_hash
         if name:
             game.names[token_hash] = name
+        if account:
+            game.names[ACCOUNT + token_hash] = account
         self._append(game_id, game, [event])
         return True
 

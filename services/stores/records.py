@@ -90,6 +90,10 @@ class Seat:
     control: SeatControl = SeatControl.AS_CREATED
     decline_offers: bool = False
     runner: bool = False
+    # The account the seat belongs to (JoinGame with its key; docs/accounts.md) and its
+    # kind ("human", "bot"); "" for a guest's seat (a name alone) or a house bot's.
+    account: str = ""
+    account_kind: str = ""
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
     @property
@@ -100,8 +104,9 @@ class Seat:
     @property
     def shown_kind(self) -> SeatKind:
         """The kind every output shows (state, lists, records, archive, export): a bot
-        for a house level's seat and for a registered bot's, played by its runner."""
-        return SeatKind.BOT if self.runner else self.kind
+        for a house level's seat, for a registered bot's, played by its runner, and for
+        a bot account's seat."""
+        return SeatKind.BOT if self.runner or self.account_kind == "bot" else self.kind
 
     def to_dict(self) -> dict[str, Any]:
         layout: dict[str, Any] = {"kind": str(self.kind), "level": self.level, "name": self.name}
@@ -111,6 +116,8 @@ class Seat:
             layout["decline_offers"] = True
         if self.runner:
             layout["runner"] = True
+        if self.account:
+            layout.update(account=self.account, account_kind=self.account_kind)
         return written_layout(layout, self.later)
 
     @classmethod
@@ -250,19 +257,32 @@ class GameMeta:
         return cls(**known)
 
 
+# The joined names' key of a seat's account, beside its name's (the token's hash: hex,
+# so the two never meet).
+ACCOUNT = "account:"
+
+
 def with_joined_names(
     meta: dict[str, Any], tokens: Mapping[int, str], names: Mapping[str, str]
 ) -> dict[str, Any]:
     """A game's stored metadata with the names its seats were joined with (JoinGame's
-    ``name``). A store keeps those apart from the metadata, by token hash: a join does
-    not move the version, so a write built on the game before the join would lose a
-    name written into the metadata; a name counts while its token holds the seat (a
-    seat changing hands gets its name from the metadata the seat change wrote)."""
-    joined = {seat: names[digest] for seat, digest in tokens.items() if digest in names}
+    ``name``) and the accounts they were joined by (``ACCOUNT + hash``: "kind:name").
+    A store keeps those apart from the metadata, by token hash: a join does not move
+    the version, so a write built on the game before the join would lose a name
+    written into the metadata; a name counts while its token holds the seat (a seat
+    changing hands gets its name from the metadata the seat change wrote)."""
+    joined: dict[int, dict[str, str]] = {}
+    for seat, digest in tokens.items():
+        found = {"name": names[digest]} if digest in names else {}
+        kind, _, account = names.get(ACCOUNT + digest, "").partition(":")
+        if account:
+            found.update(account=account, account_kind=kind)
+        if found:
+            joined[seat] = found
     if not joined:
         return meta
     seats = [
-        {**seat, "name": joined[index]} if index in joined else seat
+        {**seat, **joined[index]} if index in joined else seat
         for index, seat in enumerate(meta.get("seats", ()))
     ]
     return {**meta, "seats": seats}

@@ -103,7 +103,7 @@ from services.stores.base import (
 )
 from services.stores.game_store import GameStore
 from services.stores.inline_commit import InlineCommits
-from services.stores.records import with_joined_names
+from services.stores.records import ACCOUNT, with_joined_names
 from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
 from services.stores.timing import time_store_calls
@@ -185,14 +185,16 @@ return all
 """
 
 # A seat's claim; with a name (ARGV[5]), the name goes into the game's names by the
-# token's hash (a JSON object of strings alone, which cjson keeps as it was).
+# token's hash (a JSON object of strings alone, which cjson keeps as it was), and with
+# an account (ARGV[6]: "kind:name"), the account by records.ACCOUNT and the hash.
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return false end
-if ARGV[5] ~= '' then
+if ARGV[5] ~= '' or ARGV[6] ~= '' then
   local names = cjson.decode(redis.call('HGET', KEYS[1], 'names') or '{}')
-  names[ARGV[2]] = ARGV[5]
+  if ARGV[5] ~= '' then names[ARGV[2]] = ARGV[5] end
+  if ARGV[6] ~= '' then names[ARGV[7] .. ARGV[2]] = ARGV[6] end
   redis.call('HSET', KEYS[1], 'names', cjson.encode(names))
 end
 append(KEYS[1], KEYS[3], ARGV[3])
@@ -820,6 +822,7 @@ class RedisStore(GameStore):
         event: dict[str, Any],
         version: int | None = None,
         name: str = "",
+        account: str = "",
     ) -> bool:
         claimed, replicas = await self._durable(
             self._claim,
@@ -834,6 +837,8 @@ class RedisStore(GameStore):
                 (await self._packer())(event),
                 "" if version is None else str(version),
                 name,
+                account,
+                ACCOUNT,
             ],
         )
         if claimed == -1:

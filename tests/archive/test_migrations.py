@@ -22,6 +22,7 @@ from services.archive.synthetic import finished_game
 from services.ladder.schema import games_of
 
 TABLES = {
+    "accounts",
     "archived_games",
     "archived_seats",
     "archived_tournaments",

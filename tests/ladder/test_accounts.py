@@ -17,6 +17,7 @@ from gamehost import Client, GameError
 from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.accounts.schema import accounts as account_rows
 from services.archive import database
 from services.ladder.accounts import Accounts
 from services.ladder.model import Fault
@@ -30,7 +31,11 @@ from tests.service.http_client import Http
 def _rows(server) -> list[dict]:
     engine = server.running.archive.engine
     with engine.connect() as connection:
-        return [dict(r._mapping) for r in connection.execute(sa.select(ladder_bots))]
+        # A bot is an account of kind bot (which keeps the key) and its ladder row.
+        query = sa.select(ladder_bots, account_rows.c.key_hash, account_rows.c.kind).join(
+            account_rows, account_rows.c.name == ladder_bots.c.name
+        )
+        return [dict(r._mapping) for r in connection.execute(query)]
 
 
 def test_a_key_is_shown_once_and_kept_only_as_its_hash(served):

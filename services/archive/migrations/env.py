@@ -7,9 +7,10 @@ from alembic import context
 
 from services.archive.schema import metadata
 
-# The ladder's tables share the database and ``metadata``; importing them puts them on it,
+# The accounts and the ladder's tables share the database and ``metadata``; importing them puts them on it,
 # so autogenerate sees every table. (This file is Alembic's, outside the package graph:
 # the archive's code itself never imports the ladder.)
+import services.accounts.schema  # noqa: E402, F401  # isort: skip
 import services.ladder.schema  # noqa: E402, F401  # isort: skip
 
 connection = context.config.attributes["connection"]
