@@ -181,6 +181,9 @@ class GameMeta:
     clock: Clock | None = None  # set with ``timer``
     tournament: Mapping[str, Any] | None = None  # a tournament table's name, round, table
     deal_stream: bool = False  # chance drawn by occurrence (``services.turns.steps.Luck``)
+    # Unix seconds (to the microsecond) of the commit that finished the game; 0: not
+    # finished, or finished before this was kept (``services.turns.steps.finished_meta``).
+    finished_at: float = 0.0
     record_version: int = LAYOUT
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
@@ -216,6 +219,8 @@ class GameMeta:
             layout["tournament"] = dict(self.tournament)
         if self.deal_stream:
             layout["deal_stream"] = True
+        if self.finished_at:
+            layout["finished_at"] = self.finished_at
         return _written(layout, self.later, self.record_version)
 
     @classmethod
