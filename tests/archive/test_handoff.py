@@ -176,6 +176,11 @@ def test_listing_and_state_are_the_same_across_the_hand_off(served):
         assert [g["gameId"] for g in http_listed] == [game_id]
         http_state = served.http.get(f"/v1/games/{game_id}").json()
         assert http_listed[0]["version"] == http_state["version"] == str(state.version)
+        # Time bounds find it by that same instant, wherever it is.
+        second = int(summary.finished_at)  # the bounds are whole seconds
+        bounded = served.client.list_games(finished_after=second, finished_before=second + 1)
+        assert [g.game_id for g in bounded] == [game_id]
+        assert served.client.list_games(finished_before=second) == []
         return summary, json.dumps(http_listed), state, http_state
 
     before = read()
