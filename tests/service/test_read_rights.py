@@ -65,7 +65,6 @@ RIGHTS = {
     "RevokeBot": NONE,
     "GetBot": NONE,
     "ConnectBot": SEAT,  # a registered bot's own seats, by its key
-    "PlayBot": SEAT,
     "BotReply": SEAT,
     "GetLadder": NONE,
 }
@@ -205,7 +204,10 @@ def served(request, tmp_path_factory) -> Iterator[Served]:
         prefix = request.getfixturevalue("module_prefix")
         urls = scratch_postgres()
     archive_url = next(urls)
-    config = gateway_config(redis_url, prefix, archive_url=archive_url, archive_create=True)
+    # Exports unbounded: every walk exports several times (the limit: test_shared_limits).
+    config = gateway_config(
+        redis_url, prefix, archive_url=archive_url, archive_create=True, anonymous_exports=0
+    )
     try:
         with Served(config) as running:
             yield running
