@@ -20,6 +20,7 @@ from services.errors import (
     ServiceError,
     infrastructure_errors,
 )
+from services.limits.quotas import count_failed_authentication
 from services.limits.request_limits import check_request
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,8 @@ async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerCon
         code, message = "INTERNAL", "internal error; it is logged"
         log.error("%s failed", name, exc_info=exc)
     metrics.RPC_ERRORS.labels(name, code).inc()
+    if code == "UNAUTHENTICATED":
+        await count_failed_authentication()  # before the answer goes out: see there
     trailing = ((FIELD_METADATA, field),) if field else ()
     await context.abort(grpc.StatusCode[code], message, trailing_metadata=trailing)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 import math
 import time
@@ -41,12 +42,27 @@ _EXPORT = _SERVICE_PREFIX + "ExportGames"
 # The running unary call's client id, as the interceptor admitted it (CreateGame's
 # live-games cap counts against it): one home for who a caller is.
 _CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("gamehost_caller", default="")
+# The running call's count of a wrong token, as the interceptor admitted the call
+# (``count_failed_authentication``); None outside the interceptor.
+_FAILED_AUTH: contextvars.ContextVar[Callable[[], Awaitable[None]] | None] = contextvars.ContextVar(
+    "gamehost_failed_auth", default=None
+)
 
 
 def caller_of(context: grpc.aio.ServicerContext) -> str:
     """Who the running call's client is for quotas: as the AccessInterceptor admitted
     it, else (a servicer run without it) its address; never an unchecked API key."""
     return _CALLER.get() or client_id("", context.peer() or "")
+
+
+async def count_failed_authentication() -> None:
+    """Count the running call's wrong token against its client. The one error mapping
+    (``services.api.status``) calls it before it answers UNAUTHENTICATED: grpc sends an
+    aborted call's status at once, so a count made after the answer could admit the
+    client's next call (on any replica) before this one is counted."""
+    count = _FAILED_AUTH.get()
+    if count is not None:
+        await count()
 
 
 def counters_for(store: GameStore) -> MovingWindowRateLimiter:
@@ -196,13 +212,11 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
             )
         return None
 
-    async def settle(self, context: grpc.aio.ServicerContext, client: str) -> None:
-        """Count the call's failed authentication, if it was one."""
-        if context.code() != grpc.StatusCode.UNAUTHENTICATED:
-            return
+    async def count_failure(self, client: str) -> None:
+        """Count one failed authentication (a wrong token) of ``client``."""
         try:
             await self.failed_auth.hit(client)
-        except infrastructure_errors() as exc:  # the call has its answer: keep it
+        except infrastructure_errors() as exc:  # the call is answered all the same
             log.warning("rate limits: a failed authentication went uncounted (%s)", exc)
 
 
@@ -221,20 +235,21 @@ def _counted(handler: grpc.RpcMethodHandler, limits: AccessInterceptor, method: 
     async def unary(request, context):
         client = await limits.admit(context, method, api_key)
         caller = _CALLER.set(client)
+        failed = _FAILED_AUTH.set(functools.partial(limits.count_failure, client))
         try:
             return await handler.unary_unary(request, context)
         finally:
+            _FAILED_AUTH.reset(failed)
             _CALLER.reset(caller)
-            await limits.settle(context, client)
 
     async def stream(request, context):
         client = await limits.admit(context, method, api_key)
-        try:
-            async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
-                async for item in items:
-                    yield item
-        finally:
-            await limits.settle(context, client)
+        # Not reset: a stream's generator may be closed from another context; this
+        # call's task (and its context) ends with the stream.
+        _FAILED_AUTH.set(functools.partial(limits.count_failure, client))
+        async with contextlib.aclosing(handler.unary_stream(request, context)) as items:
+            async for item in items:
+                yield item
 
     return _rebuild(handler, unary, stream)
 
