@@ -103,7 +103,7 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
         )
     meta = game.info
     finished = game.status == GameStatus.FINISHED
-    return pb.GameSummary(
+    summary = pb.GameSummary(
         game_id=game.game_id,
         game_type=meta.game_type,
         players=meta.players,
@@ -114,6 +114,10 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
         seats=[_seat_spec(s) for s in meta.seats],
         tournament=meta.tournament_name,
     )
+    if finished and meta.finished_at:  # the time the archive lists it with, too
+        summary.finished_at = meta.finished_at  # deprecated: finished_time
+        summary.finished_time.CopyFrom(_timestamp(meta.finished_at))
+    return summary
 
 
 def seat_message(index: int, seat: Seat, taken: bool) -> pb.Seat:

@@ -172,7 +172,9 @@ class Archive:
             (e.data["returns"] for e in reversed(events) if e.data["kind"] == EventKind.FINISHED),
             [],
         )
-        finished_at = dt.datetime.now(dt.UTC)
+        # The finishing commit's time (steps.finished_meta); a game finished before
+        # the store kept one gets the time it is archived.
+        finished_at = _utc(meta.finished_at) if meta.finished_at else dt.datetime.now(dt.UTC)
         row = {
             "game_id": snapshot.game_id,
             "game_type": meta.game_type,

@@ -46,7 +46,15 @@ def _matches(snapshot: Snapshot, query: ListQuery) -> bool:
     if query.status and snapshot.status != query.status:
         return False
     if query.finished_after is not None or query.finished_before is not None:
-        return False  # the store keeps no finish time: time bounds are the archive's
+        # As the archive bounds it: by its finish time (none: live, or finished before
+        # the store kept one, so listed once archived).
+        finished_at = meta.finished_at if snapshot.status == GameStatus.FINISHED else 0.0
+        if not finished_at:
+            return False
+        if query.finished_after is not None and finished_at < query.finished_after:
+            return False
+        if query.finished_before is not None and finished_at >= query.finished_before:
+            return False
     if query.game_type and meta.game_type != query.game_type:
         return False
     if query.tournament and meta.tournament_name != query.tournament:

@@ -216,6 +216,8 @@ class GameHost(Reading, Submitting):
         )
         meta = clock.start(meta, timer)
         meta = clock.restart(meta, state, version, time.time(), moved=True)
+        if state.is_terminal():  # the set-up ended it
+            meta = steps.finished_meta(meta, meta.created)
         running = clock.running(meta, version)
         if running is not None:
             log[-1]["clock"] = running

@@ -205,6 +205,9 @@ class GameMeta:
     # Every game playing this game's deal (itself too): a ladder set's rotations, a
     # tournament's duplicate group. Its hidden actions stay hidden until all are over.
     deal_games: tuple[str, ...] = ()
+    # Unix seconds (to the microsecond) of the commit that finished the game; 0: not
+    # finished, or finished before this was kept (``services.turns.steps.finished_meta``).
+    finished_at: float = 0.0
     record_version: int = LAYOUT
     later: Mapping[str, Any] = field(default_factory=dict)  # a later layout's keys
 
@@ -242,6 +245,8 @@ class GameMeta:
             layout["deal_stream"] = True
         if self.deal_games:
             layout["deal_games"] = list(self.deal_games)
+        if self.finished_at:
+            layout["finished_at"] = self.finished_at
         return written_layout(layout, self.later, self.record_version)
 
     @classmethod

@@ -122,6 +122,14 @@ def status_of(state: State) -> str:
     return GameStatus.FINISHED if state.is_terminal() else GameStatus.IN_PROGRESS
 
 
+def finished_meta(meta: GameMeta, now: float) -> GameMeta:
+    """``meta`` as the commit that finishes the game at ``now`` writes it: the finish time
+    is decided once, there, and kept with the game, so the store's listing, the archive's
+    copy and every read after show the same instant. Kept to the microsecond, as the
+    archive keeps times. Not part of the state: a replay of the log is the same."""
+    return dataclasses.replace(meta, finished_at=round(now, 6))
+
+
 @dataclass(frozen=True)
 class Step:
     """One action plus the chance outcomes after it, ready to commit."""
@@ -207,10 +215,13 @@ async def commit_step(
     fallback bot for good (its token revoked) in this write too. ``turn_request``:
     ``request_key`` is a turn's (a bot's move), kept only until the next turn's
     (``stores.Commit``)."""
+    now = time.time()
     meta, tokens = snapshot.info, None
     if meta.timer is not None:
-        meta, tokens = _move_clock(snapshot, step, time.time(), timed_out)
-    due_in = clock.due_in(meta, step.state, step.version, time.time(), keep_bot_lease)
+        meta, tokens = _move_clock(snapshot, step, now, timed_out)
+    if step.state.is_terminal():
+        meta = finished_meta(meta, now)
+    due_in = clock.due_in(meta, step.state, step.version, now, keep_bot_lease)
     stored = meta.to_dict() if meta is not snapshot.info else None
     result = await store.write(
         Commit(
@@ -261,6 +272,7 @@ async def abandon(store: GameLog, game_id: str, why: str) -> bool:
                 status=GameStatus.FINISHED,
                 events=[ev.abandoned_event(version, why)],
                 bot_due_in=None,
+                meta=finished_meta(snapshot.info, time.time()).to_dict(),
             )
         )
         if result.outcome is CommitOutcome.APPLIED:

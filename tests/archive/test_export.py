@@ -59,8 +59,11 @@ def test_export_over_http_and_the_command_line(tmp_path):
             "cite", [pb.SeatSpec(kind=pb.BOT, bot_level="random", name="Zed"), "bot:greedy"]
         ).game_id
         other = client.create_game("endeavor", ["bot:random", "bot:random", "bot:random"]).game_id
+        # Seen finished is archived: the embedded store archives a finish before showing it.
         wait_until(
-            lambda: sum(g.finished_at > 0 for g in client.list_games()) == 2, 120, "both archived"
+            lambda: sum(g.status == pb.FINISHED for g in client.list_games()) == 2,
+            120,
+            "both archived",
         )
         base = server.running.http_url + "/v1/export"
         status, content_type, body = _get(base)

@@ -161,8 +161,8 @@ def test_record_pages_are_the_same_across_the_hand_off(served, over):
 
 def test_listing_and_state_are_the_same_across_the_hand_off(served):
     """ListGames and GetState, over gRPC and HTTP, before, between and after the two
-    steps. The store keeps no finish time: a game the archive does not hold yet is
-    listed without one (``finished_at`` 0), and with the archive's once copied."""
+    steps, finish time included: the commit that finished the game decided it, the
+    store lists it, and the archive keeps it when it copies the game."""
     hand_off = _finished_game(served, seed=13)
     game_id = hand_off.game_id
 
@@ -176,16 +176,18 @@ def test_listing_and_state_are_the_same_across_the_hand_off(served):
         assert [g["gameId"] for g in http_listed] == [game_id]
         http_state = served.http.get(f"/v1/games/{game_id}").json()
         assert http_listed[0]["version"] == http_state["version"] == str(state.version)
-        finished_at = summary.finished_at
-        summary.ClearField("finished_at")
-        http_listed[0].pop("finishedAt", None)
-        return (summary, json.dumps(http_listed), state, http_state), finished_at
+        # Time bounds find it by that same instant, wherever it is.
+        second = int(summary.finished_at)  # the bounds are whole seconds
+        bounded = served.client.list_games(finished_after=second, finished_before=second + 1)
+        assert [g.game_id for g in bounded] == [game_id]
+        assert served.client.list_games(finished_before=second) == []
+        return summary, json.dumps(http_listed), state, http_state
 
-    (before, unknown) = read()
-    assert unknown == 0  # not archived yet: the store knows no finish time
+    before = read()
+    assert before[0].finished_at > 0 and before[0].HasField("finished_time")
+    assert json.loads(before[1])[0]["finishedTime"].endswith("Z")
     hand_off.step()  # copied into the archive; the store still has it
-    copied, finished_at = read()
-    assert copied == before and finished_at > 0
+    assert read() == before
     hand_off.step()  # forgotten by the store
     assert hand_off.done()
-    assert read() == (before, finished_at)
+    assert read() == before

@@ -33,8 +33,11 @@ def archived(tmp_path_factory) -> Iterator[tuple[str, str, str]]:
             "cite", [pb.SeatSpec(kind=pb.BOT, bot_level="random", name="Hana"), "bot:random"]
         ).game_id
         other = client.create_game("endeavor", ["bot:random"] * 3).game_id
+        # Seen finished is archived: the embedded store archives a finish before showing it.
         wait_until(
-            lambda: sum(g.finished_at > 0 for g in client.list_games()) == 2, 120, "both archived"
+            lambda: sum(g.status == pb.FINISHED for g in client.list_games()) == 2,
+            120,
+            "both archived",
         )
         yield server.running.http_url, hana, other
 
