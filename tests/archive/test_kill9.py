@@ -15,8 +15,8 @@ from services.archive.schema import games, seats
 from services.archive.synthetic import finished_game
 from services.stores import NewGame
 from services.stores.redis_store import RedisStore
+from tests.polling import eventually
 from tests.procs import Replica, wait_until
-from tests.stores.helpers import eventually
 
 GAMES = 800
 
