@@ -102,7 +102,13 @@ echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 
 .venv/bin/ruff check .
 .venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
-.venv/bin/pytest "$@"
+# The suite spread over pytest-xdist workers, two per core: most tests wait on servers
+# and processes they start, so a core serves two. Every test has its own Redis prefix,
+# databases, free ports and temporary files, so any worker may run any test; each file
+# stays on one worker (--dist loadfile), so a module-wide server starts once. Arguments
+# come after and override these (`-n 0` runs it in this process, one test at a time).
+workers=$(( $(nproc) * 2 ))
+.venv/bin/pytest -n "$workers" --dist loadfile "$@"
 # The whole suite above ran the compiled engines (where the install compiled them);
 # the engines' and bots' tests run again on the pure-Python build (games/build.py).
 if (( $# == 0 )); then
