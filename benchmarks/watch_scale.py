@@ -7,7 +7,7 @@ it removes after), creates the games, times GetState alone, opens the streams (5
 one game, the rest spread over the others, over 8 connections), waits until every
 stream has caught up, times GetState again and prints both p99s and how long the
 streams took to open. Target (docs/operations.md, "Streams at scale"): p99 with the
-streams within 2x its p99 without them, plus 20 ms. tests/service/test_watch_scale.py
+streams within 2x its p99 without them, plus 20 ms. tests/watch/test_watch_scale.py
 checks the behaviour (every stream served, nothing left behind), not the times.
 """
 

@@ -15,7 +15,8 @@ from services.stores.redis_store import RedisStore
 
 # The real Celery worker and the service that hands it bot turns (tests/workers,
 # tests/tournament_service): one plugin, so the session's worker is started once.
-pytest_plugins = ["tests.celery_fixtures"]
+# The fuzzed servers' archives (tests/api and tests/gateway fuzz the API).
+pytest_plugins = ["tests.celery_fixtures", "tests.fixtures.fuzz_archive"]
 
 REDIS_URL = os.environ.get("GAMEHOST_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 

@@ -3,7 +3,7 @@
 A template's ``{field}`` is a request field bound from one path segment; ``:verb`` is a
 custom method. ``body="*"`` takes the other fields from a JSON body; without a body
 they come from the query string (``?limit=5``). A new RPC gets its HTTP route by one
-line here (tests/service/test_http_routes.py fails until it has one).
+line here (tests/gateway/test_http_routes.py fails until it has one).
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ import pytest
 from gamehost.v1 import gamehost_pb2 as pb
 from services.archive import archiver
 from services.stores.base import ARCHIVE_GAME
+from tests.fixtures.gateway import Served, gateway_config
 from tests.procs import wait_until
-from tests.service.http_fixtures import Served, gateway_config
 
 PAGE = 40  # events a store read returns here (the store's own page is 1,000)
 RECORD_PAGE = 25  # GetRecord entries a page

@@ -16,8 +16,8 @@ import redis
 from gamehost import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.archive.archive import Archive
+from tests.fixtures.gateway import Served, gateway_config
 from tests.procs import wait_until
-from tests.service.http_fixtures import Served, gateway_config
 
 
 def _keys(client: redis.Redis, prefix: str, game_id: str = "*") -> list[str]:

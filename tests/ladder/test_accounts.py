@@ -23,9 +23,9 @@ from services.ladder.accounts import Accounts
 from services.ladder.model import Fault
 from services.ladder.schema import ladder_bots
 from services.server import ServerConfig, ServerThread
+from tests.fixtures.http_client import Http
 from tests.ladder.conftest import ladder_server, quick
 from tests.procs import wait_until
-from tests.service.http_client import Http
 
 
 def _rows(server) -> list[dict]:

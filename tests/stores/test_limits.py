@@ -2,7 +2,7 @@
 limits' counters each store gives (``limit_storage``): the
 ``limits`` library's moving window counts in it, per key. Run on both stores here
 and on a Cluster in tests/faults/test_cluster.py; two replicas sharing the Redis
-counters: tests/service/test_shared_limits.py."""
+counters: tests/limits/test_shared_limits.py."""
 
 from __future__ import annotations
 

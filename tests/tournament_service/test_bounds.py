@@ -12,7 +12,7 @@ import pytest
 from gamehost import Client, GameError
 from services.server import ServerConfig, ServerThread
 from services.tournament.wire import definition_from
-from tests.service.http_fixtures import Served, gateway_config
+from tests.fixtures.gateway import Served, gateway_config
 from tests.tournament_service.test_api import definition
 
 

@@ -61,7 +61,10 @@ def grpc_client(web_server: ServerThread) -> Iterator[Client]:
         yield client
 
 
-@pytest.fixture(scope="session")
+# Package-wide, not session-wide: while sync Playwright runs, its event loop is this
+# thread's running loop, so an xdist worker that goes on to other tests after tests/web
+# could not run an async test (pytest-asyncio refuses inside a running loop).
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(

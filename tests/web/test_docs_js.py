@@ -7,8 +7,8 @@ from playwright.sync_api import Page
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
+from tests.api.test_docs_examples import doc_blocks
 from tests.procs import wait_until
-from tests.service.test_docs_examples import doc_blocks
 
 
 def test_the_page_example_plays_its_seat_from_the_event_stream(

@@ -16,8 +16,8 @@ from playwright.sync_api import Page, expect
 from gamehost import Client
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
+from tests.api.test_docs_examples import doc_blocks
 from tests.procs import ServiceProcess, wait_until
-from tests.service.test_docs_examples import doc_blocks
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
 

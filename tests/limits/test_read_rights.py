@@ -28,10 +28,10 @@ from google.protobuf import message_factory
 from gamehost.v1 import gamehost_pb2 as pb
 from games.catan import rules as catan_rules
 from services.gateway.routes import ROUTES, SERVICE, Route
+from tests.api.test_api_v1 import _play_to_the_deal
 from tests.archive.conftest import scratch_postgres
+from tests.fixtures.gateway import Served, as_json, gateway_config
 from tests.procs import wait_until
-from tests.service.http_fixtures import Served, as_json, gateway_config
-from tests.service.test_api_v1 import _play_to_the_deal
 
 GAME = "a game's content (state, log, events, hints), by its id and a seat's token or none"
 BULK = "games in bulk, for anyone: only games open to anyone, their content never"

@@ -17,9 +17,9 @@ import redis
 
 from gamehost import Client, GameError
 from services.server import ServerConfig, ServerThread
+from tests.fixtures.gateway import Served
+from tests.fixtures.http_client import Http
 from tests.procs import Replica
-from tests.service.http_client import Http
-from tests.service.http_fixtures import Served
 
 KEY = "e" * 20 + "-exporter"
 OK = grpc.StatusCode.OK

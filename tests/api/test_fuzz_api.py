@@ -19,8 +19,8 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.errors import FIELD_METADATA
 from services.server import SERVICE_NAME
 from tests.conftest import serve_module
+from tests.fixtures.fuzz_archive import FUZZ_LADDER
 from tests.procs import wait_until
-from tests.service.conftest import FUZZ_LADDER
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
 SERVICE = pb.DESCRIPTOR.services_by_name["GameHost"]

@@ -16,8 +16,8 @@ from gamehost import GameError, turn_timer
 from gamehost.v1 import gamehost_pb2 as pb
 from services.bots import bot_turns
 from services.stores import CommitOutcome
+from tests.fixtures.gateway import Served, as_json, gateway_config
 from tests.procs import wait_until
-from tests.service.http_fixtures import Served, as_json, gateway_config
 
 
 @pytest.fixture(scope="module", params=["memory", "redis"])

@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 
 from services.gateway.openapi import openapi_document
 from services.gateway.routes import ROUTES, SERVICE, find, unrouted_rpcs
-from tests.service.http_fixtures import Served, gateway_config
+from tests.fixtures.gateway import Served, gateway_config
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 

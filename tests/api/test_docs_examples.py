@@ -27,7 +27,7 @@ import pytest
 
 from gamehost.v1 import gamehost_pb2 as pb
 from services.gateway.errors import HTTP_STATUS
-from tests.service.http_fixtures import Served, gateway_config
+from tests.fixtures.gateway import Served, gateway_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("docs/http-api.md", "docs/api.md")

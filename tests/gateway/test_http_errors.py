@@ -13,7 +13,7 @@ import pytest
 from gamehost import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.gateway.errors import HTTP_STATUS
-from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config
+from tests.fixtures.gateway import ZERO_GAME, Served, gateway_config
 
 # google/rpc/code.proto: each code's HTTP mapping, as google.api documents it.
 GOOGLE_HTTP = {

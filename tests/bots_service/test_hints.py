@@ -20,7 +20,7 @@ LEVEL = "mcts:trees=2,iterations=40,depth=10"
 
 @pytest.fixture(scope="module", params=["memory", "redis"])
 def hint_server(request):
-    """A server on each store, hint rate limit off (tests/service/test_hints.py's rate
+    """A server on each store, hint rate limit off (tests/bots_service/test_hints.py's rate
     test has its own)."""
     config = ServerConfig(port=0, bot_workers=2, hint_rate=0)
     if request.param == "redis":

@@ -17,7 +17,7 @@ import pytest
 
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
-from tests.service.http_fixtures import Served, gateway_config
+from tests.fixtures.gateway import Served, gateway_config
 
 KEY = "k" * 20 + "-alice"
 _HTTP_CODES = {200: "OK", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED"}

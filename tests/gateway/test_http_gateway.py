@@ -9,8 +9,8 @@ import pytest
 from gamehost import GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from tests.fixtures.gateway import ZERO_GAME, Served, as_json, gateway_config, two_humans
 from tests.procs import wait_until
-from tests.service.http_fixtures import ZERO_GAME, Served, as_json, gateway_config, two_humans
 
 
 @pytest.fixture(scope="module", params=["memory", "redis"])

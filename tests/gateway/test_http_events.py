@@ -16,8 +16,8 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.gateway.app import GatewayConfig, HttpGateway
 from services.gateway.calls import Dispatcher
 from services.observe.grpc_metrics import PrometheusServerInterceptor
+from tests.fixtures.gateway import ZERO_GAME, Served, as_json, gateway_config, two_humans
 from tests.procs import wait_until
-from tests.service.http_fixtures import ZERO_GAME, Served, as_json, gateway_config, two_humans
 
 
 @pytest.fixture(scope="module", params=["memory", "redis"])

@@ -10,8 +10,8 @@ import json
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from services.server import ServerConfig, ServerThread
+from tests.fixtures.gateway import Served, gateway_config
 from tests.procs import wait_until
-from tests.service.http_fixtures import Served, gateway_config
 
 
 def test_a_name_given_to_join_game_names_the_seat_until_the_export(tmp_path):

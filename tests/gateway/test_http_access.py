@@ -10,8 +10,8 @@ import aiohttp
 import pytest
 
 from tests.certificates import self_signed
-from tests.service.http_client import Http
-from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
+from tests.fixtures.gateway import ZERO_GAME, Served, gateway_config, two_humans
+from tests.fixtures.http_client import Http
 
 API_KEY = "k" * 24
 

@@ -5,8 +5,8 @@ sees moves made through the other."""
 from __future__ import annotations
 
 from gamehost import Client
+from tests.fixtures.http_client import Http
 from tests.procs import Replica, free_port, wait_until
-from tests.service.http_client import Http
 
 STREAMS = 6
 

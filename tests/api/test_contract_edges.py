@@ -15,7 +15,7 @@ from gamehost import cli
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.api.record_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from tests.service.http_fixtures import Served, gateway_config
+from tests.fixtures.gateway import Served, gateway_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

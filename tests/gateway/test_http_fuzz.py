@@ -17,9 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.gateway.routes import ROUTES
-from tests.service.conftest import FUZZ_LADDER
-from tests.service.http_fixtures import ZERO_GAME, Served, gateway_config, two_humans
-from tests.service.test_fuzz_api import (
+from tests.api.test_fuzz_api import (
     _WORDS,
     ARCHIVE_WORDS,
     FORGED_TOKEN,
@@ -31,6 +29,8 @@ from tests.service.test_fuzz_api import (
     settled,
     unchanged,
 )
+from tests.fixtures.fuzz_archive import FUZZ_LADDER
+from tests.fixtures.gateway import ZERO_GAME, Served, gateway_config, two_humans
 
 _HEADER_TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_.:/", max_size=40)
 _JSON = st.recursive(
