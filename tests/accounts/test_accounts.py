@@ -16,8 +16,8 @@ from gamehost import Client, GameError
 from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
 from services.accounts.schema import accounts
+from tests.fixtures.http_client import Http
 from tests.ladder.conftest import ladder_server
-from tests.service.http_client import Http
 
 
 def _rows(server) -> list[dict]:

@@ -21,8 +21,8 @@ from services.archive.synthetic import finished_game
 from services.ladder.schema import games_of
 from services.server import ServerConfig, ServerThread
 from tests.archive.conftest import scratch_postgres
+from tests.fixtures.http_client import Http
 from tests.polling import wait_until
-from tests.service.http_client import Http
 from tests.stores.helpers import new_game
 
 
