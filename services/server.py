@@ -130,6 +130,9 @@ class ServerConfig:
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
     warn_without_archive: bool = False  # no archive by default (not by choice): say so at start
+    # The serving process's effective settings as one line (``gamehost serve``): logged
+    # once the store answers, so a start that fails says only why.
+    settings_line: str = ""
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
     ladder: LadderConfig | None = None
     # Accounts (docs/accounts.md) live in the archive: human accounts one client creates
@@ -243,6 +246,8 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     if archive is not None and isinstance(store, MemoryStore):
         # Its games die with the process: a finish is archived before anyone sees it.
         store.archive_first(archive.put_game)
+    if config.settings_line:
+        log.info("serve settings: %s", config.settings_line)
     if config.warn_without_archive:
         log.warning(
             "no archive: finished games live only in Redis until --finished-retention; "

@@ -205,7 +205,6 @@ def serve(argv: list[str]) -> int:
         return 2
 
     logging.basicConfig(level=logging.INFO)
-    logging.getLogger(__name__).info("serve settings: %s", _shown(args))
     archive_url, archive_create = _archive_url(args.archive, args.redis)
     try:
         ladder = _ladder_config(args)
@@ -235,6 +234,7 @@ def serve(argv: list[str]) -> int:
         archive_create=archive_create,
         # Said once the store answers: a start that fails says only why (one line).
         warn_without_archive=archive_url is None and args.archive is None,
+        settings_line=_shown(args),
         ladder=ladder,
     )
     executor = None
