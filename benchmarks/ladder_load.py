@@ -416,11 +416,18 @@ def main() -> None:
         for process in processes:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
+        for process in processes:
+            process.wait(timeout=30)  # dead, its sockets closed: it writes nothing more
         with psycopg.connect(args.postgres, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         store = redis.Redis.from_url(args.redis)
-        for key in store.scan_iter(match=f"{prefix}:*", count=1000):
-            store.delete(key)
+        # Redis may still run what a killed process had sent: sweep until none is left.
+        for _ in range(50):
+            keys = list(store.scan_iter(match=f"{prefix}:*", count=1000))
+            if not keys:
+                break
+            store.delete(*keys)
+            time.sleep(0.1)  # a polling interval, before looking again
         store.close()
         if args.keep:
             print(f"logs kept in {work}", file=sys.stderr)
