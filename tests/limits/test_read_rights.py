@@ -448,7 +448,10 @@ def test_a_finished_rotations_hidden_cards_wait_for_its_deal(served):
                 leaked[seat, path] = len(leaks)
             actions += seen_actions
             views += seen_views
-        assert actions and views  # the walk met hidden actions and final views
+        # The walk met final views, and hidden actions: every one of them for the
+        # spectator; the seat is in the audience of some (its own buys and steals), and
+        # the random bots' play decides whether any leave it out.
+        assert views and (actions or seat is not None)
     # A sibling's seat token holds no seat of the finished table.
     for path, answer in read_game(served, game_id, siblings[0].seat_token, newest):
         assert answer.code == "UNAUTHENTICATED", path
