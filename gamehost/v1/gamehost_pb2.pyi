@@ -312,7 +312,7 @@ class ListGamesRequest(_message.Message):
     def __init__(self, limit: _Optional[int] = ..., game_type: _Optional[str] = ..., status: _Optional[_Union[GameStatus, str]] = ..., player: _Optional[str] = ..., tournament: _Optional[str] = ..., bot_level: _Optional[str] = ..., finished_after: _Optional[int] = ..., finished_before: _Optional[int] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., account: _Optional[str] = ..., mine: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...
 
 class GameSummary(_message.Message):
-    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time", "your_turn")
+    __slots__ = ("game_id", "game_type", "players", "status", "version", "free_seats", "seats", "finished_at", "tournament", "finished_time", "your_turn", "returns")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -324,6 +324,7 @@ class GameSummary(_message.Message):
     TOURNAMENT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_TIME_FIELD_NUMBER: _ClassVar[int]
     YOUR_TURN_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_type: str
     players: int
@@ -335,7 +336,8 @@ class GameSummary(_message.Message):
     tournament: str
     finished_time: _timestamp_pb2.Timestamp
     your_turn: bool
-    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., your_turn: _Optional[bool] = ...) -> None: ...
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., players: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., version: _Optional[int] = ..., free_seats: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., finished_at: _Optional[float] = ..., tournament: _Optional[str] = ..., finished_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., your_turn: _Optional[bool] = ..., returns: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class ListGamesResponse(_message.Message):
     __slots__ = ("games", "next_page_token")

@@ -26,7 +26,7 @@ from services.play import seating
 from services.play.reading import GameView, Record
 from services.stores import Snapshot, StoredEvent
 from services.stores.records import DEFAULT_MAX_TIMEOUTS, Seat, Timer
-from services.turns import clock
+from services.turns import clock, steps
 from services.views import view_of
 from services.watch import events as ev
 
@@ -100,6 +100,7 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
             finished_at=game.finished_at,  # deprecated: finished_time
             finished_time=_timestamp(game.finished_at),
             tournament=game.tournament,
+            returns=game.returns,
         )
     meta = game.info
     finished = game.status == GameStatus.FINISHED
@@ -117,6 +118,10 @@ def game_summary(game: Snapshot | ArchivedSummary) -> pb.GameSummary:
     if finished and meta.finished_at:  # the time the archive lists it with, too
         summary.finished_at = meta.finished_at  # deprecated: finished_time
         summary.finished_time.CopyFrom(_timestamp(meta.finished_at))
+    if finished:  # who won: the lobby and history show it
+        state = steps.load_state(game)
+        if state.is_terminal():  # an abandoned game stopped where it stood
+            summary.returns.extend(state.returns())
     return summary
 
 

@@ -27,7 +27,7 @@ export function errorText(err) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-async function call(method, path, { body, token, query } = {}) {
+async function call(method, path, { body, token, query, signal } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [key, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
@@ -41,8 +41,10 @@ async function call(method, path, { body, token, query } = {}) {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
   } catch (err) {
+    if (err.name === "AbortError") throw err;
     throw new ApiError(0, { error: { code: "UNAVAILABLE", message: `server unreachable: ${err.message}` } });
   }
   const text = await response.text();
@@ -85,8 +87,10 @@ export const api = {
   // Finished games (from the archive), filtered and paged: docs/archive.md.
   listFinishedGames: (filters) => call("GET", "/v1/games", { query: { status: "FINISHED", ...filters } }),
   createGame: (request) => call("POST", "/v1/games", { body: request }),
-  join: (gameId, seat, name, inviteCode = "") =>
+  // With an account's key (signed in) the seat belongs to the account (docs/accounts.md).
+  join: (gameId, seat, name, inviteCode = "", key = "") =>
     call("POST", `/v1/games/${enc(gameId)}:join`, {
+      token: key,
       body: { ...(seat === undefined || seat === null ? {} : { seat }), name, ...(inviteCode ? { inviteCode } : {}) },
     }),
   state: (gameId, token) => call("GET", `/v1/games/${enc(gameId)}`, { token }),
@@ -113,6 +117,18 @@ export const api = {
   // The ladder (docs/ladder.md): standings (empty: the server's first ladder), a bot's page.
   ladder: (gameType, players) => call("GET", "/v1/ladder", { query: { gameType, players } }),
   bot: (name) => call("GET", `/v1/bots/${enc(name)}`, { query: { limit: 100 } }),
+
+  // Accounts (docs/accounts.md): the key travels as the Bearer, never in a URL.
+  createAccount: (name) => call("POST", "/v1/accounts", { body: { name } }),
+  account: (name) => call("GET", `/v1/accounts/${enc(name)}`),
+  // `account` with the key: refused unless the key is that account's (a sign-in check).
+  myGames: (key, account = "") => call("GET", "/v1/me/games", { token: key, query: { account } }),
+  mySeat: (gameId, key) => call("GET", `/v1/games/${enc(gameId)}/mySeat`, { token: key }),
+  gamesOf: (account, pageSize = 20) => call("GET", "/v1/games", { query: { account, pageSize } }),
+  // Quick play (issue 60): answers once matched, {gameId, seat, token}; DELETE leaves.
+  queue: (key, gameType, players, signal) =>
+    call("POST", "/v1/me/queue", { token: key, body: { gameType, players }, signal }),
+  leaveQueue: (key) => call("DELETE", "/v1/me/queue", { token: key }),
 
   /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
   watchGame(gameId, token, afterEventId, onEvent, onError, onConnection) {

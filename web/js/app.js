@@ -1,9 +1,12 @@
 // The single-page client: hash routes to pages. Each page is a function
 // (root, params) => cleanup, so live feeds close when the user navigates away.
+import { showAccount } from "./account.js";
 import { mount, h } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { gamePage, joinPage } from "./game.js";
 import { historyPage } from "./history.js";
+import { accountPage, myGamesPage } from "./me.js";
+import { playerPage } from "./player.js";
 import { botPage, ladderPage } from "./ladder.js";
 import { replayPage } from "./replay.js";
 import { tournamentPage, tournamentsPage } from "./tournament.js";
@@ -18,6 +21,9 @@ const routes = [
   [/^\/tournament\/([^/]+)$/, () => tournamentPage],
   [/^\/ladder$/, () => ladderPage],
   [/^\/bot\/([^/]+)$/, () => botPage],
+  [/^\/account$/, () => accountPage],
+  [/^\/me$/, () => myGamesPage],
+  [/^\/player\/([^/]+)$/, () => playerPage],
 ];
 
 let cleanup = null;
@@ -41,4 +47,5 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+showAccount();
 route();

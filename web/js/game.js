@@ -1,6 +1,7 @@
 // A game page: the board and panels drawn by the game's module, the players, the
 // legal actions as buttons (and as clickable parts of the board), a notation box,
 // the event log, and live updates from the event feed (server-sent events).
+import { accountKey, signedIn } from "./account.js";
 import { api, errorText, requestId } from "./api.js";
 import { clickable, h, mount } from "./dom.js";
 import { GAMES, viewOf } from "./games/index.js";
@@ -751,7 +752,8 @@ export function joinPage(root, [gameId, seatText], query) {
     .state(gameId, "")
     .catch(() => null)
     .then((state) => {
-      const name = h("input", { id: "join-name", placeholder: "your name", "aria-label": "your name" });
+      const account = signedIn(); // signed in, the seat is the account's
+      const name = h("input", { id: "join-name", placeholder: "your name", "aria-label": "your name", value: account ? account.name : null, readonly: !!account });
       const message = h("p", { class: "error", role: "alert" });
       const form = h(
         "form",
@@ -760,7 +762,7 @@ export function joinPage(root, [gameId, seatText], query) {
           onsubmit: async (event) => {
             event.preventDefault();
             try {
-              const joined = await api.join(gameId, seat, name.value.trim(), code);
+              const joined = await api.join(gameId, seat, name.value.trim(), code, accountKey());
               rememberSeat(gameId, joined.seat ?? seat, joined.token);
               window.location.hash = `#/game/${gameId}?seat=${joined.seat ?? seat}`;
             } catch (err) {

@@ -3,6 +3,7 @@
 // filters live in the address (#/history?game=cite&player=Ann), so a view can be shared.
 import { api } from "./api.js";
 import { h, mount } from "./dom.js";
+import { seatNames, winnerCell } from "./names.js";
 
 const PAGE = 25;
 
@@ -63,7 +64,7 @@ function render(root, types, filters, page) {
         ? h(
             "table",
             { class: "tables history" },
-            h("thead", {}, h("tr", {}, ["Finished", "Game", "Players", ""].map((t) => h("th", {}, t)))),
+            h("thead", {}, h("tr", {}, ["Finished", "Game", "Players", "Winner", ""].map((t) => h("th", {}, t)))),
             h(
               "tbody",
               {},
@@ -73,7 +74,8 @@ function render(root, types, filters, page) {
                   { dataset: { gameId: g.gameId } },
                   h("td", {}, g.finishedTime ? new Date(g.finishedTime).toLocaleString() : "-"),
                   h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
-                  h("td", {}, (g.seats || []).map((s) => s.name || s.botLevel || "?").join(", ")),
+                  h("td", { class: "names" }, seatNames(g)),
+                  h("td", {}, winnerCell(g)),
                   h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(g.gameId)}` }, "Replay")),
                 ),
               ),

@@ -157,7 +157,7 @@ function renderBot(root, page) {
           ? h("p", {}, `Rating: mu ${num(standing.mu)}, sigma ${num(standing.sigma)}, ordinal ${num(standing.ordinal)}; win share ${pct(standing.winShare)} (${pct(standing.ciLow)} – ${pct(standing.ciHigh)}). `, h("a", { href: `#/ladder?game=${bot.gameType}&players=${bot.players}` }, "The ladder"))
           : h("p", { class: "muted" }, "Not rated yet."),
       ),
-      h("section", { class: "card" }, h("h2", {}, "Rating over time"), rated.length > 1 ? chart(rated) : h("p", { class: "muted" }, "Two rated games are needed for a line.")),
+      h("section", { class: "card" }, h("h2", {}, "Rating over time"), rated.length > 1 ? ratingChart(rated) : h("p", { class: "muted" }, "Two rated games are needed for a line.")),
       h(
         "section",
         { class: "card" },
@@ -191,7 +191,7 @@ function renderBot(root, page) {
 }
 
 /** mu (solid) and the ordinal (dashed) after each rated game, oldest on the left. */
-function chart(games) {
+export function ratingChart(games) {
   const width = 640;
   const height = 200;
   const pad = 32;

@@ -1,7 +1,9 @@
 // The lobby: game types, a form to create a game (human or bot per seat), and the
 // live and finished games with links to play, watch or replay them.
+import { accountKey, signedIn } from "./account.js";
 import { api, errorText } from "./api.js";
 import { h, mount } from "./dom.js";
+import { seatNames, winnerCell } from "./names.js";
 import { rememberInvites, rememberSeat, seatsHeld } from "./seats.js";
 
 const GAME_ART = { catan: "⬢", endeavor: "⚓", cite: "♜" };
@@ -110,10 +112,14 @@ function createForm(types) {
           { "data-seat-level": seat, "aria-label": `seat ${seat} bot level`, disabled: seat === 0 },
           levels.map((l) => h("option", { value: l, selected: l === "greedy" }, l)),
         );
+        // Signed in, your seat is named as your account.
+        const account = seat === 0 ? signedIn() : null;
         const name = h("input", {
           "data-seat-name": seat,
           placeholder: seat === 0 ? "your name" : "name (optional)",
           "aria-label": `seat ${seat} name`,
+          value: account ? account.name : null,
+          readonly: !!account,
         });
         kind.addEventListener("change", () => {
           level.disabled = kind.value !== "BOT";
@@ -150,7 +156,7 @@ function createForm(types) {
       rememberInvites(created.gameId, codes);
       const firstHuman = seats.findIndex((spec) => spec.kind === "HUMAN");
       if (firstHuman >= 0) {
-        const joined = await api.join(created.gameId, firstHuman, seats[firstHuman].name, codes[firstHuman]);
+        const joined = await api.join(created.gameId, firstHuman, seats[firstHuman].name, codes[firstHuman], accountKey());
         rememberSeat(created.gameId, joined.seat ?? 0, joined.token);
         window.location.hash = `#/game/${created.gameId}?seat=${joined.seat ?? 0}`;
       } else {
@@ -196,7 +202,7 @@ function gameTable(games, finished) {
   return h("div", { class: "table-scroll" }, h(
     "table",
     { class: "games" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Type"), h("th", {}, "Players"), h("th", {}, "Moves"), h("th", {}, ""))),
+    h("thead", {}, h("tr", {}, ["Game", "Type", "Players", finished ? "Winner" : "Free", "Steps", ""].map((t) => h("th", {}, t)))),
     h(
       "tbody",
       {},
@@ -218,8 +224,10 @@ function gameTable(games, finished) {
           { "data-game-id": g.gameId },
           h("td", { class: "mono" }, g.gameId.slice(0, 8)),
           h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
-          h("td", {}, `${g.players ?? 0}`),
-          h("td", {}, g.version ?? "0"),
+          h("td", { class: "names" }, seatNames(g)),
+          h("td", {}, finished ? winnerCell(g) : `${free}`),
+          // The version: every change, moves and chance's (dice, deals) alike.
+          h("td", { class: "steps", title: "changes so far: moves, dice and deals" }, g.version ?? "0"),
           h("td", {}, h("div", { class: "links" }, links)),
         );
       }),
@@ -229,7 +237,8 @@ function gameTable(games, finished) {
 
 async function joinAny(gameId) {
   try {
-    const joined = await api.join(gameId, null, "");
+    const account = signedIn();
+    const joined = await api.join(gameId, null, account ? account.name : "", "", accountKey());
     rememberSeat(gameId, joined.seat ?? 0, joined.token);
     window.location.hash = `#/game/${gameId}?seat=${joined.seat ?? 0}`;
   } catch (err) {

@@ -1,0 +1,89 @@
+// A player's page (#/player/<name>): the account (kind, games played), its ratings
+// per game and player count as they stand, a bot's rating over time (the ladder keeps
+// a bot's history: the chart of its bot page), and its recent games (ListGames account=).
+import { api, errorText } from "./api.js";
+import { h, mount } from "./dom.js";
+import { ratingChart } from "./ladder.js";
+import { seatNames, winnerCell } from "./names.js";
+
+function num(x) {
+  return Number(x || 0).toFixed(2);
+}
+
+export function playerPage(root, [name]) {
+  mount(root, h("p", { class: "muted" }, "Loading…"));
+  let stopped = false;
+  (async () => {
+    try {
+      const account = await api.account(name);
+      const bot = account.kind === "ACCOUNT_BOT";
+      const [games, ladder] = await Promise.all([api.gamesOf(account.name || name), bot ? api.bot(account.name).catch(() => null) : null]);
+      if (!stopped) render(root, account, games.games || [], ladder);
+    } catch (err) {
+      if (!stopped) mount(root, h("p", { class: "error" }, `Cannot load player ${name}: ${errorText(err)}`));
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
+}
+
+function render(root, account, games, ladder) {
+  const bot = account.kind === "ACCOUNT_BOT";
+  const ratings = account.ratings || [];
+  const rated = ladder ? (ladder.games || []).filter((g) => !g.validation).reverse() : [];
+  mount(
+    root,
+    h(
+      "div",
+      { id: "player", "data-player": account.name, "data-kind": bot ? "bot" : "human" },
+      h(
+        "section",
+        { class: "card" },
+        h("h1", {}, account.name, " ", h("span", { class: "badge" }, bot ? "bot" : "player")),
+        h("p", {}, bot ? `${account.gamesPlayed ?? 0} rated games · ` : "", account.createdAt ? `joined ${new Date(account.createdAt * 1000).toLocaleDateString()}` : "", bot ? [" · ", h("a", { href: `#/bot/${encodeURIComponent(account.name)}` }, "its ladder page")] : null),
+        h("h2", {}, "Ratings"),
+        ratings.length
+          ? h(
+              "table",
+              { class: "tables ratings" },
+              h("thead", {}, h("tr", {}, ["Game", "Players", "Games", "mu", "sigma", "Ordinal"].map((t) => h("th", {}, t)))),
+              h(
+                "tbody",
+                {},
+                ratings.map((r) => h("tr", {}, h("td", {}, r.gameType), h("td", {}, String(r.players ?? 0)), h("td", {}, String(r.games ?? 0)), h("td", {}, num(r.mu)), h("td", {}, num(r.sigma)), h("td", {}, num(r.ordinal)))),
+              ),
+            )
+          : h("p", { class: "muted no-ratings" }, "No rating yet: ratings come from rated games."),
+      ),
+      bot ? h("section", { class: "card" }, h("h2", {}, "Rating over time"), rated.length > 1 ? ratingChart(rated) : h("p", { class: "muted" }, "Two rated games are needed for a line.")) : null,
+      h(
+        "section",
+        { class: "card" },
+        h("h2", {}, "Recent games"),
+        games.length
+          ? h(
+              "table",
+              { class: "tables player-games" },
+              h("thead", {}, h("tr", {}, ["Game", "Players", "Winner", ""].map((t) => h("th", {}, t)))),
+              h(
+                "tbody",
+                {},
+                games.map((g) => {
+                  const over = g.status === "FINISHED";
+                  return h(
+                    "tr",
+                    { dataset: { gameId: g.gameId } },
+                    h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
+                    h("td", { class: "names" }, seatNames(g)),
+                    h("td", {}, over ? winnerCell(g) : h("span", { class: "muted" }, "playing")),
+                    h("td", {}, h("a", { href: over ? `#/replay/${encodeURIComponent(g.gameId)}` : `#/game/${encodeURIComponent(g.gameId)}` }, over ? "Replay" : "Watch")),
+                  );
+                }),
+              ),
+            )
+          : h("p", { class: "muted" }, "No game yet."),
+      ),
+    ),
+  );
+}
