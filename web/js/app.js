@@ -30,6 +30,7 @@ let cleanup = null;
 
 function route() {
   const root = document.getElementById("app");
+  showAccount(); // signed in or out in another tab meanwhile
   if (cleanup) cleanup();
   cleanup = null;
   const hash = window.location.hash.replace(/^#/, "") || "/";
@@ -47,5 +48,4 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
-showAccount();
 route();

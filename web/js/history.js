@@ -75,7 +75,7 @@ function render(root, types, filters, page) {
                   h("td", {}, g.finishedTime ? new Date(g.finishedTime).toLocaleString() : "-"),
                   h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
                   h("td", { class: "names" }, seatNames(g)),
-                  h("td", {}, winnerCell(g)),
+                  h("td", { dataset: { label: "Won by" } }, winnerCell(g)),
                   h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(g.gameId)}` }, "Replay")),
                 ),
               ),

@@ -225,9 +225,9 @@ function gameTable(games, finished) {
           h("td", { class: "mono" }, g.gameId.slice(0, 8)),
           h("td", {}, h("span", { class: `badge game-${g.gameType}` }, g.gameType)),
           h("td", { class: "names" }, seatNames(g)),
-          h("td", {}, finished ? winnerCell(g) : `${free}`),
+          h("td", { dataset: { label: finished ? "Won by" : "Free" } }, finished ? winnerCell(g) : `${free}`),
           // The version: every change, moves and chance's (dice, deals) alike.
-          h("td", { class: "steps", title: "changes so far: moves, dice and deals" }, g.version ?? "0"),
+          h("td", { class: "steps", title: "changes so far: moves, dice and deals", dataset: { label: "Steps" } }, g.version ?? "0"),
           h("td", {}, h("div", { class: "links" }, links)),
         );
       }),

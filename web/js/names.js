@@ -22,7 +22,7 @@ export function seatName(seat) {
 /** The seats of a game, in seat order, comma-separated. */
 export function seatNames(game) {
   const seats = game.seats || [];
-  return h("span", { class: "players" }, seats.map((seat, i) => [i ? ", " : "", seatName(seat)]));
+  return h("span", { class: "seat-names" }, seats.map((seat, i) => [i ? ", " : "", seatName(seat)]));
 }
 
 /** The seats with the highest return (several in a shared win); [] while none. */
