@@ -132,3 +132,19 @@ def test_a_bot_in_a_browser_page_plays_over_fetch(page: Page, laddered: str) -> 
         return found["bot"]["status"]
 
     wait_until(lambda: status() == "BOT_ACTIVE", 120, "the browser's bot to pass validation")
+
+
+def test_a_bot_accounts_player_page_draws_its_rating_over_time(page: Page, laddered: str) -> None:
+    """A bot is an account: its player page shows its ladder rating, the chart of its
+    bot page, and its ladder games (docs/accounts.md#the-web-client)."""
+    page.goto(f"{laddered}/#/player/webbot")
+    expect(page.locator("#player")).to_have_attribute("data-kind", "bot")
+    expect(page.locator("#player table.ratings tbody tr")).to_have_count(1)
+    expect(page.locator("#player table.ratings")).to_contain_text("cite")
+    expect(page.locator("#player svg.rating-chart path.mu")).to_have_count(1)
+    games = page.locator("table.player-games tbody tr")
+    expect(games.first).to_be_visible()
+    assert games.count() >= 4  # 3 rated and the validation game
+    expect(page.locator("table.player-games")).to_contain_text("validation")
+    page.get_by_role("link", name="its ladder page").click()
+    expect(page).to_have_url(f"{laddered}/#/bot/webbot")

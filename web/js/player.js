@@ -1,6 +1,7 @@
 // A player's page (#/player/<name>): the account (kind, games played), its ratings
 // per game and player count as they stand, a bot's rating over time (the ladder keeps
-// a bot's history: the chart of its bot page), and its recent games (ListGames account=).
+// a bot's history: the chart of its bot page), and its recent games (ListGames account=;
+// a ladder bot's from its ladder, whose seats are not bound to accounts).
 import { api, errorText } from "./api.js";
 import { h, mount } from "./dom.js";
 import { ratingChart } from "./ladder.js";
@@ -61,7 +62,10 @@ function render(root, account, games, ladder) {
         "section",
         { class: "card" },
         h("h2", {}, "Recent games"),
-        games.length
+        // A ladder's seats are not bound to accounts: a bot's games are its ladder's.
+        ladder && (ladder.games || []).length && !games.length
+          ? ladderGames(ladder.games)
+          : games.length
           ? h(
               "table",
               { class: "tables player-games" },
@@ -83,6 +87,29 @@ function render(root, account, games, ladder) {
               ),
             )
           : h("p", { class: "muted" }, "No game yet."),
+      ),
+    ),
+  );
+}
+
+/** A ladder bot's recent games (GET /v1/bots/NAME), as its bot page lists them. */
+function ladderGames(games) {
+  return h(
+    "table",
+    { class: "tables player-games" },
+    h("thead", {}, h("tr", {}, ["Finished", "Opponents", "Result", ""].map((t) => h("th", {}, t)))),
+    h(
+      "tbody",
+      {},
+      games.map((g) =>
+        h(
+          "tr",
+          { dataset: { gameId: g.gameId } },
+          h("td", {}, g.finishedAt ? new Date(g.finishedAt * 1000).toLocaleString() : "-"),
+          h("td", { class: "names" }, (g.opponents || []).join(", ")),
+          h("td", {}, g.validation ? h("span", { class: "badge" }, "validation") : num(g.returned)),
+          h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(g.gameId)}` }, "Replay")),
+        ),
       ),
     ),
   );
