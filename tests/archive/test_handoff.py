@@ -172,6 +172,7 @@ def test_listing_and_state_are_the_same_across_the_hand_off(served):
         summary = listed[0]
         state = served.client.state(game_id)
         assert summary.version == state.version > 0
+        assert list(summary.returns) == list(state.returns) != []  # who won (issue 60)
         http_listed = served.http.get("/v1/games").json()["games"]
         assert [g["gameId"] for g in http_listed] == [game_id]
         http_state = served.http.get(f"/v1/games/{game_id}").json()
