@@ -86,7 +86,7 @@ async def _raw_ping():
 async def _stub(self, game_id, token, **_):
 {work}    return submitting.Submitted(version=1, action=0, notation="", duplicate=False)
 
-host.GameHost.submit_action = _stub
+submitting.Submitting.submit_action = _stub
 """
 
 

@@ -86,7 +86,7 @@ async def _play(host: GameHost, timed: _Timed, seed: int, watched: bool) -> list
     watches: list[asyncio.Task] = []
 
     async def follow(token: str) -> None:
-        async for _ in host.watch(game_id, token, 0):
+        async for _ in host.reading.watch(game_id, token, 0):
             pass
 
     if watched:
@@ -106,7 +106,7 @@ async def _play(host: GameHost, timed: _Timed, seed: int, watched: bool) -> list
             view = await read(view.to_move)
             action = view.legal_actions[0][0]
             started = time.perf_counter()
-            await host.submit_action(
+            await host.submitting.submit_action(
                 game_id, tokens[view.to_move], expected_version=view.snapshot.version, action=action
             )
             moves.append(time.perf_counter() - started)

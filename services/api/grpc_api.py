@@ -215,7 +215,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def SubmitAction(self, request, context):
         which = request.WhichOneof("action")
-        done = await self.host.submit_action(
+        done = await self.host.submitting.submit_action(
             request.game_id,
             request.token,
             expected_version=request.expected_version
@@ -237,7 +237,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def WatchGame(self, request, context):
         # aclosing: a cancelled stream leaves its feed at once, not when collected.
         async with contextlib.aclosing(
-            self.host.watch(request.game_id, request.token, request.after_event_id)
+            self.host.reading.watch(request.game_id, request.token, request.after_event_id)
         ) as events:
             async for stored, data in events:
                 yield self._events.message(stored, data)
@@ -245,7 +245,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     @unary
     async def GetRecord(self, request, context):
         offset = record_pages.offset_of(request.page_token, request.game_id, request.include_views)
-        record = await self.host.record(
+        record = await self.host.reading.record(
             request.game_id,
             request.token,
             request.include_views,

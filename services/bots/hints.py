@@ -223,7 +223,7 @@ class HintService:
         """The true state at ``version`` of a finished game, replayed from its record
         (complete and public once it and every game of its deal are over:
         ``access.log_public``)."""
-        record = await self._host.record(snapshot.game_id, token)
+        record = await self._host.reading.record(snapshot.game_id, token)
         actions = [e["action"] for e in record.entries if e["version"] <= version]
         if any(action < 0 for action in actions):  # only a running game hides actions
             raise FailedPrecondition(

@@ -338,7 +338,7 @@ class Sessions:
             await queue.put(Directive(START, line, game_id))
             started = True
             asked = -1
-            async for event, data in self.host.watch(game_id, token, 0):
+            async for event, data in self.host.reading.watch(game_id, token, 0):
                 if data["kind"] == EventKind.FINISHED:
                     self._on_finished()
                     line = protocol.end_line(game_id, data.get("returns", []))
@@ -526,7 +526,7 @@ class Sessions:
         retry of the same version is answered, never played twice); None when refused."""
         token = seat_token(await self.host.store.secret(), game_id, seat)
         try:
-            done = await self.host.submit_action(
+            done = await self.host.submitting.submit_action(
                 game_id,
                 token,
                 expected_version=version,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,7 @@ from services.kinds import GAME_ID, GameStatus, SeatControl, SeatKind
 from services.limits import access
 from services.limits.access import hash_token
 from services.play import seating
+from services.play.positions import RecentPositions
 from services.play.reading import GameView, Reading
 from services.play.submitting import Submitting
 from services.stores import (
@@ -57,7 +57,6 @@ from services.watch import events as ev
 from services.watch.hub import WatchHub
 
 _JOIN_TRIES = 8  # a join built again after a bot moved under it, at most this often
-_RECENT_GAMES = 4096  # positions kept for the fast paths (``GameHost._recent``)
 SPECTATOR = access.SPECTATOR
 
 
@@ -79,7 +78,11 @@ class SeatSpec:
     runner: bool = False  # HUMAN: a registered bot's runner plays it (Seat.runner)
 
 
-class GameHost(Reading, Submitting):
+class GameHost:
+    """Creates, joins, loads and lists games, and holds the parts the rest is done by:
+    ``seating`` (AddBot, HandOverSeat, TakeBackSeat, SetSeatOptions), ``reading``
+    (WatchGame, GetRecord) and ``submitting`` (SubmitAction)."""
+
     def __init__(
         self,
         store: GameStore,
@@ -92,11 +95,15 @@ class GameHost(Reading, Submitting):
         self.runner = runner
         self.hub = WatchHub(store)  # every WatchGame stream of this replica reads through it
         self.live_games_per_client = live_games_per_client  # 0: no cap
-        # game id -> (snapshot, state) this replica committed or read last (LRU): the
-        # position the fast paths start from when nothing newer has been seen.
-        self._recent: OrderedDict[str, tuple[Snapshot, State]] = OrderedDict()
+        self.positions = RecentPositions()
         # AddBot, HandOverSeat, TakeBackSeat and rejoining a seat handed over for good.
         self.seating = seating.Seating(store, runner, self.load, self.viewer)
+        self.reading = Reading(
+            store, archive, self.hub, self.load, self.viewer, self.all_over, self.positions
+        )
+        self.submitting = Submitting(
+            store, self.hub, self.load, self.viewer, self.positions, self.kick_bots
+        )
 
     # ------------------------------------------------------------------ catalogue
     @staticmethod
@@ -237,7 +244,7 @@ class GameHost(Reading, Submitting):
             raise AlreadyExists(f"a game with id {game_id} exists") from None
         metrics.GAMES_CREATED.labels(game_type).inc()
         snapshot = await self.load(game_id)
-        self._kick_bots(snapshot, state)
+        self.kick_bots(snapshot, state)
         return GameView(snapshot, state, SPECTATOR, invite_codes, creator_token)
 
     async def join_game(
@@ -326,7 +333,7 @@ class GameHost(Reading, Submitting):
             raise AlreadyExists(f"seat {seat} of game {game_id} is already taken")
         return seat, token
 
-    def _kick_bots(self, snapshot: Snapshot, state: State) -> None:
+    def kick_bots(self, snapshot: Snapshot, state: State) -> None:
         if seat_control.bot_to_move(snapshot.info, state):
             self.runner.kick(snapshot.game_id)
 
@@ -356,26 +363,11 @@ class GameHost(Reading, Submitting):
     # The one read check (``access.reader``): every read and seat call goes through it.
     viewer = staticmethod(access.reader)
 
-    def _keep_position(self, snapshot: Snapshot, state: State) -> None:
-        """Keep a position this replica wrote, or read as a game's newest, for the fast
-        paths: SubmitAction's commit on it (compared to the store's version, so a
-        position that went stale is only a retry on a fresh read), and the legal
-        actions and view of a watched event that is still the newest."""
-        self._recent[snapshot.game_id] = (snapshot, state)
-        self._recent.move_to_end(snapshot.game_id)
-        while len(self._recent) > _RECENT_GAMES:
-            self._recent.popitem(last=False)
-
-    def _kept_at(self, game_id: str, event_id: int) -> tuple[Snapshot, State] | None:
-        """The position kept for ``game_id`` if it is the one at event ``event_id``."""
-        recent = self._recent.get(game_id)
-        return recent if recent is not None and recent[0].last_event_id == event_id else None
-
     async def view_at(self, game_id: str, token: str, event_id: int) -> GameView:
         """The game as ``token`` sees it at event ``event_id``, which a watch of this
         replica delivered: from the position kept for it when there is one (no store
         read), else read from the store (then it may be later than that event)."""
-        kept = self._kept_at(game_id, event_id)
+        kept = self.positions.at(game_id, event_id)
         if kept is not None:
             snapshot, state = kept
             viewer = self.viewer(snapshot, token)
@@ -387,13 +379,13 @@ class GameHost(Reading, Submitting):
         viewer = self.viewer(snapshot, token)
         state = steps.load_state(snapshot)
         # Bots move without it (every replica sweeps the schedule); this only wakes the sweeper.
-        self._kick_bots(snapshot, state)
+        self.kick_bots(snapshot, state)
         return GameView(snapshot, state, viewer, withheld=await self._withheld(snapshot))
 
     async def _withheld(self, snapshot: Snapshot) -> bool:
         """Over, but its log not public yet: a game of its deal still runs."""
         finished = snapshot.status == GameStatus.FINISHED
-        return finished and not await self.log_public(snapshot)
+        return finished and not await self.reading.log_public(snapshot)
 
     async def all_over(self, game_ids: Sequence[str]) -> bool:
         """Whether every one of ``game_ids`` is over: finished in the store, else held by

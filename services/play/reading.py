@@ -1,6 +1,7 @@
 """Reading a game as its caller may see it: the live event feed (``watch``) and the
-record (``record``), with the rule of when a log becomes public. A mixin of
-``GameHost``, which holds the store, the archive and the watch hub."""
+record (``record``), with the rule of when a log becomes public. ``GameHost`` makes one
+and hands it what it reads through: the store, the archive, the watch hub, its loader,
+its read check and the positions it keeps."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from games import (
     TERMINAL,
     State,
 )
+from services.archive.archive import Archive
 from services.errors import (
     InvalidArgument,
     NotFound,
@@ -21,14 +23,17 @@ from services.errors import (
 )
 from services.kinds import EventKind, FinishReason, GameStatus
 from services.limits import access
+from services.play.hooks import AllOver, Loader, Viewer
+from services.play.positions import RecentPositions
 from services.stores import (
+    GameLog,
     Snapshot,
     StoredEvent,
 )
 from services.turns import seat_control, steps
 from services.views import revealed_actions, view_of
 from services.watch import events as ev
-from services.watch.hub import Subscription
+from services.watch.hub import Subscription, WatchHub
 
 
 @dataclass(frozen=True)
@@ -87,9 +92,26 @@ class Record:
 
 
 class Reading:
-    """``GameHost.watch`` and ``GameHost.record``; ``GameHost`` provides ``store``,
-    ``archive``, ``hub``, ``load``, ``viewer``, ``all_over``, ``_kept_at`` and
-    ``_keep_position``."""
+    """WatchGame's feed (``watch``), GetRecord's record (``record``) and the log they
+    both page through (``logged``)."""
+
+    def __init__(
+        self,
+        store: GameLog,
+        archive: Archive | None,
+        hub: WatchHub,
+        load: Loader,
+        viewer: Viewer,
+        all_over: AllOver,
+        positions: RecentPositions,
+    ) -> None:
+        self.store = store
+        self.archive = archive
+        self.hub = hub
+        self.load = load
+        self.viewer = viewer
+        self.all_over = all_over
+        self.positions = positions
 
     async def log_public(self, snapshot: Snapshot) -> bool:
         """Whether every hidden action of the game is public, to GetRecord, WatchGame,
@@ -194,18 +216,18 @@ class Reading:
         """The viewer's legal actions if ``event_id`` is still the game's newest event
         (None otherwise: the position has moved on, so they would be stale).
 
-        When this replica wrote that event or read it as the newest (``_recent``) and
+        When this replica wrote that event or read it as the newest (``positions``) and
         its reader has seen nothing later, the state kept is the position: no store
         read, no state decode. Otherwise the store says, and the position read is kept
         (the seat's SubmitAction and a ladder bot's act start from it)."""
-        kept = self._kept_at(game_id, event_id)
+        kept = self.positions.at(game_id, event_id)
         if kept is not None and self.hub.newest(game_id) == event_id:
             return GameView(kept[0], kept[1], viewer).legal_actions
         snapshot = await self.store.load(game_id)
         if snapshot is None or snapshot.last_event_id != event_id:
             return None
         state = steps.load_state(snapshot)
-        self._keep_position(snapshot, state)
+        self.positions.keep(snapshot, state)
         return GameView(snapshot, state, viewer).legal_actions
 
     async def logged(self, snapshot: Snapshot, after: int = 0) -> AsyncIterator[StoredEvent]:

@@ -15,7 +15,7 @@ import dataclasses
 import hmac
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ from services.errors import (
 )
 from services.kinds import GameStatus, SeatChangeReason, SeatControl
 from services.limits.access import hash_token
+from services.play.hooks import Loader, Viewer
 from services.stores import Commit, CommitOutcome, GameLog, Snapshot
 from services.stores.records import Seat
 from services.turns import clock, seat_control, steps
@@ -81,10 +82,6 @@ def rejoin_allowed(snapshot: Snapshot) -> bool:
 def free_seats(snapshot: Snapshot) -> list[int]:
     """The seats JoinGame may take now, lowest first (every other count of free seats calls this)."""
     return [i for i in range(len(snapshot.info.seats)) if joinable(snapshot, i)]
-
-
-Loader = Callable[..., Awaitable[Snapshot]]  # GameHost.load: NotFound, InvalidArgument
-Viewer = Callable[..., "int | None"]  # GameHost.viewer: the token's seat
 
 
 class BotKicker(Protocol):

@@ -1,7 +1,7 @@
 """Submitting an action: SubmitAction's checks (token, seat, version, request id,
 the action or its notation) and its one compare-and-set commit through ``turns.steps``,
-retried on a lost race. A mixin of ``GameHost``, which holds the store and the cache
-of what this replica committed last."""
+retried on a lost race. ``GameHost`` makes one and hands it the store, the watch hub,
+its loader and read check, the positions it keeps and its bot kick."""
 
 from __future__ import annotations
 
@@ -23,12 +23,16 @@ from services.errors import (
 )
 from services.kinds import GameStatus
 from services.limits.access import hash_token
+from services.play.hooks import KickBots, Loader, Viewer
+from services.play.positions import RecentPositions
 from services.stores import (
     CommitOutcome,
     CommitResult,
+    GameLog,
     Snapshot,
 )
 from services.turns import steps
+from services.watch.hub import WatchHub
 
 _MAX_REQUEST_ID = 128
 
@@ -59,8 +63,23 @@ class _Stale(Exception):
 
 
 class Submitting:
-    """``GameHost.submit_action`` and its steps; ``GameHost`` provides ``store``,
-    ``hub``, ``load``, ``viewer``, ``_recent``, ``_keep_position`` and ``_kick_bots``."""
+    """SubmitAction: ``submit_action`` and its steps."""
+
+    def __init__(
+        self,
+        store: GameLog,
+        hub: WatchHub,
+        load: Loader,
+        viewer: Viewer,
+        positions: RecentPositions,
+        kick_bots: KickBots,
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.load = load
+        self.viewer = viewer
+        self.positions = positions
+        self.kick_bots = kick_bots
 
     async def submit_action(
         self,
@@ -87,7 +106,7 @@ class Submitting:
         # Keyed by the credential, so it is known before the game is loaded: one read.
         request_key = f"{hash_token(token)[:32]}:{request_id}" if token and request_id else None
         attempt = _Attempt(token, expected_version, action, notation, request_key, seat)
-        recent = self._recent.pop(game_id, None)
+        recent = self.positions.take(game_id)
         if recent is not None and recent[0].version == expected_version:
             # Fast path: this replica wrote the version the client acts on, so skip the
             # read. The commit still compares versions; anything unexpected is redone
@@ -152,7 +171,7 @@ class Submitting:
         if committed.outcome is CommitOutcome.APPLIED:
             metrics.ACTIONS.labels(meta.game_type).inc()
             metrics.SUBMIT_SECONDS.observe(time.perf_counter() - started)
-            self._kick_bots(snapshot, step.state)
+            self.kick_bots(snapshot, step.state)
             return Submitted(**result, duplicate=False)
         if committed.outcome is CommitOutcome.DUPLICATE:
             return Submitted(**committed.request_result, duplicate=True)
@@ -165,7 +184,7 @@ class Submitting:
         written = steps.written_snapshot(snapshot, step, committed)
         if written is None:
             return  # a seat was handed over: its tokens changed too
-        self._keep_position(written, step.state)
+        self.positions.keep(written, step.state)
 
     @staticmethod
     def _parse(state: State, seat: int, action: int | None, notation: str | None) -> int:

@@ -254,7 +254,7 @@ class TournamentRunner:
         return TableResult(table, returns, game.game_id, timeouts)
 
     async def _log(self, game: Snapshot) -> list[dict[str, Any]]:
-        return [e.data async for e in self._host.logged(game)]
+        return [e.data async for e in self._host.reading.logged(game)]
 
     async def _table_game(self, game_id: str) -> Snapshot | None:
         """A table's game, from the store or (finished, archived and forgotten by the

@@ -209,7 +209,7 @@ class CommitsInFlight:
     """This replica's commits waiting for their replies, by game. The hub hands a
     game's new events to its watches only once they have them: the committer is
     answered before the watches' work on its event runs, and the position its commit
-    keeps (``GameHost._recent``) gives the next seat's legal actions with no store read
+    keeps (``GameHost.positions``) gives the next seat's legal actions with no store read
     (on a quiet event loop the event came first at nearly every move:
     benchmarks/studies/commit_watch.py, docs/ladder.md)."""
 

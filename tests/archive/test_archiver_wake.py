@@ -28,7 +28,7 @@ async def _finished_game(host: GameHost) -> str:
     while not (view := await host.get_state(game_id, "")).over:
         token = tokens[view.to_move]
         legal = (await host.get_state(game_id, token)).legal_actions
-        await host.submit_action(
+        await host.submitting.submit_action(
             game_id, token, expected_version=view.snapshot.version, action=rng.choice(legal)[0]
         )
     return game_id

@@ -46,7 +46,7 @@ async def _play_out(host: GameHost, game_id: str, tokens: list[str], seed: int) 
         legal = (await host.get_state(game_id, token)).legal_actions
         action = rng.choice(legal)[0]
         request_id = f"move-{n}"
-        done = await host.submit_action(
+        done = await host.submitting.submit_action(
             game_id,
             token,
             expected_version=view.snapshot.version,
@@ -62,19 +62,19 @@ async def _answers(host: GameHost, game_id: str, tokens: list[str], firsts: list
     answers: dict = {}
     for token in ["", *tokens]:
         answers["state", token] = _bytes(messages.game_state(await host.get_state(game_id, token)))
-        record = await host.record(game_id, token, include_views=True)
+        record = await host.reading.record(game_id, token, include_views=True)
         answers["record", token] = _bytes(messages.game_record(record))
-        page = await host.record(game_id, token, include_views=True, offset=4, limit=9)
+        page = await host.reading.record(game_id, token, include_views=True, offset=4, limit=9)
         answers["page", token] = _bytes(messages.game_record(page))
-        watched = [(e.event_id, seen) async for e, seen in host.watch(game_id, token, 0)]
+        watched = [(e.event_id, seen) async for e, seen in host.reading.watch(game_id, token, 0)]
         answers["watch", token] = [_bytes(messages.game_event(i, s)) for i, s in watched]
         middle = watched[len(watched) // 2][0]
         answers["watch after", token] = [
             _bytes(messages.game_event(e.event_id, seen))
-            async for e, seen in host.watch(game_id, token, middle)
+            async for e, seen in host.reading.watch(game_id, token, middle)
         ]
     for token, request_id, first in firsts:
-        again = await host.submit_action(
+        again = await host.submitting.submit_action(
             game_id,
             token,
             expected_version=first.version - 1,
@@ -84,7 +84,7 @@ async def _answers(host: GameHost, game_id: str, tokens: list[str], firsts: list
         assert again.duplicate and (again.version, again.action) == (first.version, first.action)
         answers["retry", token] = again
         try:
-            await host.submit_action(game_id, token, expected_version=None, action=0)
+            await host.submitting.submit_action(game_id, token, expected_version=None, action=0)
         except ServiceError as refused:
             answers["new move", token] = (type(refused), str(refused))
     return answers
@@ -146,12 +146,12 @@ async def test_a_watch_that_falls_behind_finishes_from_the_archive(store, archiv
         )
         game_id = created.snapshot.game_id
         tokens = [(await host.join_game(game_id, seat, ""))[1] for seat in range(3)]
-        following = host.watch(game_id, tokens[1], 0)
+        following = host.reading.watch(game_id, tokens[1], 0)
         first, _ = await anext(following)
         firsts = await _play_out(host, game_id, tokens, seed=9)
         assert firsts
         expected = [
-            (e.event_id, s) async for e, s in host.watch(game_id, tokens[1], first.event_id)
+            (e.event_id, s) async for e, s in host.reading.watch(game_id, tokens[1], first.event_id)
         ]
         assert await archiver.archive_once(store, archive) == 1
         assert await store.load(game_id) is None
@@ -161,7 +161,7 @@ async def test_a_watch_that_falls_behind_finishes_from_the_archive(store, archiv
         assert [i for i, _ in rest] == [i for i, _ in expected]
         assert rest[-1][1]["kind"] == "finished"
         with pytest.raises(NotFound):
-            await anext(host.watch("0" * 32, "", 0))
+            await anext(host.reading.watch("0" * 32, "", 0))
     finally:
         await runner.close()
         await host.hub.close()

@@ -1,5 +1,5 @@
 """A replica keeps the position it last wrote or read as a game's newest
-(``GameHost._recent``): a watched event another replica wrote is read from the store
+(``GameHost.positions``): a watched event another replica wrote is read from the store
 once, for its legal actions, and the seat's act on it (``view_at``, then
 SubmitAction at that version) starts from that read. A kept position that went
 stale costs a retry on a fresh read, never a move on an old position. On both
@@ -71,7 +71,7 @@ async def _moved_elsewhere(first: GameHost, second: GameHost, timer: clock.Timer
     view = await second.get_state(game_id, tokens[0])
     mover = view.to_move
     mover_view = await second.get_state(game_id, tokens[mover])
-    await second.submit_action(
+    await second.submitting.submit_action(
         game_id,
         tokens[mover],
         expected_version=view.snapshot.version,
@@ -86,7 +86,7 @@ async def test_a_seat_acts_on_the_event_it_watched_with_one_store_read(store, re
         loads = _CountedLoads(store)
         game_id, seat, tokens, newest = await _moved_elsewhere(first, second)
         loads.on = True
-        stream = first.watch(game_id, tokens[seat], newest.last_event_id - 1)
+        stream = first.reading.watch(game_id, tokens[seat], newest.last_event_id - 1)
         event, seen = await anext(stream)
         assert event.event_id == newest.last_event_id
         assert seen["legal"]
@@ -95,7 +95,7 @@ async def test_a_seat_acts_on_the_event_it_watched_with_one_store_read(store, re
         assert view.snapshot.version == newest.version and view.to_move == seat
         assert view.legal_actions == seen["legal"]
         action = seen["legal"][-1][0]
-        done = await first.submit_action(
+        done = await first.submitting.submit_action(
             game_id, tokens[seat], expected_version=newest.version, action=action
         )
         assert loads.count == 2  # the act and its commit started from the kept position
@@ -108,14 +108,14 @@ async def test_a_seat_acts_on_the_event_it_watched_with_one_store_read(store, re
 async def test_a_kept_position_another_replica_moved_past_is_refused_as_stale(store, request):
     async with _two_replicas(store, request) as (first, second):
         game_id, seat, tokens, newest = await _moved_elsewhere(first, second)
-        stream = first.watch(game_id, tokens[seat], newest.last_event_id - 1)
+        stream = first.reading.watch(game_id, tokens[seat], newest.last_event_id - 1)
         _, seen = await anext(stream)  # the first replica keeps this position
         await stream.aclose()
-        moved = await second.submit_action(
+        moved = await second.submitting.submit_action(
             game_id, tokens[seat], expected_version=newest.version, action=seen["legal"][0][0]
         )
         with pytest.raises(Aborted, match="stale version"):
-            await first.submit_action(
+            await first.submitting.submit_action(
                 game_id, tokens[seat], expected_version=newest.version, action=seen["legal"][0][0]
             )
         after = await second.get_state(game_id, tokens[seat])
@@ -139,7 +139,7 @@ async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, reque
         )
         streams = [
             await open_.enter_async_context(
-                contextlib.aclosing(first.watch(game_id, tokens[s], newest.last_event_id - 1))
+                contextlib.aclosing(first.reading.watch(game_id, tokens[s], newest.last_event_id - 1))
             )
             for s in (0, 1)
         ]
@@ -147,7 +147,7 @@ async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, reque
             event, _ = await anext(stream)
             assert event.event_id == newest.last_event_id
         view = await first.view_at(game_id, tokens[seat], newest.last_event_id)
-        done = await first.submit_action(
+        done = await first.submitting.submit_action(
             game_id, tokens[seat], expected_version=newest.version, action=view.legal_actions[0][0]
         )
         stored = await second.get_state(game_id, tokens[0])
@@ -163,7 +163,7 @@ async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, reque
         # The kept clock is the one stored: the same deadline for the seat to move.
         assert view.snapshot.info.clock == stored.snapshot.info.clock
         assert view.snapshot.info.clock is not None and view.snapshot.info.clock.seat == mover
-        moved = await first.submit_action(
+        moved = await first.submitting.submit_action(
             game_id, tokens[mover], expected_version=done.version, action=seen["legal"][0][0]
         )
         assert loads.count == 0  # the watch, the act and the commit: all from the kept position
@@ -183,7 +183,7 @@ async def test_a_commit_is_answered_before_its_event_reaches_this_replicas_watch
         async with contextlib.AsyncExitStack() as open_:
             streams = [
                 await open_.enter_async_context(
-                    contextlib.aclosing(first.watch(game_id, tokens[s], newest.last_event_id - 1))
+                    contextlib.aclosing(first.reading.watch(game_id, tokens[s], newest.last_event_id - 1))
                 )
                 for s in (0, 1)
             ]
@@ -216,7 +216,7 @@ async def test_a_commit_is_answered_before_its_event_reaches_this_replicas_watch
 
             store.write = reply_after_the_event
             loads.on = True
-            done = await first.submit_action(
+            done = await first.submitting.submit_action(
                 game_id,
                 tokens[seat],
                 expected_version=newest.version,

@@ -93,7 +93,7 @@ async def test_a_game_stored_before_record_versions_loads_and_plays_on(store):
         assert meta.timer == Timer(600.0, 60.0, "random", 3)
         assert meta.seats[1] == Seat(SeatKind.HUMAN, "", "bo", SeatControl.AS_CREATED)
         action = view.state.legal_actions()[0]
-        done = await host.submit_action(
+        done = await host.submitting.submit_action(
             GAME_ID, tokens[to_move], expected_version=new.version, action=action
         )
         assert done.version > new.version and not done.duplicate
