@@ -14,6 +14,8 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import engine_build
 from services.accounts import wire as account_wire
 from services.accounts.accounts import Account, AccountKind
+from services.accounts.challenges import ChallengeService
+from services.accounts.events import PlayerEvents
 from services.accounts.service import AccountService
 from services.api import record_pages
 from services.api.messages import (
@@ -91,6 +93,11 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         accounts: AccountService | None = None,
     ) -> None:
         self.accounts = accounts
+        # An account's event stream and its challenges live where accounts do.
+        self.players = None if accounts is None else PlayerEvents(host, accounts)
+        self.challenges = (
+            None if self.players is None else ChallengeService(host, accounts, self.players)
+        )
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -505,6 +512,34 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def RevokeAccount(self, request, context):
         account = await self._accounts().revoke(request.name, _bot_key(request.key, context))
         return await self._account_message(account)
+
+    @streaming
+    async def WatchPlayer(self, request, context):
+        self._accounts()
+        assert self.players is not None
+        async with contextlib.aclosing(
+            self.players.watch(_bot_key(request.key, context), request.after_event_id)
+        ) as events:
+            async for event in events:
+                yield account_wire.player_event(event)
+
+    @unary
+    async def Challenge(self, request, context):
+        self._accounts()
+        assert self.challenges is not None
+        made = await self.challenges.challenge(
+            _bot_key(request.key, context), request.name, request.game_type, dict(request.options)
+        )
+        return account_wire.challenge(made)
+
+    @unary
+    async def AnswerChallenge(self, request, context):
+        self._accounts()
+        assert self.challenges is not None
+        answered = await self.challenges.answer(
+            _bot_key(request.key, context), request.challenge_id, request.accept
+        )
+        return account_wire.challenge(answered)
 
 
 def _bot_key(field: str, context: grpc.aio.ServicerContext) -> str:
