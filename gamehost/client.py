@@ -470,12 +470,12 @@ class Client:
         request = pb.RevokeAccountRequest(name=name)
         return self._call(self._stub.RevokeAccount, request, retry=True, key=key)
 
-    def watch_me(self, after: int = 0) -> Iterator[pb.PlayerEvent]:
-        """This client's account's events (``Client(key=...)``): games started, its
-        turns, games finished, challenges. Pass the last ``event_id`` seen as ``after``
-        to resume where a broken stream left off."""
+    def watch_me(self, after: int = 0, key: str = "") -> Iterator[pb.PlayerEvent]:
+        """This client's account's events (``Client(key=...)``, or ``key``'s): games
+        started, its turns, games finished, challenges. Pass the last ``event_id`` seen
+        as ``after`` to resume where a broken stream left off."""
         request = pb.WatchPlayerRequest(after_event_id=after)
-        yield from self._stream(self._stub.WatchPlayer, request)
+        yield from self._stream(self._stub.WatchPlayer, request, key)
 
     def challenge(
         self, name: str, game_type: str, options: dict[str, str] | None = None

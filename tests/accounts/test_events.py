@@ -16,6 +16,7 @@ import grpc
 import pytest
 
 from gamehost import Client, GameError
+from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
 from services.accounts import challenges as challenge_rules
 from services.accounts.accounts import AccountKind, Accounts
@@ -420,3 +421,18 @@ def test_the_log_tells_each_games_news_once_and_keeps_its_newest(tmp_path):
     assert len(kept) == KEEP and kept[0].seq == 4 and kept[-1].seq == KEEP + 3
     assert log.newest("alice") == KEEP + 3
     engine.dispose()
+
+
+def test_the_command_line_prints_the_accounts_events(server, capsys):
+    alice, bob = _accounts(server.target, "alice", "bob")
+    sent = [bob.challenge("alice", "cite") for _ in range(2)]
+    target = ["--target", server.target, "--key", alice.key]
+    assert main(["account", "events", *target, "--count", "1"]) == 0
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    first = json.loads(line)
+    assert first["kind"] == "PLAYER_CHALLENGE_RECEIVED" and first["eventId"] == "1"
+    assert first["challenge"]["challengeId"] == sent[0].challenge_id
+    assert main(["account", "events", *target, "--after", "1", "--count", "1"]) == 0
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    assert json.loads(line)["challenge"]["challengeId"] == sent[1].challenge_id
+    assert main(["account", "events", "--target", server.target, "--key", "gha_wrong"]) == 1
