@@ -43,6 +43,7 @@ PENDING, ACCEPTED, DECLINED, EXPIRED = "pending", "accepted", "declined", "expir
 SENT_PENDING = 10  # pending challenges an account has sent, at most
 RECEIVED_PENDING = 20  # pending challenges an account has received, at most
 EXPIRES_SECONDS = 600.0  # a challenge not answered by then is expired
+KEEP_SECONDS = 24 * 3600.0  # a challenge is kept this long after it expired or was answered
 RECEIVED, ANSWERED = "PLAYER_CHALLENGE_RECEIVED", "PLAYER_CHALLENGE_ANSWERED"
 
 
@@ -100,6 +101,16 @@ class Challenges:
         with self.engine.begin() as connection:
             for name in sorted({challenger, challenged}):  # one order: no deadlock
                 EventLog.lock(connection, name)
+            # The table's bound: the two accounts' old challenges go.
+            connection.execute(
+                sa.delete(challenges).where(
+                    sa.or_(
+                        challenges.c.challenger.in_([challenger, challenged]),
+                        challenges.c.challenged.in_([challenger, challenged]),
+                    ),
+                    challenges.c.expires_at < now - KEEP_SECONDS,
+                )
+            )
             for column, name, most, whose in (
                 (challenges.c.challenger, challenger, SENT_PENDING, "you have sent"),
                 (challenges.c.challenged, challenged, RECEIVED_PENDING, f"{challenged} has"),
