@@ -6,6 +6,7 @@ response
 from __future__ import annotations
 
 import contextlib
+import logging
 
 import grpc
 
@@ -50,6 +51,8 @@ from services.play.host import GameHost, Joiner, SeatSpec
 from services.stores import Snapshot
 from services.tournament import wire
 from services.tournament.service import TournamentService
+
+log = logging.getLogger(__name__)
 
 
 def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandler]:
@@ -167,7 +170,23 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             request.invite_code,
             joiner,
         )
+        if joiner is not None:
+            await self._tell_started(joiner.name, request.game_id, seat)
         return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
+
+    async def _tell_started(self, account: str, game_id: str, seat: int) -> None:
+        """The account's event stream records its new game now, stream or no stream, so
+        its end is told even if no stream of it is open meanwhile. The seat is taken
+        already: a failure here (the archive is down) leaves it to the account's next
+        stream, which finds the game while it is live."""
+        assert self.players is not None
+        try:
+            game_type = (await self.host.load(game_id)).info.game_type
+            await self.players.started(account, game_id, game_type, seat)
+        except Exception as exc:
+            log.warning(
+                "%s's start in %s not recorded: %s: %s", account, game_id, type(exc).__name__, exc
+            )
 
     @unary
     async def ListGames(self, request, context):

@@ -436,3 +436,21 @@ def test_the_command_line_prints_the_accounts_events(server, capsys):
     (line,) = capsys.readouterr().out.strip().splitlines()
     assert json.loads(line)["challenge"]["challengeId"] == sent[1].challenge_id
     assert main(["account", "events", "--target", server.target, "--key", "gha_wrong"]) == 1
+
+
+def test_a_game_joined_and_finished_while_no_stream_was_open_is_told(server):
+    alice, bob = _accounts(server.target, "alice", "bob")
+    with Client(server.target) as anyone:
+        game_id = anyone.create_game("cite", ["human", "human"], SHORT_CITE).game_id
+    alice.join(game_id)
+    bob.join(game_id)
+    players = {"alice": alice, "bob": bob}
+    while (state := alice.state(game_id)).status != pb.FINISHED:
+        _move(players[state.seats[state.to_move.seat].account], game_id, state.version)
+    events = Watcher(alice)
+    try:
+        finished, before = events.until(pb.PLAYER_GAME_FINISHED, game_id)
+    finally:
+        events.close()
+    assert [(e.kind, e.game_id, e.seat) for e in before] == [(pb.PLAYER_GAME_STARTED, game_id, 0)]
+    assert list(finished.returns) == list(state.returns)
