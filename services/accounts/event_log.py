@@ -168,12 +168,14 @@ class EventLog:
             ).scalar()
         return found or 0
 
-    def open_games(self, account: str) -> dict[str, int]:
-        """The games whose start was told and whose end not yet: game id -> seat."""
+    def open_games(self, account: str, limit: int) -> dict[str, int]:
+        """The games whose start was told and whose end not yet, the ``limit`` newest
+        told of: game id -> seat."""
         with self.engine.connect() as connection:
             rows = connection.execute(
-                sa.select(account_feeds.c.game_id, account_feeds.c.seat).where(
-                    account_feeds.c.account == account, ~account_feeds.c.finished
-                )
+                sa.select(account_feeds.c.game_id, account_feeds.c.seat)
+                .where(account_feeds.c.account == account, ~account_feeds.c.finished)
+                .order_by(account_feeds.c.updated_at.desc())
+                .limit(limit)
             ).all()
         return {row.game_id: row.seat for row in rows}

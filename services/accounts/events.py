@@ -34,7 +34,9 @@ from services.sweeps import Wake
 log = logging.getLogger(__name__)
 
 STARTED, YOUR_TURN, FINISHED = "PLAYER_GAME_STARTED", "PLAYER_YOUR_TURN", "PLAYER_GAME_FINISHED"
-LIVE_GAMES = 100  # an account's live games followed by one stream, at most
+# A stream follows at most so many of the account's live games (the store's listing),
+# and so many whose start was told and whose end not yet.
+LIVE_GAMES = 100
 
 
 class PlayerEvents:
@@ -105,7 +107,7 @@ class PlayerEvents:
         games, _ = await self.host.list_games(
             ListQuery(account=name, status=GameStatus.IN_PROGRESS, page_size=LIVE_GAMES)
         )
-        playing = await asyncio.to_thread(self.log.open_games, name)
+        playing = await asyncio.to_thread(self.log.open_games, name, LIVE_GAMES)
         for game in games:
             if isinstance(game, Snapshot):
                 seats = game.info.seats

@@ -409,11 +409,11 @@ def test_the_log_tells_each_games_news_once_and_keeps_its_newest(tmp_path):
     assert log.turn("alice", game, 5, {"kind": "PLAYER_YOUR_TURN", "version": 5})
     assert not log.turn("alice", game, 5, {"kind": "PLAYER_YOUR_TURN", "version": 5})
     assert not log.turn("alice", game, 3, {"kind": "PLAYER_YOUR_TURN", "version": 3})
-    assert log.open_games("alice") == {game: 1}
+    assert log.open_games("alice", 10) == {game: 1}
     assert log.finished("alice", game, {"kind": "PLAYER_GAME_FINISHED"})
     assert not log.finished("alice", game, {"kind": "PLAYER_GAME_FINISHED"})
     assert not log.turn("alice", game, 9, {"kind": "PLAYER_YOUR_TURN", "version": 9})
-    assert log.open_games("alice") == {}
+    assert log.open_games("alice", 10) == {}
     assert [e.seq for e in log.after("alice", 0)] == [1, 2, 3]
     for n in range(KEEP):
         log.add("alice", {"kind": "PLAYER_CHALLENGE_RECEIVED", "n": n})
