@@ -470,6 +470,27 @@ class Client:
         request = pb.RevokeAccountRequest(name=name)
         return self._call(self._stub.RevokeAccount, request, retry=True, key=key)
 
+    def watch_me(self, after: int = 0, key: str = "") -> Iterator[pb.PlayerEvent]:
+        """This client's account's events (``Client(key=...)``, or ``key``'s): games
+        started, its turns, games finished, challenges. Pass the last ``event_id`` seen
+        as ``after`` to resume where a broken stream left off."""
+        request = pb.WatchPlayerRequest(after_event_id=after)
+        yield from self._stream(self._stub.WatchPlayer, request, key)
+
+    def challenge(
+        self, name: str, game_type: str, options: dict[str, str] | None = None
+    ) -> pb.ChallengeInfo:
+        """Challenge the account ``name`` to a two-seat game (not retried: a lost answer
+        leaves a pending challenge, which expires)."""
+        request = pb.ChallengeRequest(name=name, game_type=game_type, options=options or {})
+        return self._call(self._stub.Challenge, request)
+
+    def answer_challenge(self, challenge_id: str, accept: bool) -> pb.ChallengeInfo:
+        """Accept (the answer's ``game_id`` is the game, this account in seat 1: its
+        token from ``my_seat``) or decline a challenge sent to this client's account."""
+        request = pb.AnswerChallengeRequest(challenge_id=challenge_id, accept=accept)
+        return self._call(self._stub.AnswerChallenge, request, retry=True)
+
     def ladder(self, game_type: str, players: int) -> pb.Ladder:
         request = pb.GetLadderRequest(game_type=game_type, players=players)
         return self._call(self._stub.GetLadder, request, retry=True)

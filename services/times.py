@@ -39,5 +39,9 @@ LADDER_KEY_CACHE_SECONDS = 2.0  # an answer's key -> bot lookup is reused this l
 LADDER_MOVES_FLUSH_SECONDS = 1.0  # between writes of the moves a replica counted
 LADDER_STALL_SECONDS = 30.0  # a connection whose client takes no directive this long closes
 
+# An account's event stream (services/accounts/events.py).
+PLAYER_EVENTS_POLL_SECONDS = 1.0  # between reads of its log (another replica's writes)
+PLAYER_GAMES_POLL_SECONDS = 2.0  # between looks for the account's live games
+
 # The archiver (services/archive/archiver.py).
 ARCHIVER_IDLE_SECONDS = 1.0  # the pause between sweeps of an empty outbox

@@ -66,6 +66,23 @@ class AccountKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACCOUNT_KIND_UNSPECIFIED: _ClassVar[AccountKind]
     ACCOUNT_HUMAN: _ClassVar[AccountKind]
     ACCOUNT_BOT: _ClassVar[AccountKind]
+
+class PlayerEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PLAYER_EVENT_KIND_UNSPECIFIED: _ClassVar[PlayerEventKind]
+    PLAYER_GAME_STARTED: _ClassVar[PlayerEventKind]
+    PLAYER_YOUR_TURN: _ClassVar[PlayerEventKind]
+    PLAYER_GAME_FINISHED: _ClassVar[PlayerEventKind]
+    PLAYER_CHALLENGE_RECEIVED: _ClassVar[PlayerEventKind]
+    PLAYER_CHALLENGE_ANSWERED: _ClassVar[PlayerEventKind]
+
+class ChallengeState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHALLENGE_STATE_UNSPECIFIED: _ClassVar[ChallengeState]
+    CHALLENGE_PENDING: _ClassVar[ChallengeState]
+    CHALLENGE_ACCEPTED: _ClassVar[ChallengeState]
+    CHALLENGE_DECLINED: _ClassVar[ChallengeState]
+    CHALLENGE_EXPIRED: _ClassVar[ChallengeState]
 SEAT_KIND_UNSPECIFIED: SeatKind
 HUMAN: SeatKind
 BOT: SeatKind
@@ -96,6 +113,17 @@ BOT_REVOKED: BotAccountStatus
 ACCOUNT_KIND_UNSPECIFIED: AccountKind
 ACCOUNT_HUMAN: AccountKind
 ACCOUNT_BOT: AccountKind
+PLAYER_EVENT_KIND_UNSPECIFIED: PlayerEventKind
+PLAYER_GAME_STARTED: PlayerEventKind
+PLAYER_YOUR_TURN: PlayerEventKind
+PLAYER_GAME_FINISHED: PlayerEventKind
+PLAYER_CHALLENGE_RECEIVED: PlayerEventKind
+PLAYER_CHALLENGE_ANSWERED: PlayerEventKind
+CHALLENGE_STATE_UNSPECIFIED: ChallengeState
+CHALLENGE_PENDING: ChallengeState
+CHALLENGE_ACCEPTED: ChallengeState
+CHALLENGE_DECLINED: ChallengeState
+CHALLENGE_EXPIRED: ChallengeState
 
 class Actor(_message.Message):
     __slots__ = ("kind", "seat")
@@ -1368,3 +1396,97 @@ class RevokeAccountRequest(_message.Message):
     name: str
     key: str
     def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class WatchPlayerRequest(_message.Message):
+    __slots__ = ("key", "after_event_id")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    after_event_id: int
+    def __init__(self, key: _Optional[str] = ..., after_event_id: _Optional[int] = ...) -> None: ...
+
+class PlayerEvent(_message.Message):
+    __slots__ = ("event_id", "kind", "at", "game_id", "game_type", "seat", "version", "seconds_left", "returns", "your_return", "rating_change", "challenge")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_RETURN_FIELD_NUMBER: _ClassVar[int]
+    RATING_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_FIELD_NUMBER: _ClassVar[int]
+    event_id: int
+    kind: PlayerEventKind
+    at: float
+    game_id: str
+    game_type: str
+    seat: int
+    version: int
+    seconds_left: float
+    returns: _containers.RepeatedScalarFieldContainer[float]
+    your_return: float
+    rating_change: float
+    challenge: ChallengeInfo
+    def __init__(self, event_id: _Optional[int] = ..., kind: _Optional[_Union[PlayerEventKind, str]] = ..., at: _Optional[float] = ..., game_id: _Optional[str] = ..., game_type: _Optional[str] = ..., seat: _Optional[int] = ..., version: _Optional[int] = ..., seconds_left: _Optional[float] = ..., returns: _Optional[_Iterable[float]] = ..., your_return: _Optional[float] = ..., rating_change: _Optional[float] = ..., challenge: _Optional[_Union[ChallengeInfo, _Mapping]] = ...) -> None: ...
+
+class ChallengeInfo(_message.Message):
+    __slots__ = ("challenge_id", "challenger", "challenged", "game_type", "options", "state", "game_id", "created_at", "expires_at")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGER_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGED_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    challenge_id: str
+    challenger: str
+    challenged: str
+    game_type: str
+    options: _containers.ScalarMap[str, str]
+    state: ChallengeState
+    game_id: str
+    created_at: float
+    expires_at: float
+    def __init__(self, challenge_id: _Optional[str] = ..., challenger: _Optional[str] = ..., challenged: _Optional[str] = ..., game_type: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[ChallengeState, str]] = ..., game_id: _Optional[str] = ..., created_at: _Optional[float] = ..., expires_at: _Optional[float] = ...) -> None: ...
+
+class ChallengeRequest(_message.Message):
+    __slots__ = ("name", "game_type", "options", "key")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    game_type: str
+    options: _containers.ScalarMap[str, str]
+    key: str
+    def __init__(self, name: _Optional[str] = ..., game_type: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., key: _Optional[str] = ...) -> None: ...
+
+class AnswerChallengeRequest(_message.Message):
+    __slots__ = ("challenge_id", "accept", "key")
+    CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    challenge_id: str
+    accept: bool
+    key: str
+    def __init__(self, challenge_id: _Optional[str] = ..., accept: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...

@@ -199,6 +199,21 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
                 _registered_method=True)
+        self.WatchPlayer = channel.unary_stream(
+                '/gamehost.v1.GameHost/WatchPlayer',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.WatchPlayerRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.PlayerEvent.FromString,
+                _registered_method=True)
+        self.Challenge = channel.unary_unary(
+                '/gamehost.v1.GameHost/Challenge',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
+                _registered_method=True)
+        self.AnswerChallenge = channel.unary_unary(
+                '/gamehost.v1.GameHost/AnswerChallenge',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -471,6 +486,31 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchPlayer(self, request, context):
+        """The key's account's event stream (docs/accounts.md): a game started with it in a
+        seat, its turn, a game finished, a challenge received or answered. Resumable:
+        after_event_id (HTTP: Last-Event-ID) is the last event id seen.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Challenge(self, request, context):
+        """Challenge the named account to a two-seat game: it reaches that account's event
+        stream, which accepts or declines it with AnswerChallenge.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerChallenge(self, request, context):
+        """Accept (a game is made with both accounts seated) or decline a challenge sent to
+        the key's account; the challenger's event stream hears the outcome.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -638,6 +678,21 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.GetMySeat,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.SerializeToString,
+            ),
+            'WatchPlayer': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchPlayer,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.WatchPlayerRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.PlayerEvent.SerializeToString,
+            ),
+            'Challenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Challenge,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.SerializeToString,
+            ),
+            'AnswerChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerChallenge,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1531,6 +1586,87 @@ class GameHost:
             '/gamehost.v1.GameHost/GetMySeat',
             gamehost_dot_v1_dot_gamehost__pb2.GetMySeatRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.JoinGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/gamehost.v1.GameHost/WatchPlayer',
+            gamehost_dot_v1_dot_gamehost__pb2.WatchPlayerRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.PlayerEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Challenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/Challenge',
+            gamehost_dot_v1_dot_gamehost__pb2.ChallengeRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/AnswerChallenge',
+            gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
             options,
             channel_credentials,
             insecure,

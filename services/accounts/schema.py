@@ -4,6 +4,9 @@
     accounts    one row per account, human or bot: its name as given and folded (the
                 unique one), its kind, its key's hash, who created it and when, and
                 whether its key was revoked, and the secret its seat tokens come from
+    account_events  each account's newest events (its WatchPlayer stream), numbered
+    account_feeds   what an account's stream has told of each of its games
+    challenges      one row per challenge: who, what game, its state and its game
 """
 
 from __future__ import annotations
@@ -26,4 +29,45 @@ accounts = sa.Table(
     # token on every device, and kept across a key's rotation.
     sa.Column("seat_secret", sa.String(64), nullable=False),
     sa.Index("accounts_owner", "owner", "created_at"),
+)
+
+# An account's event stream (``services.accounts.events``; docs/accounts.md).
+account_events = sa.Table(
+    "account_events",
+    metadata,
+    sa.Column("account", sa.String(64), primary_key=True),
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),  # 1, 2, 3...
+    sa.Column("at", sa.Float, nullable=False),  # Unix seconds
+    sa.Column("data", sa.Text, nullable=False),  # the PlayerEvent's fields as JSON
+)
+
+# What an account's stream has told of each of its games, so that no replica tells it
+# twice: its start (the row), its turns (up to turn_version) and its end.
+account_feeds = sa.Table(
+    "account_feeds",
+    metadata,
+    sa.Column("account", sa.String(64), primary_key=True),
+    sa.Column("game_id", sa.String(32), primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("turn_version", sa.BigInteger, nullable=False),  # -1: no turn told yet
+    sa.Column("finished", sa.Boolean, nullable=False),  # its end told (or the seat lost)
+    sa.Column("updated_at", sa.Float, nullable=False),  # Unix seconds
+    sa.Index("account_feeds_open", "account", "finished"),
+)
+
+# Challenges between accounts (``services.accounts.challenges``).
+challenges = sa.Table(
+    "challenges",
+    metadata,
+    sa.Column("challenge_id", sa.String(32), primary_key=True),
+    sa.Column("challenger", sa.String(64), nullable=False),
+    sa.Column("challenged", sa.String(64), nullable=False),
+    sa.Column("game_type", sa.String(32), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),  # JSON object of strings
+    sa.Column("state", sa.String(16), nullable=False),  # pending, accepted, declined
+    sa.Column("game_id", sa.String(32), nullable=False),  # "" until accepted
+    sa.Column("created_at", sa.Float, nullable=False),  # Unix seconds
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Index("challenges_challenger", "challenger", "state"),
+    sa.Index("challenges_challenged", "challenged", "state"),
 )

@@ -6,6 +6,7 @@ response
 from __future__ import annotations
 
 import contextlib
+import logging
 
 import grpc
 
@@ -14,6 +15,8 @@ from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from games import engine_build
 from services.accounts import wire as account_wire
 from services.accounts.accounts import Account, AccountKind
+from services.accounts.challenges import ChallengeService
+from services.accounts.events import PlayerEvents
 from services.accounts.service import AccountService
 from services.api import record_pages
 from services.api.messages import (
@@ -48,6 +51,8 @@ from services.play.host import GameHost, Joiner, SeatSpec
 from services.stores import Snapshot
 from services.tournament import wire
 from services.tournament.service import TournamentService
+
+log = logging.getLogger(__name__)
 
 
 def method_handlers(servicer: GameHostServicer) -> dict[str, grpc.RpcMethodHandler]:
@@ -91,6 +96,11 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         accounts: AccountService | None = None,
     ) -> None:
         self.accounts = accounts
+        # An account's event stream and its challenges live where accounts do.
+        self.players = None if accounts is None else PlayerEvents(host, accounts)
+        self.challenges = (
+            None if self.players is None else ChallengeService(host, accounts, self.players)
+        )
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -160,7 +170,23 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             request.invite_code,
             joiner,
         )
+        if joiner is not None:
+            await self._tell_started(joiner.name, request.game_id, seat)
         return pb.JoinGameResponse(game_id=request.game_id, seat=seat, token=token)
+
+    async def _tell_started(self, account: str, game_id: str, seat: int) -> None:
+        """The account's event stream records its new game now, stream or no stream, so
+        its end is told even if no stream of it is open meanwhile. The seat is taken
+        already: a failure here (the archive is down) leaves it to the account's next
+        stream, which finds the game while it is live."""
+        assert self.players is not None
+        try:
+            game_type = (await self.host.load(game_id)).info.game_type
+            await self.players.started(account, game_id, game_type, seat)
+        except Exception as exc:
+            log.warning(
+                "%s's start in %s not recorded: %s: %s", account, game_id, type(exc).__name__, exc
+            )
 
     @unary
     async def ListGames(self, request, context):
@@ -505,6 +531,34 @@ class GameHostServicer(pb_grpc.GameHostServicer):
     async def RevokeAccount(self, request, context):
         account = await self._accounts().revoke(request.name, _bot_key(request.key, context))
         return await self._account_message(account)
+
+    @streaming
+    async def WatchPlayer(self, request, context):
+        self._accounts()
+        assert self.players is not None
+        async with contextlib.aclosing(
+            self.players.watch(_bot_key(request.key, context), request.after_event_id)
+        ) as events:
+            async for event in events:
+                yield account_wire.player_event(event)
+
+    @unary
+    async def Challenge(self, request, context):
+        self._accounts()
+        assert self.challenges is not None
+        made = await self.challenges.challenge(
+            _bot_key(request.key, context), request.name, request.game_type, dict(request.options)
+        )
+        return account_wire.challenge(made)
+
+    @unary
+    async def AnswerChallenge(self, request, context):
+        self._accounts()
+        assert self.challenges is not None
+        answered = await self.challenges.answer(
+            _bot_key(request.key, context), request.challenge_id, request.accept
+        )
+        return account_wire.challenge(answered)
 
 
 def _bot_key(field: str, context: grpc.aio.ServicerContext) -> str:

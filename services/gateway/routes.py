@@ -99,6 +99,9 @@ _TABLE = (
     Route("POST", "/v1/accounts/{name}:revoke", "RevokeAccount", body="*"),
     Route("GET", "/v1/games/{game_id}/mySeat", "GetMySeat"),
     Route("GET", "/v1/me/games", "ListGames", fixed=(("mine", True),)),
+    Route("GET", "/v1/me/events", "WatchPlayer"),
+    Route("POST", "/v1/me/challenges", "Challenge", body="*"),
+    Route("POST", "/v1/me/challenges/{challenge_id}:answer", "AnswerChallenge", body="*"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from google.protobuf import json_format
 
 from services import metrics, times
+from services.accounts.feed import END, START, Feeds, SeatNews, seat_news
 from services.bots import bot_turns
 from services.errors import (
     Aborted,
@@ -60,7 +61,7 @@ from services.errors import (
     ResourceExhausted,
     Unauthenticated,
 )
-from services.kinds import EventKind, GameStatus, SeatControl
+from services.kinds import GameStatus
 from services.ladder import protocol
 from services.ladder.accounts import BotAccount
 from services.ladder.model import FALLBACK, BotStatus, Fault
@@ -70,12 +71,12 @@ from services.limits import quotas
 from services.play.host import GameHost
 from services.stores import CommitOutcome
 from services.sweeps import Wake
-from services.turns import clock, steps
+from services.turns import steps
 from services.views import view_of
 
 log = logging.getLogger(__name__)
 
-START, ACT, END, WELCOME, PAUSED = "start", "act", "end", "welcome", "paused"
+ACT, WELCOME, PAUSED = "act", "welcome", "paused"  # START and END: the feed's
 
 
 @dataclass(frozen=True)
@@ -133,11 +134,6 @@ class _AnyId:
 
     def __contains__(self, action: object) -> bool:
         return True
-
-
-def _fed_to_the_end(feeder: asyncio.Task) -> bool:
-    """A finished feeder that sent the game's end (or lost the seat for good)."""
-    return not feeder.cancelled() and feeder.exception() is None and bool(feeder.result())
 
 
 class Sessions:
@@ -204,21 +200,15 @@ class Sessions:
         connection = _Connection(name, session, key, joined, handler=asyncio.current_task())
         self._connections[session] = connection
         self.kick()
-        feeders: dict[str, asyncio.Task] = {}
+        # The per-account feed WatchPlayer runs too (services.accounts.feed): a game
+        # rated since is never fed again, one whose feed broke off is fed again.
+        feeders = Feeds(lambda game_id, seat: self._feed(game_id, seat, connection.queue))
         try:
             while True:
                 if connection.gone:
                     yield await self._let_go(name)
                     return
-                for game_id in [g for g, task in feeders.items() if task.done()]:
-                    if game_id not in connection.playing or not _fed_to_the_end(feeders[game_id]):
-                        # Rated since (never fed again), or its feed broke off (the
-                        # store was down): fed again below, from a fresh watch.
-                        del feeders[game_id]
-                for game_id, seat in connection.playing.items():
-                    if game_id not in feeders:
-                        feed = self._feed(game_id, seat, connection.queue)
-                        feeders[game_id] = asyncio.create_task(feed)
+                feeders.follow(connection.playing)
                 waiting: list[Directive | None] = []
                 if connection.queue.empty():
                     # One timer, not asyncio.wait_for's task and timer per directive.
@@ -237,9 +227,7 @@ class Sessions:
             # The bot stays present until its last heartbeat runs out (PRESENCE): a
             # runner that connects again by then finds its games going on.
             self._connections.pop(session, None)
-            for task in feeders.values():
-                task.cancel()
-            await asyncio.gather(*feeders.values(), return_exceptions=True)
+            await feeders.close()
 
     def let_go(self, name: str) -> None:
         """``name`` was paused or revoked here: its runners here are let go and its key
@@ -322,66 +310,50 @@ class Sessions:
         )
 
     async def _feed(self, game_id: str, seat: int, queue: asyncio.Queue[Directive | None]) -> bool:
-        """One game's lines for the bot: start, each act it owes, end. False when the
-        feed broke off before the game's end (to be fed again). A seat handed to the
-        fallback level for good is no longer the bot's: no start when it was handed
-        over already, else an end with no returns (the game goes on without the bot)."""
-        started = False
+        """One game's lines for the bot: start, each act it owes, end
+        (``services.accounts.feed.seat_news`` as protocol lines). False when the feed
+        broke off before the game's end (to be fed again). A seat handed to the fallback
+        level for good is no longer the bot's: no start when it was handed over already,
+        else an end with no returns (the game goes on without the bot)."""
         try:
-            secret = await self.host.store.secret()
-            token = seat_token(secret, game_id, seat)
-            snapshot = await self.host.load(game_id)
-            info = snapshot.info
-            if info.seats[seat].control == SeatControl.HANDED_OVER:
-                return True
-            line = protocol.start_line(game_id, info.game_type, info.players, seat, info.options)
-            await queue.put(Directive(START, line, game_id))
-            started = True
-            asked = -1
-            async for event, data in self.host.reading.watch(game_id, token, 0):
-                if data["kind"] == EventKind.FINISHED:
-                    self._on_finished()
-                    line = protocol.end_line(game_id, data.get("returns", []))
-                    await queue.put(Directive(END, line, game_id))
-                    return True
-                if data.get("legal") and data["version"] > asked:
-                    act = await self._act(game_id, token, seat, event.event_id, data["legal"])
-                    if act is not None:
-                        asked = act.version
-                        await queue.put(act)
+            token = seat_token(await self.host.store.secret(), game_id, seat)
+            async with contextlib.aclosing(seat_news(self.host, game_id, token, seat)) as news:
+                async for item in news:
+                    if item.kind == START:
+                        info = item.snapshot.info
+                        line = protocol.start_line(
+                            game_id, info.game_type, info.players, seat, info.options
+                        )
+                        await queue.put(Directive(START, line, game_id))
+                    elif item.kind == END:
+                        if not item.lost:
+                            self._on_finished()
+                        line = protocol.end_line(game_id, item.returns)
+                        await queue.put(Directive(END, line, game_id))
+                        return True
+                    else:
+                        await queue.put(self._act(game_id, seat, item))
+            return True  # handed over for good before the feed began: nothing to tell
         except asyncio.CancelledError:
             raise
-        except (PermissionDenied, Unauthenticated):
-            if started:  # the runner lets the game go
-                await queue.put(Directive(END, protocol.end_line(game_id, []), game_id))
-            return True
         except Exception as exc:  # the store is down: the next poll feeds the game again
             log.info("ladder feed of %s ended: %s: %s", game_id, type(exc).__name__, exc)
         return False
 
-    async def _act(
-        self, game_id: str, token: str, seat: int, event_id: int, legal: list[tuple[int, str]]
-    ) -> Directive | None:
-        """The act for the watched event ``event_id``, whose ``legal`` actions the watch
-        has listed. The watch just found that event the newest and kept its position: no
-        store read (else the position read is later, and lists its own)."""
-        view = await self.host.view_at(game_id, token, event_id)
-        if view.over or view.to_move != seat:
-            return None
-        snapshot = view.snapshot
-        info = snapshot.info
-        if snapshot.last_event_id != event_id:
-            legal = view.legal_actions
-        # The view in the HTTP API's JSON (GetState's cite/catan/endeavor field).
-        view_message = view_of(info.game_type, view.state, seat)
+    @staticmethod
+    def _act(game_id: str, seat: int, turn: SeatNews) -> Directive:
+        """The act line of the bot's ``turn``: the view in the HTTP API's JSON (GetState's
+        cite/catan/endeavor field), the legal actions and the time left."""
+        snapshot = turn.snapshot
+        view_message = view_of(snapshot.info.game_type, turn.view.state, seat)
         state = {}
         if view_message is not None:  # the gateway's spelling (services/gateway/app.py)
             state = json_format.MessageToDict(
                 view_message, always_print_fields_with_no_presence=True
             )
-        left = clock.seconds_left(info, snapshot.version, time.time())
+        left = turn.seconds_left
         ms_left = max(0, int((left if left is not None else 0.0) * 1000))
-        line = protocol.act_line(game_id, seat, state, legal, ms_left)
+        line = protocol.act_line(game_id, seat, state, turn.legal, ms_left)
         return Directive(ACT, line, game_id, snapshot.version, ms_left)
 
     # ------------------------------------------------------------------ answers

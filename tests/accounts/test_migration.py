@@ -1,6 +1,7 @@
-"""Migration 0010 on a filled archive (SQLite and PostgreSQL): every registered bot
-becomes an account of kind bot, with its key and its ratings kept; down again, the bots
-get their keys back in ladder_bots and human accounts go."""
+"""Migrations 0010 and 0011 on a filled archive (SQLite and PostgreSQL). 0010: every
+registered bot becomes an account of kind bot, with its key and its ratings kept; down
+again, the bots get their keys back in ladder_bots and human accounts go. 0011: the
+event log and challenges go down and come back."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import hashlib
 import sqlalchemy as sa
 
 from services.accounts.accounts import AccountKind
-from services.accounts.schema import accounts
+from services.accounts.accounts import Accounts as HumanAccounts
+from services.accounts.challenges import Challenges
+from services.accounts.event_log import EventLog
+from services.accounts.schema import account_events, account_feeds, accounts, challenges
 from services.archive import database
 from services.ladder.accounts import Accounts
 
@@ -90,5 +94,34 @@ def test_bots_become_accounts_with_keys_and_ratings_kept_and_go_back(archive_url
         ]
         database.upgrade(engine)  # and up again
         assert Accounts(engine).by_key("ghb_b").name == "beta"
+    finally:
+        engine.dispose()
+
+
+def test_the_event_log_and_challenges_go_down_and_come_back(archive_url):
+    """Migration 0011 on a filled archive: down again, its three tables go and the
+    accounts stay; up again, they are there, empty."""
+    engine = database.make_engine(archive_url)
+    try:
+        database.upgrade(engine)
+        people = HumanAccounts(engine)
+        people.create("alice", AccountKind.HUMAN, "test")
+        people.create("bob", AccountKind.HUMAN, "test")
+        EventLog(engine).started("alice", "a" * 32, 0, {"kind": "PLAYER_GAME_STARTED"})
+        Challenges(engine).create("alice", "bob", "cite", {})
+        database.downgrade(engine, "0010_accounts")
+        names = set(sa.inspect(engine).get_table_names())
+        assert not names & {"account_events", "account_feeds", "challenges"}
+        assert {a.name for a in [people.get("alice"), people.get("bob")] if a} == {
+            "alice",
+            "bob",
+        }
+        database.upgrade(engine)
+        with engine.connect() as connection:
+            for table in (account_events, account_feeds, challenges):
+                assert (
+                    connection.execute(sa.select(sa.func.count()).select_from(table)).scalar() == 0
+                )
+        assert EventLog(engine).add("alice", {"kind": "PLAYER_CHALLENGE_RECEIVED"}) == 1
     finally:
         engine.dispose()

@@ -74,6 +74,11 @@ RIGHTS = {
     "RotateAccountKey": NONE,
     "RevokeAccount": NONE,
     "GetMySeat": SEAT,  # an account's own seat, by its key
+    # An account's own games' news, by its key: ids, its turns and its own seat's
+    # return, no state or log (tests/accounts/test_events.py: never another's game).
+    "WatchPlayer": SEAT,
+    "Challenge": NONE,
+    "AnswerChallenge": NONE,  # the accepted game's id; its seat token is GetMySeat's
 }
 EXTRA = {"GetRecord": {"include_views": True}}  # the record with every view it has
 
