@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 import types
-from typing import Any, Union, get_args, get_origin
+from typing import Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -47,42 +47,38 @@ def _opt(default: Any, help: str, metavar: str | None = None, *, repeatable: boo
     return Field(default, description=help, json_schema_extra=extra)
 
 
-class ServerSettings(BaseSettings):
-    """Everything ``gamehost serve`` may be told. The flag of a field is its name with
-    dashes (``http_port``: ``--http-port``); docs/cli.md lists them all."""
-
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid")
-
-    host: str = _opt("127.0.0.1", "address to listen on")
-    port: int = _opt(50051, "gRPC port to listen on (0: any free port)")
-    redis: str | None = _opt(
-        None,
-        "Redis URL: redis://, redis+sentinel://h:p,.../NAME[/db] or redis+cluster://h:p,... "
-        "(default: in-memory store)",
-        "URL",
-    )
-    redis_prefix: str = _opt("gamehost", "Redis key prefix")
-    redis_sentinel: str | None = _opt(
+# Settings ``serve`` shares with other server commands (``worker``: the Sentinel set;
+# ``db`` and ``export``: the archive), each defined here once.
+def redis_sentinel_field() -> Any:
+    return _opt(
         None,
         "find the Redis primary through these sentinels, and follow their promotions",
         "HOST:PORT[,HOST:PORT...]",
     )
-    redis_service: str | None = _opt(
-        None, "the primary's name in Sentinel (with --redis-sentinel)", "NAME"
-    )
-    redis_cluster: str | None = _opt(
+
+
+def redis_service_field() -> Any:
+    return _opt(None, "the primary's name in Sentinel (with --redis-sentinel)", "NAME")
+
+
+def archive_field() -> Any:
+    return _opt(
         None,
-        "a Redis Cluster from these startup nodes: redis://h:p[,h:p...] (or rediss://)",
+        "the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
+        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
         "URL",
     )
-    redis_min_replicas: int = _opt(
-        0,
-        "acknowledge a write only once N replicas hold it (WAIT N); else UNAVAILABLE (0)",
-        "N",
-    )
-    redis_wait_timeout: float = _opt(
-        1.0, "how long a write waits for --redis-min-replicas replicas (default 1)", "SECONDS"
-    )
+
+
+class ServeOptions(BaseModel):
+    """The settings a serving process takes as ``serve`` was given them. ``ServerConfig``
+    (services/server.py) is these and what ``serve`` resolves from the rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = _opt("127.0.0.1", "address to listen on")
+    port: int = _opt(50051, "gRPC port to listen on (0: any free port)")
+    redis_prefix: str = _opt("gamehost", "Redis key prefix")
     bot_workers: int | None = _opt(None, "local bot processes (default: CPUs)")
     metrics_port: int | None = _opt(None, "serve Prometheus metrics on this port")
     max_search_iterations: int = _opt(
@@ -90,10 +86,6 @@ class ServerSettings(BaseSettings):
         "cap on one bot decision's search, trees x iterations (0: none; default 100000)",
         "N",
     )
-    processes: int = _opt(
-        1, "serving processes sharing the port (SO_REUSEPORT); more than 1 needs --redis"
-    )
-    celery: bool = _opt(False, "bot turns go to Celery workers (needs --redis)")
     # Limits and access control (docs/operations.md: Limits and access).
     finished_retention: float = _opt(
         7 * DAY, "keep finished games this long (default 7 days)", "SECONDS"
@@ -130,9 +122,6 @@ class ServerSettings(BaseSettings):
     live_games_per_client: int = _opt(
         1000, "unfinished games one key/address may own; 0: no cap (1000)", "N"
     )
-    api_keys: str | None = _opt(
-        None, "require an API key (metadata x-api-key) to create games", "FILE"
-    )
     max_hint_iterations: int = _opt(
         24_000,
         "refuse hint levels searching more, trees x iterations; 0: no cap (24000)",
@@ -168,6 +157,42 @@ class ServerSettings(BaseSettings):
     http_web_dir: str | None = _opt(
         None, "the web client's files, served at / (default: the repository's web/)", "DIR"
     )
+
+
+class ServerSettings(BaseSettings, ServeOptions):
+    """Everything ``gamehost serve`` may be told. The flag of a field is its name with
+    dashes (``http_port``: ``--http-port``); docs/cli.md lists them all."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid")
+
+    redis: str | None = _opt(
+        None,
+        "Redis URL: redis://, redis+sentinel://h:p,.../NAME[/db] or redis+cluster://h:p,... "
+        "(default: in-memory store)",
+        "URL",
+    )
+    redis_sentinel: str | None = redis_sentinel_field()
+    redis_service: str | None = redis_service_field()
+    redis_cluster: str | None = _opt(
+        None,
+        "a Redis Cluster from these startup nodes: redis://h:p[,h:p...] (or rediss://)",
+        "URL",
+    )
+    redis_min_replicas: int = _opt(
+        0,
+        "acknowledge a write only once N replicas hold it (WAIT N); else UNAVAILABLE (0)",
+        "N",
+    )
+    redis_wait_timeout: float = _opt(
+        1.0, "how long a write waits for --redis-min-replicas replicas (default 1)", "SECONDS"
+    )
+    processes: int = _opt(
+        1, "serving processes sharing the port (SO_REUSEPORT); more than 1 needs --redis"
+    )
+    celery: bool = _opt(False, "bot turns go to Celery workers (needs --redis)")
+    api_keys: str | None = _opt(
+        None, "require an API key (metadata x-api-key) to create games", "FILE"
+    )
     http_cors_origin: list[str] = _opt(
         [],
         "let pages from ORIGIN call the HTTP API (repeatable; '*': any); default: none",
@@ -177,12 +202,7 @@ class ServerSettings(BaseSettings):
     celery_broker: str | None = _opt(
         None, "Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)", "URL"
     )
-    archive: str | None = _opt(
-        None,
-        "the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
-        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
-        "URL",
-    )
+    archive: str | None = archive_field()
     # The ladder (docs/ladder.md): off unless --ladder is given.
     ladder: list[str] = _opt(
         [],
@@ -225,14 +245,17 @@ class ServerSettings(BaseSettings):
     )
 
 
+Settings = TypeVar("Settings", bound=BaseSettings)
+
+
 def flag(name: str) -> str:
     """The command-line flag of the field ``name``."""
     return "--" + name.replace("_", "-")
 
 
-def env_var(name: str) -> str:
-    """The environment variable of the field ``name``."""
-    return ENV_PREFIX + name.upper()
+def env_var(name: str, model: type[BaseSettings] = ServerSettings) -> str:
+    """The environment variable of the field ``name`` of ``model``."""
+    return str(model.model_config.get("env_prefix", "")) + name.upper()
 
 
 def value_type(info: FieldInfo) -> type:
@@ -252,10 +275,17 @@ def _extra(info: FieldInfo) -> dict[str, Any]:
     return extra
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Give ``parser`` a flag for every setting. A flag not given leaves no attribute,
-    so the environment and the defaults fill in behind the flags (``from_arguments``)."""
-    for name, info in ServerSettings.model_fields.items():
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    model: type[BaseModel] = ServerSettings,
+    only: tuple[str, ...] | None = None,
+) -> None:
+    """Give ``parser`` a flag for every setting of ``model`` (or those named in ``only``).
+    A flag not given leaves no attribute, so the environment and the defaults fill in
+    behind the flags (``from_arguments``)."""
+    for name, info in model.model_fields.items():
+        if only is not None and name not in only:
+            continue
         kind = value_type(info)
         extra = _extra(info)
         options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS}
@@ -271,15 +301,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag(name), **options)
 
 
-def from_arguments(args: argparse.Namespace) -> ServerSettings:
+def from_arguments(
+    args: argparse.Namespace,
+    model: type[Settings] = ServerSettings,  # type: ignore[assignment]
+) -> Settings:
     """The settings the flags in ``args`` give, over the environment and the defaults;
     ValueError saying which setting is wrong (a bad environment variable)."""
-    given = {name: getattr(args, name) for name in ServerSettings.model_fields if name in args}
+    given = {name: getattr(args, name) for name in model.model_fields if name in args}
     try:
-        return ServerSettings(**given)
+        return model(**given)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{env_var(str(error['loc'][0]))}: {error['msg']}" for error in exc.errors()
+            f"{env_var(str(error['loc'][0]), model)}: {error['msg']}" for error in exc.errors()
         )
         raise ValueError(problems) from None
 
@@ -291,16 +324,18 @@ def _default_text(info: FieldInfo) -> str:
     return f"`{default}`"
 
 
-def markdown_table() -> str:
-    """docs/cli.md's table of ``serve``'s flags."""
+def markdown_table(model: type[BaseSettings] = ServerSettings) -> str:
+    """docs/cli.md's table of the flags of ``model`` (``serve``'s by default)."""
     lines = ["| flag | environment | default | meaning |", "|---|---|---|---|"]
-    for name, info in ServerSettings.model_fields.items():
+    for name, info in model.model_fields.items():
         metavar = _extra(info)["metavar"]
         shown = flag(name) + (f" {metavar}" if metavar else "")
         if value_type(info) is not bool and not metavar:
             shown += f" {name.upper()}"
         meaning = (info.description or "").replace("|", "\\|")
-        lines.append(f"| `{shown}` | `{env_var(name)}` | {_default_text(info)} | {meaning} |")
+        lines.append(
+            f"| `{shown}` | `{env_var(name, model)}` | {_default_text(info)} | {meaning} |"
+        )
     return "\n".join(lines) + "\n"
 
 

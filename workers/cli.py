@@ -68,33 +68,6 @@ def _shown(settings: ServerSettings) -> str:
     return settings.model_copy(update=hidden).model_dump_json()
 
 
-def _limit_config(args: ServerSettings) -> dict:
-    names = (
-        "finished_retention",
-        "idle_expiry",
-        "request_ttl",
-        "rate_limit",
-        "rate_burst",
-        "failed_auth_rate",
-        "failed_auth_burst",
-        "anonymous_exports",
-        "live_games_per_client",
-        "tls_cert",
-        "tls_key",
-        "max_hint_iterations",
-        "max_hint_seconds",
-        "hint_rate",
-        "hint_burst",
-    )
-    return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
-
-
-def _tournament_config(args: ServerSettings) -> dict:
-    """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
-    names = ("max_tournament_tables", "max_tournament_games", "max_tournament_entrants")
-    return {n: getattr(args, n) for n in names}
-
-
 def _store_url(args: ServerSettings | argparse.Namespace) -> str | None:
     """The one store URL ``--redis``, ``--redis-sentinel``/``--redis-service``,
     ``--redis-cluster`` and ``--redis-min-replicas`` describe (None: in memory); raise
@@ -197,6 +170,7 @@ def serve(argv: list[str]) -> int:
     from services.observe.store_health import StoreUnreachable
     from services.server import EXTRA_GAMES_ENV, ServerConfig, register_extra_games, run
     from services.server import serve as serve_forever
+    from services.settings import ServeOptions
 
     try:
         register_extra_games(os.environ.get(EXTRA_GAMES_ENV, ""))
@@ -218,17 +192,10 @@ def serve(argv: list[str]) -> int:
         )
         return 2
     config = ServerConfig(
-        host=args.host,
-        port=args.port,
+        # The settings a serving process takes as given, then what serve resolved.
+        **args.model_dump(include=set(ServeOptions.model_fields)),
         redis_url=args.redis,
-        redis_prefix=args.redis_prefix,
-        bot_workers=args.bot_workers,
-        metrics_port=args.metrics_port,
-        **_limit_config(args),
-        **_tournament_config(args),
-        max_search_iterations=args.max_search_iterations,
-        http_port=args.http_port,
-        http_web_dir=args.http_web_dir,
+        api_keys_file=args.api_keys,
         http_cors_origins=tuple(args.http_cors_origin),
         archive_url=archive_url,
         archive_create=archive_create,
