@@ -1,9 +1,11 @@
 """The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
-``export``, the board ``board`` draws and the embedded server that ``play`` and
-``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments
-(``serve``'s are parsed here, from services/settings.py) and finds this module by the server distribution's entry point (``gamehost.server``:
-``commands``, in pyproject.toml) only when a command needs it, so the client installs
-without the server and never names it.
+``store``, ``export``, the board ``board`` draws and the embedded server that ``play``
+and ``selfplay`` start when given no ``--target``. ``gamehost.cli`` finds this module by
+the server distribution's entry point (``gamehost.server``: ``commands``, in
+pyproject.toml) only when a command needs it, so the client installs without the server
+and never names it. The flags of ``serve``, ``worker``, ``db`` and ``store`` are parsed
+here (their settings: services/settings.py, workers/settings.py); ``export``'s parser is
+the client's, to which ``add_export_options`` adds the server's.
 
 It lives here, in the top layer, because ``serve --celery`` wires the service to the
 Celery workers: nothing below may import ``workers``."""
@@ -24,17 +26,20 @@ from google.protobuf.message import Message
 
 if TYPE_CHECKING:
     from services.settings import ServerSettings
+    from workers.settings import WorkerSettings
 
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
 __all__ = [
     "EmbeddedServerUnavailable",
+    "add_export_options",
     "db",
     "dealt_board",
     "embedded_server",
     "export",
     "serve",
+    "store",
     "worker",
 ]
 
@@ -255,10 +260,24 @@ def _archive_url(given: str | None, redis_url: str | None = None) -> tuple[str |
     return (None, False) if given == OFF else (given, False)
 
 
-def db(args: argparse.Namespace) -> int:
+def _archive_option(parser: argparse.ArgumentParser) -> None:
+    """``--archive URL``, as ``serve`` defines it (no environment variable here)."""
+    from services.settings import ServerSettings, add_arguments
+
+    add_arguments(parser, ServerSettings, only=("archive",))
+    parser.set_defaults(archive=None)
+
+
+def db(argv: list[str]) -> int:
     """``gamehost db upgrade``: the archive's migrations, up to the newest."""
     from services.archive import database
 
+    parser = argparse.ArgumentParser(prog="gamehost db")
+    db_commands = parser.add_subparsers(dest="db_command", required=True)
+    _archive_option(
+        db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
+    )
+    args = parser.parse_args(argv)
     url, _ = _archive_url(args.archive)
     if url is None:
         print("gamehost: db upgrade needs an archive, not --archive none", file=sys.stderr)
@@ -273,14 +292,26 @@ def db(args: argparse.Namespace) -> int:
     return 0
 
 
-def store(args: argparse.Namespace) -> int:
+def store(argv: list[str]) -> int:
     """``gamehost store upgrade``: the deployment writes the newest layout from now on
     (docs/capacity.md#layouts)."""
     import asyncio
 
     from redis.exceptions import RedisError
 
+    from services.settings import ServerSettings, add_arguments
     from services.stores.redis_store import RedisStore
+
+    parser = argparse.ArgumentParser(prog="gamehost store")
+    store_commands = parser.add_subparsers(dest="store_command", required=True)
+    layout = store_commands.add_parser(
+        "upgrade",
+        help="write the newest layout (once every replica and worker runs this release)",
+    )
+    layout.add_argument("--redis", metavar="URL", required=True, help="Redis URL")
+    add_arguments(layout, ServerSettings, only=("redis_prefix",))
+    layout.set_defaults(redis_prefix=ServerSettings.model_fields["redis_prefix"].default)
+    args = parser.parse_args(argv)
 
     async def upgrade() -> tuple[int, int]:
         redis_store = RedisStore.from_url(args.redis, args.redis_prefix)
@@ -296,6 +327,12 @@ def store(args: argparse.Namespace) -> int:
         return 1
     print(f"store layout: {before} -> {after}")
     return 0
+
+
+def add_export_options(parser: argparse.ArgumentParser) -> None:
+    """The server's flags of ``gamehost export``, added to the client's parser of it (the
+    client parses its filters and ``--target``, and hands the rest here)."""
+    _archive_option(parser)
 
 
 def export(args: argparse.Namespace) -> int:
@@ -399,7 +436,26 @@ def _serve_processes(args: ServerSettings) -> int:
     return max(codes)
 
 
-def worker(args: argparse.Namespace) -> int:
+def _worker_settings(argv: list[str]) -> WorkerSettings | None:
+    """``worker``'s settings from ``argv``, the environment and the defaults; None after
+    saying what is wrong."""
+    from services.settings import add_arguments, from_arguments
+    from workers.settings import WorkerSettings
+
+    parser = argparse.ArgumentParser(prog="gamehost worker")
+    add_arguments(parser, WorkerSettings)
+    try:
+        return from_arguments(parser.parse_args(argv), WorkerSettings)
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return None
+
+
+def worker(argv: list[str]) -> int:
+    """``gamehost worker ARGS`` (the client hands over its arguments as they came)."""
+    args = _worker_settings(argv)
+    if args is None:
+        return 2
     if args.redis_service and not args.redis_sentinel:
         print("gamehost: --redis-service goes with --redis-sentinel", file=sys.stderr)
         return 2
@@ -429,12 +485,12 @@ def worker(args: argparse.Namespace) -> int:
         start_metrics_server(args.metrics_port, args.metrics_host)
     from workers.app import QUEUE, app
 
-    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
+    celery_argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
     if args.concurrency:
-        argv.append(f"--concurrency={args.concurrency}")
+        celery_argv.append(f"--concurrency={args.concurrency}")
     if args.hostname:
-        argv.append(f"--hostname={args.hostname}")
-    app.worker_main(argv)
+        celery_argv.append(f"--hostname={args.hostname}")
+    app.worker_main(celery_argv)
     return 0
 
 
