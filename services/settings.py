@@ -2,12 +2,16 @@
 environment variable. From this one model come ``serve``'s argparse flags, the settings
 the children of ``--processes N`` receive (one JSON document, not a command line rebuilt
 flag by flag), and the flag table in docs/cli.md (``python -m services.settings
---markdown``; tests/test_settings_doc.py keeps the page in step).
+--markdown``; tests/test_serve_settings_model.py keeps the page in step). Those a serving
+process takes as given are ``ServeOptions``, which ``ServerConfig`` (services/server.py)
+extends. The same generator makes ``worker``'s flags and table (workers/settings.py),
+and ``db``, ``store`` and ``export`` take their ``--archive`` and ``--redis-prefix`` from
+here (workers/cli.py).
 
 A setting is read from, strongest first: its flag, its environment variable
 (``GAMEHOST_`` and the name in capitals, e.g. ``GAMEHOST_HTTP_PORT``), its default.
 Only pydantic is imported here: the client's ``gamehost`` command finds this module
-through the server's entry point when ``serve`` runs, and nothing else."""
+through the server's entry point when a server command runs, and nothing else."""
 
 from __future__ import annotations
 
@@ -50,8 +54,8 @@ def setting(
     return Field(default, description=help, json_schema_extra=extra)
 
 
-# Settings ``serve`` shares with other server commands (``worker``: the Sentinel set;
-# ``db`` and ``export``: the archive), each defined here once.
+# Settings ``serve`` shares with ``worker`` (the Sentinel set), each defined here once.
+# (``db``, ``export`` and ``store`` take theirs from ServerSettings' fields.)
 def redis_sentinel_field() -> Any:
     return setting(
         None,
@@ -62,15 +66,6 @@ def redis_sentinel_field() -> Any:
 
 def redis_service_field() -> Any:
     return setting(None, "the primary's name in Sentinel (with --redis-sentinel)", "NAME")
-
-
-def archive_field() -> Any:
-    return setting(
-        None,
-        "the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
-        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
-        "URL",
-    )
 
 
 class ServeOptions(BaseModel):
@@ -205,7 +200,12 @@ class ServerSettings(BaseSettings, ServeOptions):
     celery_broker: str | None = setting(
         None, "Celery broker (default: $GAMEHOST_CELERY_BROKER or --redis)", "URL"
     )
-    archive: str | None = archive_field()
+    archive: str | None = setting(
+        None,
+        "the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
+        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
+        "URL",
+    )
     # The ladder (docs/ladder.md): off unless --ladder is given.
     ladder: list[str] = setting(
         [],
