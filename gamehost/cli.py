@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("serve", help="run the rules service", add_help=False)
     commands.add_parser("db", help="the archive's database (docs/archive.md)", add_help=False)
     commands.add_parser("store", help="the Redis store's layout (docs/capacity.md)", add_help=False)
-    # The client's filters and --target, and the server's --archive (export_parser).
+    # The client's filters and --target, and the server's --archive (_export_parser).
     commands.add_parser(
         "export",
         help="print archived games as NDJSON, one a line (docs/export.md)",
@@ -278,7 +278,7 @@ def _account(args: argparse.Namespace) -> int:
         return account_cli.run(client, args)
 
 
-def export_parser() -> argparse.ArgumentParser:
+def _export_parser() -> argparse.ArgumentParser:
     """``gamehost export``'s parser as the client knows it: the filters and --target."""
     export = argparse.ArgumentParser(prog="gamehost export")
     export.add_argument("--game", metavar="TYPE", help="only this game type")
@@ -298,7 +298,7 @@ def _export(argv: list[str]) -> int:
     """``gamehost export``: from the archive database (the server's side, which adds its
     flags to the parser), or with ``--target`` downloaded from a running server through
     ExportGames, which the client alone can do."""
-    parser = export_parser()
+    parser = _export_parser()
     try:
         server = _server_side("export")
     except ServerNotInstalled:
