@@ -2,14 +2,14 @@
 games, record, bot, ladder.
 
 The client commands need only grpcio and the generated ``gamehost.v1`` code. The
-server's commands (``serve``, ``worker``, ``db``, ``export``, ``board``, and
-``play``/``selfplay``/``tournament`` without ``--target``, which start an embedded server)
-are parsed here, so their flags are one contract, except ``serve``'s, which the server
-defines once with its settings (services/settings.py) and parses itself. All are run by
-the server distribution:
-it registers their implementation under the entry-point group ``gamehost.server``, which
-is looked up only when such a command runs. The client never names a server module;
-without the server installed those commands say, in one line, what to install.
+server's commands (``serve``, ``worker``, ``db``, ``store``, ``export`` without
+``--target``, ``board``, and ``play``/``selfplay``/``tournament`` without ``--target``,
+which start an embedded server) are run by the server distribution: it registers their
+implementation under the entry-point group ``gamehost.server``, which is looked up only
+when such a command runs. The server defines and parses the flags of ``serve``,
+``worker``, ``db`` and ``store`` (here they are only dispatched) and adds its own to
+``export``'s. The client never names a server module; without the server installed
+those commands say, in one line, what to install.
 """
 
 from __future__ import annotations
@@ -36,54 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gamehost", description="Board games with AI opponents.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    # Its flags are the server's (services/settings.py): the server parses what follows.
+    # Their flags are the server's, defined where they run (services/settings.py,
+    # workers/settings.py, workers/cli.py): the server parses what follows the command.
     commands.add_parser("serve", help="run the rules service", add_help=False)
-
-    db = commands.add_parser("db", help="the archive's database (docs/archive.md)")
-    db_commands = db.add_subparsers(dest="db_command", required=True)
-    upgrade = db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
-    _archive_option(upgrade)
-
-    store = commands.add_parser("store", help="the Redis store's layout (docs/capacity.md)")
-    store_commands = store.add_subparsers(dest="store_command", required=True)
-    layout = store_commands.add_parser(
-        "upgrade",
-        help="write the newest layout (once every replica and worker runs this release)",
+    commands.add_parser("db", help="the archive's database (docs/archive.md)", add_help=False)
+    commands.add_parser("store", help="the Redis store's layout (docs/capacity.md)", add_help=False)
+    # The client's filters and --target, and the server's --archive (_export_parser).
+    commands.add_parser(
+        "export",
+        help="print archived games as NDJSON, one a line (docs/export.md)",
+        add_help=False,
     )
-    layout.add_argument("--redis", metavar="URL", required=True, help="Redis URL")
-    layout.add_argument("--redis-prefix", default="gamehost", help="Redis key prefix")
-
-    export = commands.add_parser(
-        "export", help="print archived games as NDJSON, one a line (docs/export.md)"
-    )
-    export.add_argument("--game", metavar="TYPE", help="only this game type")
-    export.add_argument("--since", metavar="DATE", help="finished on or after (ISO 8601, UTC)")
-    export.add_argument("--player", metavar="NAME", help="a seat played by this name")
-    export.add_argument("--tournament", metavar="NAME", help="the tables of this tournament")
-    export.add_argument(
-        "--bot", metavar="NAME", help="a ladder bot's (or house level's) ladder games"
-    )
-    export.add_argument(
-        "--target", metavar="HOST:PORT", help="download from a running server (not --archive)"
-    )
-    _archive_option(export)
-    _remote_options(export)
-
-    worker = commands.add_parser("worker", help="run a Celery worker for bot searches")
-    worker.add_argument(
-        "--broker",
-        metavar="URL",
-        help="Celery broker, redis:// or redis+sentinel://h:p,.../NAME[/db] "
-        "(default: $GAMEHOST_CELERY_BROKER)",
-    )
-    _redis_options(worker)
-    worker.add_argument("--concurrency", type=int, help="worker processes (default: CPUs)")
-    worker.add_argument("--loglevel", default="INFO")
-    worker.add_argument("--hostname", help="worker node name (default: celery@HOST)")
-    worker.add_argument(
-        "--metrics-port", type=int, help="serve the worker's Prometheus metrics on this port"
-    )
-    worker.add_argument("--metrics-host", default="0.0.0.0", help="address for --metrics-port")
+    commands.add_parser("worker", help="run a Celery worker for bot searches", add_help=False)
 
     health_check = commands.add_parser(
         "health", help="ask a server's gRPC health service; exit 0 when SERVING"
@@ -147,15 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     _remote_options(record)
 
     args, rest = parser.parse_known_args(argv)
-    if rest and args.command != "serve":
+    if rest and args.command not in SERVER_COMMANDS:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         handlers = {
             "serve": lambda args: _server_side("serve").serve(rest),
-            "worker": lambda args: _server_side("worker").worker(args),
-            "db": lambda args: _server_side("db").db(args),
-            "store": lambda args: _server_side("store").store(args),
-            "export": _export,
+            "worker": lambda args: _server_side("worker").worker(rest),
+            "db": lambda args: _server_side("db").db(rest),
+            "store": lambda args: _server_side("store").store(rest),
+            "export": lambda args: _export(rest),
             "play": _play,
             "selfplay": _selfplay,
             "tournament": _tournament,
@@ -179,15 +143,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _archive_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--archive",
-        metavar="URL",
-        help="the SQL archive of finished games: postgresql://... or sqlite:///FILE; "
-        "'none': off (default: SQLite in $GAMEHOST_DATA_DIR, else ~/.local/share/gamehost)",
-    )
-
-
 def _remote_options(parser: argparse.ArgumentParser) -> None:
     """How to reach a --target server: TLS and an API key."""
     parser.add_argument("--tls", action="store_true", help="connect to --target over TLS")
@@ -201,25 +156,13 @@ def _remote_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _redis_options(parser: argparse.ArgumentParser) -> None:
-    """Redis behind Sentinel (docs/reliability.md): the same set for the store, the
-    bot-turn queue and the Celery broker."""
-    parser.add_argument(
-        "--redis-sentinel",
-        metavar="HOST:PORT[,HOST:PORT...]",
-        help="find the Redis primary through these sentinels, and follow their promotions",
-    )
-    parser.add_argument(
-        "--redis-service",
-        metavar="NAME",
-        help="the primary's name in Sentinel (with --redis-sentinel)",
-    )
-
-
 # The entry-point group the server distribution (gamehost-server) fills with its half of
-# the command line: ``commands``, an object with serve, worker, db, export, dealt_board
-# and embedded_server (see its pyproject.toml).
+# the command line: ``commands``, an object with serve, worker, db, store (each given the
+# arguments after its command), add_export_options, export, dealt_board and
+# embedded_server (see its pyproject.toml).
 SERVER_ENTRY_POINTS = "gamehost.server"
+# The commands whose arguments (all, or export's beyond the client's) the server parses.
+SERVER_COMMANDS = frozenset({"serve", "worker", "db", "store", "export"})
 
 
 class ServerNotInstalled(Exception):
@@ -335,11 +278,45 @@ def _account(args: argparse.Namespace) -> int:
         return account_cli.run(client, args)
 
 
-def _export(args: argparse.Namespace) -> int:
-    """``gamehost export``: from the archive database (the server's side), or with
-    ``--target`` downloaded from a running server through ExportGames."""
+def _export_parser() -> argparse.ArgumentParser:
+    """``gamehost export``'s parser as the client knows it: the filters and --target."""
+    export = argparse.ArgumentParser(prog="gamehost export")
+    export.add_argument("--game", metavar="TYPE", help="only this game type")
+    export.add_argument("--since", metavar="DATE", help="finished on or after (ISO 8601, UTC)")
+    export.add_argument("--player", metavar="NAME", help="a seat played by this name")
+    export.add_argument("--tournament", metavar="NAME", help="the tables of this tournament")
+    export.add_argument(
+        "--bot", metavar="NAME", help="a ladder bot's (or house level's) ladder games"
+    )
+    export.add_argument(
+        "--target", metavar="HOST:PORT", help="download from a running server (not --archive)"
+    )
+    return export
+
+
+def _export(argv: list[str]) -> int:
+    """``gamehost export``: from the archive database (the server's side, which adds its
+    flags to the parser), or with ``--target`` downloaded from a running server through
+    ExportGames, which the client alone can do."""
+    parser = _export_parser()
+    try:
+        server = _server_side("export")
+    except ServerNotInstalled:
+        _remote_options(parser)
+        args, rest = parser.parse_known_args(argv)
+        if rest or not args.target:
+            raise
+        return _export_remote(args)
+    server.add_export_options(parser)
+    _remote_options(parser)
+    args = parser.parse_args(argv)
     if not args.target:
-        return _server_side("export").export(args)
+        return server.export(args)
+    return _export_remote(args)
+
+
+def _export_remote(args: argparse.Namespace) -> int:
+    """``gamehost export --target``: the games a running server exports."""
     filters = {
         "game_type": args.game,
         "since": args.since,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from pydantic import ConfigDict, SkipValidation
 
 from gamehost.v1 import gamehost_pb2
 from games import register_game
@@ -25,7 +26,6 @@ from services.api.grpc_api import GameHostServicer, add_to_server, method_handle
 from services.api.reflection import enable_reflection
 from services.archive import archiver
 from services.archive.archive import Archive
-from services.bots.bot_pool import DEFAULT_MAX_SEARCH_ITERATIONS
 from services.bots.bot_runner import BotExecutor, BotRunner, LocalPoolExecutor
 from services.bots.hints import HintLimits, HintService
 from services.gateway.app import GatewayConfig, HttpGateway
@@ -42,6 +42,7 @@ from services.observe.store_health import StoreMonitor, StoreUnreachable, check_
 from services.observe.store_metrics import probe_forever, stop_prober
 from services.play import expiry
 from services.play.host import GameHost
+from services.settings import ServeOptions
 from services.stores import GameStore, open_store
 from services.stores.memory import MemoryStore
 from services.stores.redis_connect import display
@@ -88,44 +89,17 @@ def run(coro) -> None:
 SERVICE_NAME = gamehost_pb2.DESCRIPTOR.services_by_name["GameHost"].full_name
 
 
-@dataclass
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 50051  # 0: any free port
-    redis_url: str | None = None  # None: the embedded in-memory store
-    redis_prefix: str = "gamehost"  # key prefix, so several deployments can share a Redis
-    bot_workers: int | None = None  # local process pool size (default: CPU count)
-    metrics_port: int | None = None
-    # Limits (docs/operations.md, "Limits and access"); 0 turns a rate or cap off.
-    finished_retention: float = 7 * 86400.0  # seconds a finished game is kept
-    idle_expiry: float = 30 * 86400.0  # seconds an unfinished game may go without activity
-    request_ttl: float = 86400.0  # seconds a request id is remembered for retries
-    rate_limit: float = 200.0  # requests a second per client (API key, else address)
-    rate_burst: float = 1000.0  # at most rate_burst in any rate_burst / rate_limit seconds
-    failed_auth_rate: float = 5.0  # wrong tokens a second per client
-    failed_auth_burst: float | None = None  # None: four times the rate (20)
-    anonymous_exports: int = 2  # ExportGames a minute per client without an API key
-    live_games_per_client: int = 1000  # unfinished games one client may have
-    # Access: all off by default.
-    api_keys_file: str | None = None
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    # Per-server cap on one bot decision's search (trees x iterations; 0: no cap).
-    max_search_iterations: int = DEFAULT_MAX_SEARCH_ITERATIONS
-    # The HTTP/JSON gateway and web client (docs/http-api.md): None: off; 0: a free port.
-    http_port: int | None = None
-    http_web_dir: str | None = None  # None: the repository's web/ when present
+class ServerConfig(ServeOptions):
+    """One replica's configuration: the settings it takes as ``serve`` was given them
+    (ServeOptions: each defined once, with its default, in services/settings.py), and
+    what ``gamehost serve`` resolves from the others (workers/cli.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    redis_url: str | None = None  # the one store URL; None: the embedded in-memory store
+    api_keys_file: str | None = None  # None: no API keys required
     http_cors_origins: tuple[str, ...] = ()  # "*" or origins; empty: no CORS
     http_heartbeat: float = 15.0  # seconds between SSE keep-alive comments
-    # Move hints (services/bots/hints.py): a hint's search budget and each game's hint rate.
-    max_hint_iterations: int = HintLimits.max_iterations  # trees x iterations; 0: no cap
-    max_hint_seconds: float = HintLimits.max_seconds  # trees x seconds; 0: no cap
-    hint_rate: float = HintLimits.rate  # hints a second per game, all replicas; 0: off
-    hint_burst: float = HintLimits.burst
-    # One tournament's bounds (services/tournament/bounds.py); 0 turns one off.
-    max_tournament_tables: int = TournamentBounds.max_tables  # tables at once (parallel)
-    max_tournament_games: int = TournamentBounds.max_games
-    max_tournament_entrants: int = TournamentBounds.max_entrants
     # The SQL archive of finished games (docs/archive.md): a SQLAlchemy URL, None: off.
     archive_url: str | None = None
     archive_create: bool = False  # make or upgrade its schema at start (the embedded default)
@@ -134,7 +108,7 @@ class ServerConfig:
     # once the store answers, so a start that fails says only why.
     settings_line: str = ""
     # The ladder (docs/ladder.md): None: off. It keeps everything in the archive.
-    ladder: LadderConfig | None = None
+    ladder: SkipValidation[LadderConfig | None] = None
     # Accounts (docs/accounts.md) live in the archive: human accounts one client creates
     # an hour (0: no limit).
     accounts_per_hour: int = CREATIONS_PER_HOUR

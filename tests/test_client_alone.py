@@ -87,6 +87,12 @@ def test_the_client_alone_installs_without_the_server(client_venv, tmp_path):
     [
         (["serve"], "pip install gamehost-server"),
         (["worker"], "pip install gamehost-server"),
+        # The server defines these commands' flags: the client alone cannot parse them.
+        (["worker", "--help"], "pip install gamehost-server"),
+        (["db", "upgrade", "--archive", "none"], "pip install gamehost-server"),
+        (["store", "upgrade", "--redis", "redis://127.0.0.1:1"], "pip install gamehost-server"),
+        (["export", "--game", "cite"], "pip install gamehost-server"),
+        (["export", "--target", "127.0.0.1:1", "--archive", "none"], "pip install gamehost-server"),
         (["board", "catan"], "pip install gamehost-server"),
         (["selfplay", "cite", "--players", "3", "--seed", "1"], "pip install gamehost-server"),
         (["health", "--target", "127.0.0.1:1"], "pip install 'gamehost[health]'"),
@@ -100,6 +106,13 @@ def test_commands_the_client_lacks_say_in_one_line_what_to_install(
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and install in lines[0], done.stderr
+
+
+def test_the_client_alone_knows_export_without_the_server_s_flags(client_venv, tmp_path):
+    done = _run(client_venv, "gamehost", "export", "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "--target HOST:PORT" in done.stdout and "--game TYPE" in done.stdout
+    assert "--archive" not in done.stdout.replace("(not --archive)", "")
 
 
 def test_the_client_alone_plays_a_whole_game_against_a_running_server(client_venv, tmp_path):

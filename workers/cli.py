@@ -1,9 +1,11 @@
 """The server side of the ``gamehost`` command line: ``serve``, ``worker``, ``db``,
-``export``, the board ``board`` draws and the embedded server that ``play`` and
-``selfplay`` start when given no ``--target``. ``gamehost.cli`` parses the arguments
-(``serve``'s are parsed here, from services/settings.py) and finds this module by the server distribution's entry point (``gamehost.server``:
-``commands``, in pyproject.toml) only when a command needs it, so the client installs
-without the server and never names it.
+``store``, ``export``, the board ``board`` draws and the embedded server that ``play``
+and ``selfplay`` start when given no ``--target``. ``gamehost.cli`` finds this module by
+the server distribution's entry point (``gamehost.server``: ``commands``, in
+pyproject.toml) only when a command needs it, so the client installs without the server
+and never names it. The flags of ``serve``, ``worker``, ``db`` and ``store`` are parsed
+here (their settings: services/settings.py, workers/settings.py); ``export``'s parser is
+the client's, to which ``add_export_options`` adds the server's.
 
 It lives here, in the top layer, because ``serve --celery`` wires the service to the
 Celery workers: nothing below may import ``workers``."""
@@ -24,17 +26,20 @@ from google.protobuf.message import Message
 
 if TYPE_CHECKING:
     from services.settings import ServerSettings
+    from workers.settings import WorkerSettings
 
 # Nothing from services at module level: importing it defines the Prometheus metrics,
 # and ``serve``/``worker`` must prepare the multiprocess directory before that.
 
 __all__ = [
     "EmbeddedServerUnavailable",
+    "add_export_options",
     "db",
     "dealt_board",
     "embedded_server",
     "export",
     "serve",
+    "store",
     "worker",
 ]
 
@@ -66,33 +71,6 @@ def _shown(settings: ServerSettings) -> str:
     urls = ("redis", "archive", "celery_broker")
     hidden = {n: display(v) for n in urls if (v := getattr(settings, n))}
     return settings.model_copy(update=hidden).model_dump_json()
-
-
-def _limit_config(args: ServerSettings) -> dict:
-    names = (
-        "finished_retention",
-        "idle_expiry",
-        "request_ttl",
-        "rate_limit",
-        "rate_burst",
-        "failed_auth_rate",
-        "failed_auth_burst",
-        "anonymous_exports",
-        "live_games_per_client",
-        "tls_cert",
-        "tls_key",
-        "max_hint_iterations",
-        "max_hint_seconds",
-        "hint_rate",
-        "hint_burst",
-    )
-    return {"api_keys_file": args.api_keys, **{n: getattr(args, n) for n in names}}
-
-
-def _tournament_config(args: ServerSettings) -> dict:
-    """``serve``'s bounds on one tournament (docs/operations.md: Tournament bounds)."""
-    names = ("max_tournament_tables", "max_tournament_games", "max_tournament_entrants")
-    return {n: getattr(args, n) for n in names}
 
 
 def _store_url(args: ServerSettings | argparse.Namespace) -> str | None:
@@ -197,6 +175,7 @@ def serve(argv: list[str]) -> int:
     from services.observe.store_health import StoreUnreachable
     from services.server import EXTRA_GAMES_ENV, ServerConfig, register_extra_games, run
     from services.server import serve as serve_forever
+    from services.settings import ServeOptions
 
     try:
         register_extra_games(os.environ.get(EXTRA_GAMES_ENV, ""))
@@ -218,17 +197,10 @@ def serve(argv: list[str]) -> int:
         )
         return 2
     config = ServerConfig(
-        host=args.host,
-        port=args.port,
+        # The settings a serving process takes as given, then what serve resolved.
+        **args.model_dump(include=set(ServeOptions.model_fields)),
         redis_url=args.redis,
-        redis_prefix=args.redis_prefix,
-        bot_workers=args.bot_workers,
-        metrics_port=args.metrics_port,
-        **_limit_config(args),
-        **_tournament_config(args),
-        max_search_iterations=args.max_search_iterations,
-        http_port=args.http_port,
-        http_web_dir=args.http_web_dir,
+        api_keys_file=args.api_keys,
         http_cors_origins=tuple(args.http_cors_origin),
         archive_url=archive_url,
         archive_create=archive_create,
@@ -288,10 +260,24 @@ def _archive_url(given: str | None, redis_url: str | None = None) -> tuple[str |
     return (None, False) if given == OFF else (given, False)
 
 
-def db(args: argparse.Namespace) -> int:
+def _archive_option(parser: argparse.ArgumentParser) -> None:
+    """``--archive URL``, as ``serve`` defines it (no environment variable here)."""
+    from services.settings import ServerSettings, add_arguments
+
+    add_arguments(parser, ServerSettings, only=("archive",))
+    parser.set_defaults(archive=None)
+
+
+def db(argv: list[str]) -> int:
     """``gamehost db upgrade``: the archive's migrations, up to the newest."""
     from services.archive import database
 
+    parser = argparse.ArgumentParser(prog="gamehost db")
+    db_commands = parser.add_subparsers(dest="db_command", required=True)
+    _archive_option(
+        db_commands.add_parser("upgrade", help="run the archive's migrations up to date")
+    )
+    args = parser.parse_args(argv)
     url, _ = _archive_url(args.archive)
     if url is None:
         print("gamehost: db upgrade needs an archive, not --archive none", file=sys.stderr)
@@ -306,14 +292,26 @@ def db(args: argparse.Namespace) -> int:
     return 0
 
 
-def store(args: argparse.Namespace) -> int:
+def store(argv: list[str]) -> int:
     """``gamehost store upgrade``: the deployment writes the newest layout from now on
     (docs/capacity.md#layouts)."""
     import asyncio
 
     from redis.exceptions import RedisError
 
+    from services.settings import ServerSettings, add_arguments
     from services.stores.redis_store import RedisStore
+
+    parser = argparse.ArgumentParser(prog="gamehost store")
+    store_commands = parser.add_subparsers(dest="store_command", required=True)
+    layout = store_commands.add_parser(
+        "upgrade",
+        help="write the newest layout (once every replica and worker runs this release)",
+    )
+    layout.add_argument("--redis", metavar="URL", required=True, help="Redis URL")
+    add_arguments(layout, ServerSettings, only=("redis_prefix",))
+    layout.set_defaults(redis_prefix=ServerSettings.model_fields["redis_prefix"].default)
+    args = parser.parse_args(argv)
 
     async def upgrade() -> tuple[int, int]:
         redis_store = RedisStore.from_url(args.redis, args.redis_prefix)
@@ -329,6 +327,12 @@ def store(args: argparse.Namespace) -> int:
         return 1
     print(f"store layout: {before} -> {after}")
     return 0
+
+
+def add_export_options(parser: argparse.ArgumentParser) -> None:
+    """The server's flags of ``gamehost export``, added to the client's parser of it (the
+    client parses its filters and ``--target``, and hands the rest here)."""
+    _archive_option(parser)
 
 
 def export(args: argparse.Namespace) -> int:
@@ -432,7 +436,26 @@ def _serve_processes(args: ServerSettings) -> int:
     return max(codes)
 
 
-def worker(args: argparse.Namespace) -> int:
+def _worker_settings(argv: list[str]) -> WorkerSettings | None:
+    """``worker``'s settings from ``argv``, the environment and the defaults; None after
+    saying what is wrong."""
+    from services.settings import add_arguments, from_arguments
+    from workers.settings import WorkerSettings
+
+    parser = argparse.ArgumentParser(prog="gamehost worker")
+    add_arguments(parser, WorkerSettings)
+    try:
+        return from_arguments(parser.parse_args(argv), WorkerSettings)
+    except ValueError as exc:
+        print(f"gamehost: {exc}", file=sys.stderr)
+        return None
+
+
+def worker(argv: list[str]) -> int:
+    """``gamehost worker ARGS`` (the client hands over its arguments as they came)."""
+    args = _worker_settings(argv)
+    if args is None:
+        return 2
     if args.redis_service and not args.redis_sentinel:
         print("gamehost: --redis-service goes with --redis-sentinel", file=sys.stderr)
         return 2
@@ -462,12 +485,12 @@ def worker(args: argparse.Namespace) -> int:
         start_metrics_server(args.metrics_port, args.metrics_host)
     from workers.app import QUEUE, app
 
-    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
+    celery_argv = ["worker", f"--loglevel={args.loglevel}", "-Q", QUEUE, "--pool", "prefork"]
     if args.concurrency:
-        argv.append(f"--concurrency={args.concurrency}")
+        celery_argv.append(f"--concurrency={args.concurrency}")
     if args.hostname:
-        argv.append(f"--hostname={args.hostname}")
-    app.worker_main(argv)
+        celery_argv.append(f"--hostname={args.hostname}")
+    app.worker_main(celery_argv)
     return 0
 
 
