@@ -84,11 +84,17 @@ def next_directive(
             return item
 
 
+def _house(seat: pb.SeatSpec) -> bool:
+    """A house level's seat: a bot with a level (a registered bot's seat shows as a bot
+    too, under its name, with no level)."""
+    return seat.kind == pb.BOT and bool(seat.bot_level)
+
+
 def wait_for_house_game(client: Client) -> str:
     """A game of house levels only (no seat of any registered bot), once one is on."""
     return wait_until(
         lambda: next(
-            (g.game_id for g in client.list_games() if all(s.kind == pb.BOT for s in g.seats)),
+            (g.game_id for g in client.list_games() if all(_house(s) for s in g.seats)),
             None,
         ),
         60,
