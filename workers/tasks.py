@@ -34,6 +34,7 @@ from services.bots import bot_turns
 from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus
+from services.stores.leases import turn_lease
 from services.stores.redis_store import RedisStore
 from workers import task_metrics
 from workers.app import MAX_SEARCH_SECONDS, app
@@ -170,7 +171,7 @@ class _LeaseKeeper:
                     job = task.job
                     if any(task is fresh for fresh in new):
                         await store.set_bot_status(job.game_id, job.version, BotStatus.STARTED)
-                    await store.renew_bot_turn(job.game_id, job.version, WORKER_LEASE_SECONDS)
+                    await store.renew(turn_lease(job.game_id, job.version), WORKER_LEASE_SECONDS)
             await asyncio.to_thread(self._wake.wait, WORKER_HEARTBEAT_SECONDS)
 
 

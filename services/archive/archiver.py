@@ -24,12 +24,14 @@ from services.stores import (
     ArchiveOutbox,
     EventLogs,
     GameLog,
+    Leases,
     Snapshot,
     StoredEvent,
     TournamentLog,
     TournamentStore,
 )
 from services.stores.base import ARCHIVE_GAME, ARCHIVE_TOURNAMENT
+from services.stores.leases import ARCHIVE
 from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
@@ -40,8 +42,9 @@ BATCH = 50
 IDLE_SECONDS = times.ARCHIVER_IDLE_SECONDS
 
 
-class ArchivedStore(ArchiveOutbox, GameLog, TournamentStore, EventLogs, Protocol):
-    """What the archiver uses: the outbox, and the games and tournaments it names."""
+class ArchivedStore(ArchiveOutbox, Leases, GameLog, TournamentStore, EventLogs, Protocol):
+    """What the archiver uses: the outbox, its leases on the outbox's entries, and the
+    games and tournaments they name."""
 
 
 async def _whole_log(store: ArchivedStore, log_id: str | TournamentLog) -> list[StoredEvent]:
@@ -105,11 +108,11 @@ async def archive_once(
 ) -> int:
     """One sweep: claim due entries and archive each; returns how many were done."""
     done = 0
-    for entry in await store.claim_archive(BATCH, lease):
+    for held in await store.claim(ARCHIVE, BATCH, lease):
         try:
-            await archive_entry(store, archive, entry, tombstone)
+            await archive_entry(store, archive, held.job, tombstone)
         except Exception:  # this entry only: it is tried again when its lease runs out
-            log.warning("archive: %s failed; retrying after its lease", entry, exc_info=True)
+            log.warning("archive: %s failed; retrying after its lease", held.job, exc_info=True)
             continue
         done += 1
     return done

@@ -30,14 +30,16 @@ from services.bots.bot_turns import BotTurn
 from services.bots.jobs import BotJob
 from services.errors import Unavailable
 from services.kinds import BotStatus, GameStatus
-from services.stores import CommitOutcome, GameLog, TurnSchedule
+from services.stores import CommitOutcome, GameLog, Leases, TurnSchedule
+from services.stores.leases import BOT_TURNS, turn_lease
 from services.sweeps import Wake
 
 log = logging.getLogger(__name__)
 
 
-class BotTurnStore(GameLog, TurnSchedule, Protocol):
-    """What the bot runner uses: the games it moves, and the schedule of their turns."""
+class BotTurnStore(GameLog, TurnSchedule, Leases, Protocol):
+    """What the bot runner uses: the games it moves, the schedule of their turns and
+    its leases on them."""
 
 
 class TurnLease:
@@ -45,7 +47,7 @@ class TurnLease:
     it may hold the turn longer (``renew``), say what the bot is doing
     (``set_status``) and look at the game (``load``)."""
 
-    def __init__(self, store: TurnSchedule, game_id: str, version: int, seconds: float) -> None:
+    def __init__(self, store: BotTurnStore, game_id: str, version: int, seconds: float) -> None:
         self.store = store
         self.game_id = game_id
         self.version = version
@@ -54,7 +56,7 @@ class TurnLease:
 
     async def renew(self) -> None:
         """The turn stays claimed ``seconds`` from now."""
-        await self.store.renew_bot_turn(self.game_id, self.version, self.seconds)
+        await self.store.renew(turn_lease(self.game_id, self.version), self.seconds)
 
     def set_status(self, status: BotStatus) -> None:
         """Record what the bot is doing (GetState shows it); written in the background,
@@ -225,7 +227,7 @@ class BotRunner:
                     # A turn handed to a worker, or searched here, when the store went
                     # away may be lost with it (a failover: the broker's queue too):
                     # every held turn is due again now, not when its lease runs out.
-                    lapsed = await self._store.lapse_bot_turn_leases()
+                    lapsed = await self._store.lapse(BOT_TURNS)
                     self._executor.store_recovered()
                     log.warning(
                         "the store answers again after %.1f s: bot turns resume (%d "
@@ -255,7 +257,8 @@ class BotRunner:
         room = self._max_games - len(self._games)
         if room <= 0:
             return
-        for game_id in await self._store.claim_bot_turns(room, self.LEASE):
+        for claimed in await self._store.claim(BOT_TURNS, room, self.LEASE):
+            game_id = claimed.job  # its token from now on: the version it loads
             if game_id in self._games:
                 self._again.add(game_id)  # claimed while its task winds down: look again
             else:
@@ -293,7 +296,7 @@ class BotRunner:
                 wait = bot_turns.clock_wait(snapshot)
                 if wait is not None:
                     # A human seat's clock, looked at early: due again when it runs out.
-                    await self._store.renew_bot_turn(game_id, snapshot.version, max(wait, 0.0))
+                    await self._store.renew(turn_lease(game_id, snapshot.version), max(wait, 0.0))
                 else:
                     # The commit that got here took the game out of the schedule (on a
                     # Redis Cluster, whose schedule is on a slot of its own, this does).
@@ -310,7 +313,7 @@ class BotRunner:
                 version = current["version"]
                 # The store is down: the sweeper reports it.
                 with contextlib.suppress(Exception):
-                    renewed = await self._store.renew_bot_turn(game_id, version, self.LEASE)
+                    renewed = await self._store.renew(turn_lease(game_id, version), self.LEASE)
                     if not renewed and await self._moved_on(game_id, version):
                         self.drop_turn(game_id, version)
 
@@ -351,13 +354,13 @@ class BotRunner:
                 self._failures.failed(game_id, exc, quiet=True)
                 return True
             delay = self._failures.failed(game_id, exc)  # it breaks again: back off
-            await self._store.renew_bot_turn(game_id, version, delay)
+            await self._store.renew(turn_lease(game_id, version), delay)
             return False
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             delay = self._failures.failed(game_id, exc)
-            await self._store.renew_bot_turn(game_id, version, delay)
+            await self._store.renew(turn_lease(game_id, version), delay)
             return False
         finally:
             await lease.settle()

@@ -1,15 +1,26 @@
-"""The matchmaker's lease: one row per ladder in ``ladder_leases`` (holder, expiry).
+"""The lease's SQL implementation: the contract of ``services.stores.leases`` (owner,
+fencing token, renew, expiry) for a job whose writes are SQL, one row per named lease
+in ``ladder_leases`` (name, holder, expires_at). The ladder's matchmaker holds one per
+ladder; any other job that writes to the archive's database runs under one of its
+own name with these four calls: ``acquire`` (claim, or renew as the holder),
+``fence`` (renew inside the caller's write transaction), ``release`` and ``holder_of``.
 
-A replica holds a ladder while it renews the row before it expires; when its holder
-stops renewing (killed, cut off), the row expires and the next replica to try takes
-it. Every write the matchmaker makes to ladder games and ratings is *fenced*: in the
-same transaction it first renews the lease as its holder, so a replica that lost the
-lease (a long pause, a partition) writes nothing. The row lock that renewal takes
-(PostgreSQL) or the database's write lock (SQLite) makes a takeover and a fenced
-write take turns.
+- **Owner**: ``holder``, a name the process gives itself (a replica's id), kept in
+  the row.
+- **Fencing token**: the holder's name while its row is unexpired. Every write the
+  job makes is fenced: in the same transaction it first calls ``fence``, which
+  renews the lease only for that holder before its expiry, and writes nothing (rolls
+  back) when that fails. The row lock the renewal takes (PostgreSQL) or the
+  database's write lock (SQLite) makes a takeover and a fenced write take turns, so a
+  holder that lost the lease (a long pause, a partition) writes nothing.
+- **Renew**: ``acquire`` by the holder, or ``fence``; refused to anyone else until
+  the row expires.
+- **Expiry**: ``expires_at``, on the replicas' Unix clocks (``now``): replicas of one
+  deployment are assumed to agree within a second or so (NTP), well under the lease's
+  seconds. Once it is past, the next ``acquire`` takes the lease.
 
-Times are the replicas' Unix clocks: replicas of one deployment are assumed to agree
-within a second or so (NTP), well under the lease's seconds."""
+A process that restarts under the same holder name is the same owner: holder names
+must be unique per live process (replica ids are)."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from services.stores.deployment import Deployment
 from services.stores.event_logs import EventLogs
 from services.stores.game_log import GameLog
 from services.stores.game_store import GameStore
+from services.stores.leases import Lease, Leases
 from services.stores.limits import Limits
 from services.stores.outbox import ArchiveOutbox
 from services.stores.retention import Retention
@@ -37,6 +38,8 @@ __all__ = [
     "GameLog",
     "GameMoved",
     "GameStore",
+    "Lease",
+    "Leases",
     "Limits",
     "LogId",
     "NewGame",

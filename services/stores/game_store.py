@@ -12,6 +12,7 @@ from services.stores.base import LogId, StoredEvent, TournamentLog
 from services.stores.deployment import Deployment
 from services.stores.event_logs import EventLogs
 from services.stores.game_log import GameLog
+from services.stores.leases import Leases
 from services.stores.limits import Limits
 from services.stores.outbox import ArchiveOutbox
 from services.stores.retention import Retention
@@ -23,6 +24,7 @@ class GameStore(
     GameLog,
     EventLogs,
     TurnSchedule,
+    Leases,
     ArchiveOutbox,
     TournamentStore,
     Retention,

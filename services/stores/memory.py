@@ -40,6 +40,7 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.game_store import GameStore
+from services.stores.leases import ARCHIVE, BOT_TURNS, TOURNAMENTS, Lease
 from services.stores.records import ACCOUNT, with_joined_names
 
 log = logging.getLogger(__name__)
@@ -398,29 +399,8 @@ class MemoryStore(GameStore):
         for owner in [o for o in self._live if not self._prune_live(o, now)]:
             del self._live[owner]
 
-    async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
-        now = time.monotonic()
-        due = sorted((at, gid) for gid, at in self._bot_due.items() if at <= now)[:limit]
-        for _, game_id in due:
-            self._bot_due[game_id] = now + lease
-        return [game_id for _, game_id in due]
-
-    async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
-        game = self._games.get(game_id)
-        if game is None or game.version != version or game_id not in self._bot_due:
-            return False
-        self._bot_due[game_id] = time.monotonic() + lease
-        return True
-
     async def drop_bot_turn(self, game_id: str) -> None:
         self._bot_due.pop(game_id, None)
-
-    async def lapse_bot_turn_leases(self) -> int:
-        now = time.monotonic()
-        held = [gid for gid, at in self._bot_due.items() if at > now]
-        for game_id in held:
-            self._bot_due[game_id] = now
-        return len(held)
 
     async def bot_turn_due_in(self, game_id: str) -> float | None:
         at = self._bot_due.get(game_id)
@@ -440,13 +420,6 @@ class MemoryStore(GameStore):
         self._archive_outbox = on
         if not on:
             self._outbox.clear()
-
-    async def claim_archive(self, limit: int, lease: float) -> list[str]:
-        now = time.monotonic()
-        due = sorted((at, e) for e, at in self._outbox.items() if at <= now)[:limit]
-        for _, entry in due:
-            self._outbox[entry] = now + lease
-        return [entry for _, entry in due]
 
     async def ack_archive(self, entry: str) -> None:
         self._outbox.pop(entry, None)
@@ -587,16 +560,44 @@ class MemoryStore(GameStore):
             self._tournament_due.pop(name, None)
         return gone
 
-    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
-        now = time.monotonic()
-        due = sorted((at, n) for n, at in self._tournament_due.items() if at <= now)[:limit]
-        for _, name in due:
-            self._tournament_due[name] = now + lease
-        return [name for _, name in due]
+    # ------------------------------------------------------------------ leases
+    def _due_times(self, schedule: str) -> dict[str, float]:
+        """A schedule's jobs -> the monotonic time each is due (held until then)."""
+        return {BOT_TURNS: self._bot_due, TOURNAMENTS: self._tournament_due, ARCHIVE: self._outbox}[
+            schedule
+        ]
 
-    async def renew_tournament(self, name: str, lease: float) -> None:
-        if name in self._tournament_due:
-            self._tournament_due[name] = time.monotonic() + lease
+    async def claim(self, schedule: str, limit: int, seconds: float) -> list[Lease]:
+        due_at = self._due_times(schedule)
+        now = time.monotonic()
+        due = sorted((at, job) for job, at in due_at.items() if at <= now)[:limit]
+        for _, job in due:
+            due_at[job] = now + seconds
+        return [Lease(schedule, job, _token(now + seconds)) for _, job in due]
+
+    async def renew(self, lease: Lease, seconds: float) -> Lease | None:
+        due_at = self._due_times(lease.schedule)
+        at = due_at.get(lease.job)
+        if at is None:
+            return None
+        if lease.schedule == BOT_TURNS:  # the token is the game's version
+            game = self._games.get(lease.job)
+            if game is None or game.version != lease.token:
+                return None
+        elif _token(at) != lease.token:
+            return None
+        due_at[lease.job] = held = time.monotonic() + seconds
+        return (
+            lease if lease.schedule == BOT_TURNS else dataclasses.replace(lease, token=_token(held))
+        )
+
+    async def lapse(self, schedule: str) -> int:
+        due_at = self._due_times(schedule)
+        now = time.monotonic()
+        held = [job for job, at in due_at.items() if at > now]
+        for job in held:
+            due_at[job] = now
+        return len(held)
 
     async def close(self) -> None:
         self._games.clear()
@@ -605,6 +606,11 @@ class MemoryStore(GameStore):
         self._tournament_due.clear()
         self._outbox.clear()
         self._tombstones.clear()
+
+
+def _token(held_until: float) -> int:
+    """A grant's fencing token: its expiry, in microseconds of the monotonic clock."""
+    return round(held_until * 1_000_000)
 
 
 _READ_LIMIT = 1000  # events of one log one read returns at most (the store's page)

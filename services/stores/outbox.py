@@ -12,7 +12,8 @@ class ArchiveOutbox(Protocol):
     """While the deployment archives (``set_archiving``), the commit that finishes a game
     (and the status change that ends a tournament) puts ``game:<id>``
     (``tournament:<name>``) on the archive outbox in the same atomic write. An archiver
-    (services.archive.archiver) claims entries with a lease like bot turns, copies each
+    (services.archive.archiver) claims entries with a lease (``leases.Leases``, schedule
+    ``ARCHIVE``), copies each
     into SQL idempotently, then acks it: an entry whose archiver died is due again when
     its lease runs out, so every one is archived exactly once. Expiry keeps a game or
     tournament while its entry is on the outbox."""
@@ -22,10 +23,6 @@ class ArchiveOutbox(Protocol):
         """Whether finishing commits fill the outbox, for every process writing to this
         store (Celery workers too). A server with an archive turns it on at start, one
         with ``--archive none`` off (which also drops the outbox: nothing would drain it)."""
-
-    @abstractmethod
-    async def claim_archive(self, limit: int, lease: float) -> list[str]:
-        """Up to ``limit`` due outbox entries, each now leased for ``lease`` s."""
 
     @abstractmethod
     async def ack_archive(self, entry: str) -> None:

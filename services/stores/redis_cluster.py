@@ -43,6 +43,7 @@ from redis.exceptions import AskError, MovedError, NoScriptError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.stores.base import EventReader, LogId, StoredEvent
+from services.stores.redis_leases import LeaseScripts
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
@@ -52,42 +53,6 @@ _SCHEDULE = (
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 """
 )
-
-# As the single Redis's claim, but each id comes with the lease's score: ``release``
-# compares it.
-_CLAIM_LEASED = (
-    _NOW_MS
-    + """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-local out = {}
-for _, id in ipairs(ids) do
-  local lease = now + tonumber(ARGV[2])
-  redis.call('ZADD', KEYS[1], lease, id)
-  out[#out + 1] = id
-  out[#out + 1] = tostring(lease)
-end
-return out
-"""
-)
-
-_RENEW_LEASE = (
-    _NOW_MS
-    + """
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return false end
-local lease = now + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], lease, ARGV[1])
-return tostring(lease)
-"""
-)
-
-_RELEASE = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  return 1
-end
-return 0
-"""
 
 # The admitting half of the single Redis's reservation (the owner's finished or gone
 # games were dropped just before, key by key).
@@ -110,11 +75,9 @@ class ClusterSide:
     def __init__(self, client: Any) -> None:
         self._redis = client
         self._schedule = client.register_script(_SCHEDULE)
-        self._claim = client.register_script(_CLAIM_LEASED)
-        self._renew = client.register_script(_RENEW_LEASE)
-        self._release = client.register_script(_RELEASE)
+        self._leases_run = LeaseScripts(client)
         self._admit = client.register_script(_ADMIT)
-        self._leases: dict[tuple[str, str], str] = {}  # (schedule, id) -> lease score
+        self._leases: dict[tuple[str, str], int] = {}  # (schedule, id) -> grant's score
         self._archiving: tuple[bool, float] | None = None  # (flag, monotonic time read)
 
     async def schedule(
@@ -169,27 +132,26 @@ class ClusterSide:
             return reply, int(waited)
         raise RedisConnectionError(f"the slot of {key} kept moving ({REDIRECTS} redirections)")
 
-    async def claim(self, key: str, limit: int, lease: float) -> list[str]:
-        reply = await self._claim(keys=[key], args=[limit, str(int(lease * 1000))])
+    async def claim(self, key: str, limit: int, seconds: float) -> list[tuple[str, int]]:
+        """The lease's claim, each grant remembered for ``release``."""
+        granted = await self._leases_run.claim(key, limit, seconds)
         if len(self._leases) > LEASES_KEPT:
             self._leases.clear()  # a forgotten lease is released by a later claim
-        ids = []
-        for raw, score in zip(reply[::2], reply[1::2], strict=True):
-            self._leases[(key, raw.decode())] = score.decode()
-            ids.append(raw.decode())
-        return ids
+        for job, token in granted:
+            self._leases[(key, job)] = token
+        return granted
 
-    async def renew(self, key: str, member: str, lease: float) -> bool:
-        score = await self._renew(keys=[key], args=[member, str(int(lease * 1000))])
-        if score is None:
-            return False
-        self._leases[(key, member)] = score.decode()
-        return True
+    async def renew(self, key: str, member: str, seconds: float) -> int | None:
+        """The lease's renewal, its token checked by the caller (the game's version)."""
+        token = await self._leases_run.renew(key, member, None, seconds)
+        if token is not None:
+            self._leases[(key, member)] = token
+        return token
 
     async def release(self, key: str, member: str) -> None:
-        score = self._leases.pop((key, member), None)
-        if score is not None:
-            await self._release(keys=[key], args=[member, score])
+        token = self._leases.pop((key, member), None)
+        if token is not None:
+            await self._leases_run.release(key, member, token)
 
     async def archiving(self, flag_key: str) -> bool:
         """Whether the deployment archives (the flag ``set_archiving`` writes), read at

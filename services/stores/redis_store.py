@@ -64,6 +64,7 @@ games' slot; we run one primary).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import re
@@ -103,9 +104,11 @@ from services.stores.base import (
 )
 from services.stores.game_store import GameStore
 from services.stores.inline_commit import InlineCommits
+from services.stores.leases import BOT_TURNS, SCHEDULES, Lease
 from services.stores.records import ACCOUNT, with_joined_names
 from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
+from services.stores.redis_leases import LeaseScripts
 from services.stores.timing import time_store_calls
 
 log = logging.getLogger(__name__)
@@ -279,35 +282,6 @@ if version then redis.call('HSET', KEYS[1], 'version', version) end
 
 _NOW_MS = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
-# Lease every due bot turn it returns: due again only when the lease runs out.
-_CLAIM_BOT_TURNS = (
-    _NOW_MS
-    + """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), id) end
-return ids
-"""
-)
-
-_RENEW_BOT_TURN = (
-    _NOW_MS
-    + """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
-if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
-return 1
-"""
-)
-
-_LAPSE_LEASES = (
-    _NOW_MS
-    + """
-local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
-for _, id in ipairs(held) do redis.call('ZADD', KEYS[1], now, id) end
-return #held
-"""
-)
-
 _BOT_TURN_DUE_IN = (
     _NOW_MS
     + """
@@ -378,15 +352,6 @@ end
 for i = 4, #ARGV do tappend(KEYS[1], KEYS[2], ARGV[i]) end
 return 1
 """
-
-_T_RENEW = (
-    _NOW_MS
-    + """
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-end
-"""
-)
 
 
 def _ms(seconds: float | None) -> str:
@@ -474,17 +439,13 @@ class RedisStore(GameStore):
         self._forget = client.register_script(_FORGET)
         self._seal = client.register_script(_SEAL)
         self._touch = client.register_script(_TOUCH)
-        self._claim_bot_turns = client.register_script(_CLAIM_BOT_TURNS)
-        self._renew_bot_turn = client.register_script(_RENEW_BOT_TURN)
+        self._lease_scripts = LeaseScripts(client)
         self._bot_turn_due_in = client.register_script(_BOT_TURN_DUE_IN)
-        self._lapse_leases = client.register_script(_LAPSE_LEASES)
         self._bot_turn_backlog = client.register_script(_BOT_TURN_BACKLOG)
         self._set_bot_status = client.register_script(_SET_BOT_STATUS)
         self._t_create = client.register_script(_T_APPEND + _T_CREATE)
         self._t_set_once = client.register_script(_T_APPEND + _T_SET_ONCE)
         self._t_status = client.register_script(_T_APPEND + _T_STATUS)
-        self._t_renew = client.register_script(_T_RENEW)
-        self._t_claim = client.register_script(_CLAIM_BOT_TURNS)
         # On a Cluster the keys across games are written beside a game's script.
         self._on_cluster = ClusterSide(client) if isinstance(client, RedisCluster) else None
 
@@ -990,29 +951,8 @@ class RedisStore(GameStore):
         )
         return bool(reply)
 
-    async def claim_bot_turns(self, limit: int, lease: float) -> list[str]:
-        if self._on_cluster is not None:
-            return await self._on_cluster.claim(self._bot_turns_key, limit, lease)
-        ids = await self._claim_bot_turns(keys=[self._bot_turns_key], args=[limit, _ms(lease)])
-        return [raw.decode() for raw in ids]
-
-    async def renew_bot_turn(self, game_id: str, version: int, lease: float) -> bool:
-        if self._on_cluster is not None:  # the version first, then the schedule's slot
-            current = await self._redis.hget(self._key(game_id, "game"), "version")
-            if current is None or int(current) != version:
-                return False
-            return await self._on_cluster.renew(self._bot_turns_key, game_id, lease)
-        renewed = await self._renew_bot_turn(
-            keys=[self._key(game_id, "game"), self._bot_turns_key],
-            args=[game_id, str(version), _ms(lease)],
-        )
-        return bool(renewed)
-
     async def drop_bot_turn(self, game_id: str) -> None:
         await self._redis.zrem(self._bot_turns_key, game_id)
-
-    async def lapse_bot_turn_leases(self) -> int:
-        return int(await self._lapse_leases(keys=[self._bot_turns_key]))
 
     async def release_bot_turn(self, game_id: str) -> None:
         if self._on_cluster is not None:
@@ -1037,10 +977,6 @@ class RedisStore(GameStore):
             await self._redis.set(self._archiving_key, "1")
         else:
             await self._redis.delete(self._archiving_key, self._archive_key)
-
-    async def claim_archive(self, limit: int, lease: float) -> list[str]:
-        entries = await self._claim_bot_turns(keys=[self._archive_key], args=[limit, _ms(lease)])
-        return [raw.decode() for raw in entries]
 
     async def ack_archive(self, entry: str) -> None:
         await self._redis.zrem(self._archive_key, entry)
@@ -1230,14 +1166,37 @@ class RedisStore(GameStore):
             await self._redis.zrem(f"{self._prefix}:tournamentsweep", name)
         return gone
 
-    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
-        names = await self._t_claim(
-            keys=[f"{self._prefix}:tournamentsweep"], args=[limit, _ms(lease)]
-        )
-        return [raw.decode() for raw in names]
+    # ------------------------------------------------------------------ leases
+    def _schedule_key(self, schedule: str) -> str:
+        if schedule not in SCHEDULES:
+            raise ValueError(f"no schedule {schedule!r}")
+        return f"{self._prefix}:{schedule}"
 
-    async def renew_tournament(self, name: str, lease: float) -> None:
-        await self._t_renew(keys=[f"{self._prefix}:tournamentsweep"], args=[name, _ms(lease)])
+    async def claim(self, schedule: str, limit: int, seconds: float) -> list[Lease]:
+        key = self._schedule_key(schedule)
+        if self._on_cluster is not None and schedule == BOT_TURNS:  # kept for release_bot_turn
+            granted = await self._on_cluster.claim(key, limit, seconds)
+        else:
+            granted = await self._lease_scripts.claim(key, limit, seconds)
+        return [Lease(schedule, job, token) for job, token in granted]
+
+    async def renew(self, lease: Lease, seconds: float) -> Lease | None:
+        key = self._schedule_key(lease.schedule)
+        if lease.schedule != BOT_TURNS:  # the token is the grant's score
+            token = await self._lease_scripts.renew(key, lease.job, lease.token, seconds)
+            return None if token is None else dataclasses.replace(lease, token=token)
+        game = self._key(lease.job, "game")
+        if self._on_cluster is not None:  # the version first, then the schedule's slot
+            current = await self._redis.hget(game, "version")
+            if current is None or int(current) != lease.token:
+                return None
+            renewed = await self._on_cluster.renew(key, lease.job, seconds)
+        else:
+            renewed = await self._lease_scripts.renew(key, lease.job, lease.token, seconds, game)
+        return None if renewed is None else lease
+
+    async def lapse(self, schedule: str) -> int:
+        return await self._lease_scripts.lapse(self._schedule_key(schedule))
 
     def limit_storage(self) -> Storage:
         """The rate limits' counters in this store's Redis, under its key prefix (each

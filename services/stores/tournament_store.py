@@ -12,7 +12,8 @@ class TournamentStore(Protocol):
     """A tournament's state is written only by set-if-absent (a table's start, a table's
     result, an entrant's token) and one status change, each with its events in the same
     atomic write, so replicas racing over one tournament never count a table twice.
-    Running tournaments are in a swept schedule, leased like bot turns."""
+    Running tournaments are in a swept schedule, leased (``leases.Leases``, schedule
+    ``TOURNAMENTS``)."""
 
     @abstractmethod
     async def create_tournament(
@@ -59,11 +60,3 @@ class TournamentStore(Protocol):
     async def tournament_events(
         self, name: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]: ...
-
-    @abstractmethod
-    async def claim_tournaments(self, limit: int, lease: float) -> list[str]:
-        """Up to ``limit`` running tournaments due a sweep, each leased for ``lease`` s."""
-
-    @abstractmethod
-    async def renew_tournament(self, name: str, lease: float) -> None:
-        """Due again in ``lease`` s, if still in the schedule."""

@@ -35,7 +35,16 @@ from services.errors import AlreadyExists, NotFound
 from services.kinds import EventKind, GameStatus, SeatKind
 from services.limits.access import hash_token
 from services.play.host import GameHost, SeatSpec
-from services.stores import Deployment, GameLog, Snapshot, TournamentSnapshot, TournamentStore
+from services.stores import (
+    Deployment,
+    GameLog,
+    Lease,
+    Leases,
+    Snapshot,
+    TournamentSnapshot,
+    TournamentStore,
+)
+from services.stores.leases import TOURNAMENTS
 from services.sweeps import Wake
 from services.tournament import records
 from services.tournament.bounds import TournamentBounds
@@ -49,7 +58,7 @@ from services.watch import events as ev
 log = logging.getLogger(__name__)
 
 
-class TableStore(GameLog, TournamentStore, Deployment, Protocol):
+class TableStore(GameLog, TournamentStore, Leases, Deployment, Protocol):
     """What the runner uses: tournaments, their table games, the seeds' secret."""
 
 
@@ -152,6 +161,7 @@ class TournamentRunner:
         self._bounds = bounds or TournamentBounds()
         self._sweeper: asyncio.Task | None = None
         self._active: dict[str, asyncio.Task] = {}
+        self._held: dict[str, Lease] = {}  # tournament -> this runner's lease on its sweep
         self._wake = Wake()
         self._closing = False
 
@@ -173,10 +183,11 @@ class TournamentRunner:
                         del self._active[name]
                 room = self.MAX_AT_ONCE - len(self._active)
                 if room > 0:
-                    for name in await self._store.claim_tournaments(room, self.LEASE):
-                        if name not in self._active:
-                            self._active[name] = asyncio.get_running_loop().create_task(
-                                self._advance_and_release(name)
+                    for lease in await self._store.claim(TOURNAMENTS, room, self.LEASE):
+                        if lease.job not in self._active:
+                            self._held[lease.job] = lease
+                            self._active[lease.job] = asyncio.get_running_loop().create_task(
+                                self._advance_and_release(lease.job)
                             )
             except asyncio.CancelledError:
                 raise
@@ -193,8 +204,21 @@ class TournamentRunner:
         except Exception as exc:  # the lease runs out and a sweep (maybe elsewhere) retries
             log.warning("tournament %s: sweep failed: %s: %s", name, type(exc).__name__, exc)
             return
-        with contextlib.suppress(Exception):
-            await self._store.renew_tournament(name, self.SWEEP)
+        finally:
+            lease = self._held.pop(name, None)
+        if lease is not None:
+            with contextlib.suppress(Exception):
+                await self._store.renew(lease, self.SWEEP)
+
+    async def _renew(self, name: str, seconds: float) -> None:
+        """Hold the tournament ``seconds`` more, if this runner's sweep holds it."""
+        lease = self._held.get(name)
+        if lease is not None:
+            renewed = await self._store.renew(lease, seconds)
+            if renewed is None:
+                del self._held[name]  # lost: its sweep goes on, writing set-if-absent only
+            else:
+                self._held[name] = renewed
 
     # ------------------------------------------------------------------ one sweep
     async def advance(self, name: str) -> None:
@@ -239,7 +263,7 @@ class TournamentRunner:
             if table.index in snapshot.tables:
                 continue
             await self.start_table(snapshot, defn, table)
-            await self._store.renew_tournament(name, self.LEASE)  # still ours
+            await self._renew(name, self.LEASE)  # still ours
             running += 1
         if len(results) >= total_tables(defn):
             await self._finish(name, defn)

@@ -9,9 +9,11 @@ from games import CHANCE
 from services.kinds import GameStatus
 from services.observe.store_metrics import probe_store
 from services.stores import CommitOutcome, NewGame
+from services.stores.leases import BOT_TURNS, turn_lease
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
 from services.turns import steps
+from tests.stores.helpers import claim_jobs
 
 
 def sample(name: str, **labels: str) -> float:
@@ -59,8 +61,8 @@ async def test_the_probe_sets_the_bot_turn_backlog_gauges():
     store = MemoryStore()
     bot_turn = NewGame("g1", {"game_type": "cite"}, b"s", 0, GameStatus.IN_PROGRESS, bot_due_in=0)
     await store.create(bot_turn)
-    await store.claim_bot_turns(1, lease=60)
-    assert await store.renew_bot_turn("g1", 0, lease=-30)  # due 30 s ago, nobody playing it
+    await claim_jobs(store, BOT_TURNS, 1, 60)
+    assert await store.renew(turn_lease("g1", 0), -30)  # due 30 s ago, nobody playing it
     await probe_store(store)
     assert sample("gamehost_pending_bot_turns") == 1
     assert 29 < sample("gamehost_oldest_pending_bot_turn_seconds") < 60

@@ -17,6 +17,7 @@ from loadtest.topology import ClusterSet, SentinelSet, redis_binary
 from services.stores import CommitOutcome
 from services.stores import redis_connect as rc
 from services.stores.base import NotReplicated
+from services.stores.leases import ARCHIVE, BOT_TURNS
 from services.stores.redis_store import RedisStore
 from tests.stores import (
     helpers,
@@ -25,11 +26,13 @@ from tests.stores import (
     test_event_logs,
     test_forget_archived,
     test_game_log,
+    test_leases,
     test_limits,
     test_retention,
     test_tree_gathering,
     test_turn_schedule,
 )
+from tests.stores.helpers import claim_jobs
 
 pytestmark = [
     pytest.mark.procs,
@@ -73,6 +76,7 @@ for _module in (
     test_game_log,
     test_event_logs,
     test_turn_schedule,
+    test_leases,
     test_retention,
     test_limits,
     test_deployment,
@@ -93,7 +97,7 @@ async def test_an_entry_no_bot_needs_goes_when_its_sweeper_releases_it(store):
     new_game = helpers.new_game
     await store.create(new_game())
     await store.commit("g1", 0, 1, b"s1", "in_progress", [{"n": 1}], bot_due_in=0.0)
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
+    assert await claim_jobs(store, BOT_TURNS, 10, 30) == ["g1"]
     # A human is to move next: the entry stays (leased) until its sweeper releases it.
     await store.commit("g1", 1, 2, b"s2", "in_progress", [{"n": 2}])
     assert await store.bot_turn_due_in("g1") > 0
@@ -102,15 +106,15 @@ async def test_an_entry_no_bot_needs_goes_when_its_sweeper_releases_it(store):
     # A commit that makes a bot due after the claim keeps its entry: the release then
     # finds another score than its lease and leaves it.
     await store.commit("g1", 2, 3, b"s3", "in_progress", [{"n": 3}], bot_due_in=0.0)
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
+    assert await claim_jobs(store, BOT_TURNS, 10, 30) == ["g1"]
     await store.commit("g1", 3, 4, b"s4", "in_progress", [{"n": 4}], bot_due_in=0.0)
     await store.release_bot_turn("g1")
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
+    assert await claim_jobs(store, BOT_TURNS, 10, 30) == ["g1"]
     # A refused commit may leave an early entry, never lose one.
     await store.release_bot_turn("g1")
     await store.commit("g1", 0, 9, b"x", "in_progress", [], bot_due_in=0.0)
     assert (await store.load("g1")).version == 4
-    assert await store.claim_bot_turns(10, lease=30) == ["g1"]
+    assert await claim_jobs(store, BOT_TURNS, 10, 30) == ["g1"]
 
 
 def test_play_goes_on_while_the_games_slots_migrate(tmp_path):
@@ -168,9 +172,9 @@ async def test_a_finished_game_missed_by_the_outbox_is_put_back_by_the_expiry_sw
     await store.set_archiving(True)
     await store.create(helpers.new_game("g1"))
     await store.commit("g1", 0, 1, b"end", "finished", [{"kind": "finished"}])
-    assert await store.claim_archive(10, lease=30) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["game:g1"]
     await store.ack_archive("game:g1")  # as if never written
     store.OUTBOX_GRACE = 0.0  # finished long enough ago
     assert await store.expire_games(finished_retention=3600, idle_expiry=3600) == []
-    assert await store.claim_archive(10, lease=30) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["game:g1"]
     assert (await store.load("g1")).status == "finished"  # kept until archived

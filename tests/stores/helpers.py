@@ -23,3 +23,8 @@ async def finish(store, game_id: str) -> None:
 
 def bot_game(game_id: str = "g1") -> NewGame:
     return NewGame(**{**new_game(game_id).__dict__, "bot_due_in": 0.0})
+
+
+async def claim_jobs(store, schedule: str, limit: int, seconds: float) -> list[str]:
+    """The jobs a claim of ``schedule`` leased (``Leases.claim``), their names alone."""
+    return [lease.job for lease in await store.claim(schedule, limit, seconds)]

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from services.stores import CommitOutcome
+from services.stores.leases import ARCHIVE
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
-from tests.stores.helpers import new_game
+from tests.stores.helpers import claim_jobs, new_game
 
 
 @pytest.fixture
@@ -29,10 +30,10 @@ async def _finish(store, game_id: str = "g1", version: int = 0):
 async def test_only_the_finishing_commit_puts_the_game_on_the_outbox(store):
     await store.create(new_game())
     await store.commit("g1", 0, 1, b"s1", "in_progress", [{"kind": "action"}])
-    assert await store.claim_archive(10, 30) == []
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == []
     assert (await _finish(store, version=1)).outcome is CommitOutcome.APPLIED
     assert await store.archive_backlog() == 1
-    assert await store.claim_archive(10, 30) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["game:g1"]
 
 
 async def test_a_refused_finishing_commit_puts_nothing(store):
@@ -44,29 +45,29 @@ async def test_a_refused_finishing_commit_puts_nothing(store):
 async def test_a_later_write_to_a_finished_game_adds_no_second_entry(store):
     await store.create(new_game())
     await _finish(store)
-    assert await store.claim_archive(10, 30) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["game:g1"]
     await store.commit("g1", 1, 2, b"end", "finished", [{"kind": "seat_changed"}])
     assert await store.archive_backlog() == 1
-    assert await store.claim_archive(10, 30) == []  # still leased: not due again
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == []  # still leased: not due again
 
 
 async def test_a_claimed_entry_is_due_again_when_its_lease_runs_out_until_acked(store):
     await store.create(new_game())
     await _finish(store)
     # A lease of 0: as if the claimer died and its lease ran out: due for the next one.
-    assert await store.claim_archive(10, 0) == ["game:g1"]
-    assert await store.claim_archive(10, 30) == ["game:g1"]
-    assert await store.claim_archive(10, 30) == []  # leased to that claimer
+    assert await claim_jobs(store, ARCHIVE, 10, 0) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["game:g1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == []  # leased to that claimer
     await store.ack_archive("game:g1")
     assert await store.archive_backlog() == 0
-    assert await store.claim_archive(10, 0) == []
+    assert await claim_jobs(store, ARCHIVE, 10, 0) == []
 
 
 async def test_an_ended_tournament_goes_on_the_outbox(store):
     assert await store.create_tournament("t1", {"definition": {}}, "running", [])
     assert await store.archive_backlog() == 0
     assert await store.set_tournament_status("t1", "cancelled", [{"kind": "cancelled"}])
-    assert await store.claim_archive(10, 30) == ["tournament:t1"]
+    assert await claim_jobs(store, ARCHIVE, 10, 30) == ["tournament:t1"]
 
 
 async def test_expiry_keeps_what_is_not_archived_yet(store):
@@ -109,7 +110,7 @@ async def test_archiving_is_the_stores_setting_for_every_writer(redis_url, redis
         await server.set_archiving(True)
         await worker.create(new_game())
         await _finish(worker)
-        assert await server.claim_archive(10, 30) == ["game:g1"]
+        assert await claim_jobs(server, ARCHIVE, 10, 30) == ["game:g1"]
         await server.set_archiving(False)  # off: the outbox goes too (nothing drains it)
         assert await server.archive_backlog() == 0
     finally:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 
 from services.stores import NewGame, TournamentLog
+from services.stores.leases import TOURNAMENTS
 from tests.polling import eventually
+from tests.stores.helpers import claim_jobs
 
 
 async def test_tournament_writes_happen_once_with_their_events(store):
@@ -44,25 +46,27 @@ async def test_tournament_writes_happen_once_with_their_events(store):
 
 async def test_running_tournaments_are_leased_to_one_sweeper(store):
     await store.create_tournament("a", {}, "running", [])
-    assert await store.claim_tournaments(10, lease=30.0) == ["a"]
-    assert await store.claim_tournaments(10, lease=30.0) == []  # leased
-    await store.renew_tournament("a", 0.0)  # handed back: due now
-    assert await store.claim_tournaments(10, lease=30.0) == ["a"]
+    [lease] = await store.claim(TOURNAMENTS, 10, 30.0)
+    assert lease.job == "a"
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == []  # leased
+    assert await store.renew(lease, 0.0)  # handed back: due now
+    [lease] = await store.claim(TOURNAMENTS, 10, 30.0)
     await store.set_tournament_status("a", "cancelled", [])
-    await store.renew_tournament("a", 0.0)  # out of the schedule: stays out
-    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert await store.renew(lease, 0.0) is None  # out of the schedule: stays out
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == []
 
 
 async def test_a_cancelled_tournament_can_stay_swept_until_unscheduled(store):
     """A cancel keeps the tournament in the schedule, due at once (its sweep ends the
     table games), until the sweep takes it out."""
     await store.create_tournament("c", {}, "running", [])
-    assert await store.claim_tournaments(10, lease=30.0) == ["c"]  # leased: not due now
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == ["c"]  # leased: not due now
     assert await store.set_tournament_status("c", "cancelled", [{"kind": "x"}], keep_swept=True)
-    assert await store.claim_tournaments(10, lease=30.0) == ["c"]  # due at once
-    await store.renew_tournament("c", 0.0)
+    [lease] = await store.claim(TOURNAMENTS, 10, 30.0)  # due at once
+    assert lease.job == "c"
+    assert await store.renew(lease, 0.0)
     await store.unschedule_tournament("c")
-    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == []
     assert (await store.load_tournament("c")).status == "cancelled"
     await store.unschedule_tournament("c")  # not in the schedule: nothing happens
     await store.unschedule_tournament("nobody")
@@ -88,7 +92,7 @@ async def test_ended_tournaments_expire_after_their_retention(store):
         assert await store.tournament_events(name) == []
     assert (await store.load_tournament("live")).last_event_id == 1
     # Out of the sweep schedule too: only the running one is ever claimed.
-    assert await store.claim_tournaments(10, lease=30.0) == ["live"]
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == ["live"]
     # A name set free takes a new tournament, with a log of its own from event 1.
     assert await store.create_tournament("done", {"created": 2.0}, "running", [{"kind": "b"}])
     assert [e.event_id for e in await store.tournament_events("done")] == [1]
@@ -103,7 +107,7 @@ async def test_idle_running_tournaments_expire(store):
 
     await eventually(idle_gone, 10, "the idle tournament to expire")
     assert await store.load_tournament("idle") is None
-    assert await store.claim_tournaments(10, lease=30.0) == []
+    assert await claim_jobs(store, TOURNAMENTS, 10, 30.0) == []
     assert not await store.start_table("idle", 0, {"game_id": "g"}, [{"kind": "started"}])
 
 
