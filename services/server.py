@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from gamehost.v1 import gamehost_pb2
 from games import register_game
 from services import tls
+from services.accounts import ratings
 from services.accounts.service import CREATIONS_PER_HOUR, AccountService
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
@@ -314,6 +315,7 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
     accounts = None
     if archive is not None:
         accounts = AccountService(archive.engine, config.accounts_per_hour)
+        archive.on_archived.append(ratings.rate_archived)  # a rated game, once
     servicer = GameHostServicer(host, tournaments, hints, ladder, sessions, accounts)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -135,6 +135,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             bots_by_anyone=request.bots_by_anyone,
             rejoin_handed_seats=request.rejoin_handed_seats,
             timer=timer_from(request.timer) if request.HasField("timer") else None,
+            rated=request.rated,
         )
         return pb.CreateGameResponse(
             creator_token=view.creator_token,
@@ -446,28 +447,27 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return self.accounts
 
     async def _account_message(self, account: Account) -> pb.Account:
-        """The account with its ratings: a bot's are its ladder's (and its games played
-        its rated games); a human's games played are its archived games."""
-        if account.kind != AccountKind.BOT or self.ladder is None:
-            archive = self.host.archive
-            played = 0 if archive is None else await archive.played(account.name)
-            return account_wire.account(account, games_played=played)
-        page = await self.ladder.page(account.name, 1)
-        game_type, _, players = page.account.ladder.partition(":")
-        ratings = []
-        if page.standing is not None:
-            row = page.standing
-            ratings.append(
-                pb.AccountRating(
-                    game_type=game_type,
-                    players=int(players),
-                    mu=row.mu,
-                    sigma=row.sigma,
-                    ordinal=row.ordinal,
-                    games=row.games,
-                )
+        """The account with its ratings (one per game and player count, a bot's ladder
+        among them); games played: a bot's rated ladder games, a human's archived games."""
+        service = self._accounts()
+        rated = await service.ratings(account.name)
+        ratings = [
+            pb.AccountRating(
+                game_type=r.game_type,
+                players=r.players,
+                mu=r.mu,
+                sigma=r.sigma,
+                ordinal=r.ordinal,
+                games=r.games,
             )
-        return account_wire.account(account, ratings, page.account.games)
+            for r in rated
+        ]
+        if account.kind == AccountKind.BOT and self.ladder is not None:
+            page = await self.ladder.page(account.name, 1)
+            return account_wire.account(account, ratings, page.account.games)
+        archive = self.host.archive
+        played = 0 if archive is None else await archive.played(account.name)
+        return account_wire.account(account, ratings, played)
 
     @unary
     async def CreateAccount(self, request, context):
