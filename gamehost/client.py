@@ -486,10 +486,10 @@ class Client:
         except grpc.RpcError as exc:
             raise GameError(exc.code(), exc.details()) from None
 
-    def leave_queue(self) -> bool:
-        """Leave the quick play queue; False when the account was in none."""
-        reply = self._call(self._stub.LeaveQueue, pb.LeaveQueueRequest(), retry=True)
-        return reply.left
+    def leave_queue(self) -> pb.LeaveQueueResponse:
+        """Leave the quick play queue (the answer names it); GameError NOT_FOUND when the
+        account is in none."""
+        return self._call(self._stub.LeaveQueue, pb.LeaveQueueRequest())
 
     def ladder(self, game_type: str, players: int) -> pb.Ladder:
         request = pb.GetLadderRequest(game_type=game_type, players=players)

@@ -223,6 +223,25 @@ class ServerSettings(BaseSettings):
         "games one bot may begin in 24 hours (a set is as many games as players); 0: no cap (0)",
         "N",
     )
+    # Quick play (docs/accounts.md, "Quick play"): on with an archive (accounts live there).
+    quick_play_wait: float = _opt(
+        20.0,
+        "quick play: seconds to find accounts of close rating before house levels fill the "
+        "empty seats (20)",
+        "SECONDS",
+    )
+    quick_play_queue: int = _opt(
+        1000, "quick play: accounts one queue (game and player count) holds at most (1000)", "N"
+    )
+    quick_play_queues: int = _opt(
+        5000, "quick play: accounts all queues together hold at most (5000)", "N"
+    )
+    quick_play_calls: int = _opt(
+        60,
+        "quick play: queue calls (Matchmake, LeaveQueue) a minute per client, all replicas; "
+        "0: no limit (60)",
+        "N",
+    )
 
 
 def flag(name: str) -> str:

@@ -236,6 +236,7 @@ def serve(argv: list[str]) -> int:
         warn_without_archive=archive_url is None and args.archive is None,
         settings_line=_shown(args),
         ladder=ladder,
+        quick_play=_quick_play_config(args),
     )
     executor = None
     if args.celery:
@@ -248,6 +249,17 @@ def serve(argv: list[str]) -> int:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _quick_play_config(args: ServerSettings):
+    from services.matchmaking.config import QuickPlayConfig
+
+    return QuickPlayConfig(
+        wait=args.quick_play_wait,
+        per_queue=args.quick_play_queue,
+        total=args.quick_play_queues,
+        calls_per_minute=args.quick_play_calls,
+    )
 
 
 def _ladder_config(args: ServerSettings):

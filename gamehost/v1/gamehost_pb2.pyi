@@ -1400,7 +1400,9 @@ class LeaveQueueRequest(_message.Message):
     def __init__(self, key: _Optional[str] = ...) -> None: ...
 
 class LeaveQueueResponse(_message.Message):
-    __slots__ = ("left",)
-    LEFT_FIELD_NUMBER: _ClassVar[int]
-    left: bool
-    def __init__(self, left: _Optional[bool] = ...) -> None: ...
+    __slots__ = ("game_type", "players")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...

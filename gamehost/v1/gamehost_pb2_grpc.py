@@ -494,7 +494,8 @@ class GameHostServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LeaveQueue(self, request, context):
-        """Leave the queue the key's account is in (left = false: it was in none).
+        """Leave the queue the key's account is in: NOT_FOUND when it is in none (or was
+        matched already: its Matchmake call answers with the game).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -43,6 +43,7 @@ from services.ladder import wire as ladder_wire
 from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
 from services.limits import access, quotas
+from services.matchmaking.service import QuickPlay
 from services.play import seating
 from services.play.host import GameHost, Joiner, SeatSpec
 from services.stores import Snapshot
@@ -89,8 +90,10 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         ladder: LadderService | None = None,
         sessions: Sessions | None = None,
         accounts: AccountService | None = None,
+        quick_play: QuickPlay | None = None,
     ) -> None:
         self.accounts = accounts
+        self.quick_play = quick_play
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -500,6 +503,36 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         token = access.account_seat_token(account.seat_secret, snapshot.game_id, seat)
         access.reader(snapshot, token, required=True)  # the one read check: still its seat
         return pb.JoinGameResponse(game_id=snapshot.game_id, seat=seat, token=token)
+
+    # ------------------------------------------------------------------ quick play
+    def _quick_play(self) -> QuickPlay:
+        self._accounts()
+        assert self.quick_play is not None
+        return self.quick_play
+
+    @unary
+    async def Matchmake(self, request, context):
+        quick = self._quick_play()
+        account = await self._accounts().authenticate(_bot_key(request.key, context))
+        matched = await quick.matchmake(
+            account, request.game_type, request.players, quotas.caller_of(context)
+        )
+        snapshot = await self.host.load(matched.game_id)
+        access.reader(snapshot, matched.token, required=True)  # the one read check
+        return pb.MatchmakeResponse(
+            game_id=matched.game_id,
+            seat=matched.seat,
+            token=matched.token,
+            bots=matched.bots,
+            rated=True,
+        )
+
+    @unary
+    async def LeaveQueue(self, request, context):
+        quick = self._quick_play()
+        account = await self._accounts().authenticate(_bot_key(request.key, context))
+        game_type, players = await quick.leave(account, quotas.caller_of(context))
+        return pb.LeaveQueueResponse(game_type=game_type, players=players)
 
     @unary
     async def RevokeAccount(self, request, context):

@@ -22,7 +22,7 @@ _VARIABLE = re.compile(r"\{(\w+)\}")
 
 @dataclass(frozen=True)
 class Route:
-    verb: str  # GET or POST
+    verb: str  # GET, POST or DELETE
     template: str  # "/v1/games/{game_id}:join"
     rpc: str  # the GameHost method
     body: str = ""  # "*": every field not bound by the path comes from a JSON body
@@ -99,6 +99,9 @@ _TABLE = (
     Route("POST", "/v1/accounts/{name}:revoke", "RevokeAccount", body="*"),
     Route("GET", "/v1/games/{game_id}/mySeat", "GetMySeat"),
     Route("GET", "/v1/me/games", "ListGames", fixed=(("mine", True),)),
+    # Quick play (docs/accounts.md): the answer comes once matched.
+    Route("POST", "/v1/me/queue", "Matchmake", body="*"),
+    Route("DELETE", "/v1/me/queue", "LeaveQueue"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

@@ -20,6 +20,7 @@ from services.stores.event_logs import EventLogs
 from services.stores.game_log import GameLog
 from services.stores.game_store import GameStore
 from services.stores.limits import Limits
+from services.stores.match_queue import MatchQueue
 from services.stores.outbox import ArchiveOutbox
 from services.stores.retention import Retention
 from services.stores.tournament_store import TournamentStore
@@ -39,6 +40,7 @@ __all__ = [
     "GameStore",
     "Limits",
     "LogId",
+    "MatchQueue",
     "NewGame",
     "Retention",
     "Snapshot",

@@ -40,6 +40,7 @@ from services.stores.base import (
     archive_entry,
 )
 from services.stores.game_store import GameStore
+from services.stores.memory_match_queue import MemoryMatchQueue
 from services.stores.records import ACCOUNT, with_joined_names
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class _Tournament:
     touched: float = field(default_factory=time.time)  # the last event or status change
 
 
-class MemoryStore(GameStore):
+class MemoryStore(GameStore, MemoryMatchQueue):
     def __init__(self, request_ttl: float = 86400.0) -> None:
         self._archive_outbox = False  # finishing commits fill the outbox (set_archiving)
         self._put_first: PutGame | None = None  # archive_first

@@ -74,6 +74,8 @@ RIGHTS = {
     "RotateAccountKey": NONE,
     "RevokeAccount": NONE,
     "GetMySeat": SEAT,  # an account's own seat, by its key
+    "Matchmake": SEAT,  # the account's own seat in its match's game, by its key
+    "LeaveQueue": NONE,
 }
 EXTRA = {"GetRecord": {"include_views": True}}  # the record with every view it has
 

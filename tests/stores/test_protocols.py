@@ -18,6 +18,7 @@ from services.stores import (
     GameLog,
     GameStore,
     Limits,
+    MatchQueue,
     Retention,
     TournamentStore,
     TurnSchedule,
@@ -34,6 +35,7 @@ PROTOCOLS = [
     Retention,
     Limits,
     Deployment,
+    MatchQueue,
 ]
 MOST_METHODS = 15
 # Only the wiring holds the whole store: the server builds it, the host hands it on.
