@@ -236,6 +236,12 @@ class ServerSettings(BaseSettings):
     quick_play_queues: int = _opt(
         5000, "quick play: accounts all queues together hold at most (5000)", "N"
     )
+    quick_play_house: str = _opt(
+        "random,greedy,mcts-fast",
+        "quick play: house levels that fill empty seats, comma-separated; with --ladder, "
+        "--ladder-house's (random,greedy,mcts-fast)",
+        "LEVELS",
+    )
     quick_play_calls: int = _opt(
         60,
         "quick play: queue calls (Matchmake, LeaveQueue) a minute per client, all replicas; "
