@@ -120,14 +120,12 @@ class QuickPlay:
             await asyncio.sleep(POLL_SECONDS)
 
     async def leave(self, account: Account, owner: str) -> tuple[str, int]:
+        """Take the account out of its queue: the queue's game and player count."""
         await self._admit(owner)
-        tickets = [
-            t for q in await self.store.queue_names() for t in await self.store.queue_tickets(q)
-        ]
-        mine = next((t for t in tickets if t.account == account.name), None)
-        if mine is None or not await self.store.leave_queue(account.name):
+        queue = await self.store.leave_queue(account.name)
+        if not queue:
             raise NotFound(
                 f"account {account.name} is in no quick play queue (a matched call has its answer)"
             )
-        game_type, _, players = mine.queue.partition(":")
+        game_type, _, players = queue.partition(":")
         return game_type, int(players)

@@ -51,9 +51,9 @@ class MatchQueue(Protocol):
         matched already, or the queue holds ``per_queue`` or all queues ``total``."""
 
     @abstractmethod
-    async def leave_queue(self, account: str) -> bool:
-        """Take the account out of its queue; False when it was in none (a match that
-        took it goes on)."""
+    async def leave_queue(self, account: str) -> str:
+        """Take the account out of its queue; the queue it left, "" when it was in none
+        (a match that took it goes on)."""
 
     @abstractmethod
     async def poll_queue(self, account: str, now: float) -> Poll:

@@ -30,9 +30,10 @@ class MemoryMatchQueue(MatchQueue):
         self._mq_answers.pop(ticket.account, None)
         return Queued.OK
 
-    async def leave_queue(self, account: str) -> bool:
+    async def leave_queue(self, account: str) -> str:
         self._mq()
-        return self._mq_tickets.pop(account, None) is not None
+        ticket = self._mq_tickets.pop(account, None)
+        return "" if ticket is None else ticket.queue
 
     async def poll_queue(self, account: str, now: float) -> Poll:
         self._mq()

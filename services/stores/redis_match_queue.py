@@ -34,14 +34,14 @@ return 'ok'
 
 _LEAVE = """
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
+if not raw then return '' end
 local queue = cjson.decode(raw).queue
 local qkey = ARGV[2] .. queue
 redis.call('ZREM', qkey, ARGV[1])
 if redis.call('ZCARD', qkey) == 0 then redis.call('SREM', KEYS[2], queue) end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
-return 1
+return queue
 """
 
 _POLL = """
@@ -132,12 +132,12 @@ class RedisMatchQueue(MatchQueue):
         )
         return Queued(reply.decode() if isinstance(reply, bytes) else reply)
 
-    async def leave_queue(self, account: str) -> bool:
+    async def leave_queue(self, account: str) -> str:
         left = await self._mq_script("_mq_leave", _LEAVE)(
             keys=[self._mq_key("tickets"), self._mq_key("queues"), self._mq_key("seen")],
             args=[account, self._mq_key("queue:")],
         )
-        return bool(left)
+        return left.decode() if isinstance(left, bytes) else (left or "")
 
     async def poll_queue(self, account: str, now: float) -> Poll:
         state, answer = await self._mq_script("_mq_poll", _POLL)(

@@ -21,7 +21,7 @@ async def test_bounds_and_one_queue_per_account(store):
     assert await store.enqueue(_ticket("d", "catan:4"), 2, 3) == Queued.ALL_FULL
     assert await store.queue_names() == ["catan:4", "cite:2"]
     assert [t.account for t in await store.queue_tickets("cite:2")] == ["a", "b"]
-    assert await store.leave_queue("c") and not await store.leave_queue("c")
+    assert (await store.leave_queue("c"), await store.leave_queue("c")) == ("catan:4", "")
     assert await store.queue_names() == ["cite:2"]
     assert (await store.poll_queue("c", 200.0)).state == Polled.GONE
     polled = await store.poll_queue("a", 200.0)
