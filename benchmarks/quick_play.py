@@ -3,7 +3,7 @@ client, queue for Cité 2p and Catan 4p (half each) against one `gamehost serve`
 Redis and PostgreSQL on this machine; half of them leave early. Then the figures.
 
     .venv/bin/python benchmarks/quick_play.py [--accounts 1000] [--arrivals 120]
-        [--wait 20] [--play 300] [--house random] [--postgres URL] [--redis URL]
+        [--wait 20] [--idle 60] [--house random] [--postgres URL] [--redis URL]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The accounts are made in the archive
@@ -18,8 +18,10 @@ level at once, so its game plays out on its own and is rated. It prints:
 - time to a match, p50 and p99: from a Matchmake call to its answer, over the
   accounts matched;
 - the share of matched games' seats filled by house levels;
-- rated games an hour: games rated (``rating_changes``) from the first arrival until
-  every matched game is over or ``--play`` seconds after the last answer, per hour;
+- rated games an hour: games rated (``rating_changes``) from the first arrival to the
+  last rating (once every matched game is rated, or none was for ``--idle`` s), per
+  hour; and the matched games left unfinished: a seat whose account dropped its call
+  just as it was matched is never played (quick play games have no turn timer);
 - errors: calls answered otherwise than expected (a leaver's ABORTED or CANCELLED is
   expected; so is a LeaveQueue NOT_FOUND for a leaver matched meanwhile), and seats
   that could not be handed over. The goal is 0.
@@ -141,14 +143,17 @@ async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engin
             for i, (name, key) in enumerate(keys)
         )
     )
-    answered = time.monotonic()
-    # The matched games play out (their seats handed to the random level) and are rated.
-    while time.monotonic() - answered < args.play:
-        if await asyncio.to_thread(rated_games, engine) >= len(run.games):
+    # The matched games play out (their seats handed to the random level) and are rated;
+    # the window ends at the last rating, once none came for --idle seconds.
+    rated, last = 0, time.monotonic()
+    while time.monotonic() - last < args.idle:
+        now_rated = await asyncio.to_thread(rated_games, engine)
+        if now_rated > rated:
+            rated, last = now_rated, time.monotonic()
+        if rated >= len(run.games):
             break
-        await asyncio.sleep(2.0)
-    elapsed = time.monotonic() - started
-    rated = await asyncio.to_thread(rated_games, engine)
+        await asyncio.sleep(1.0)
+    elapsed = last - started
     await channel.close()
     seats = sum(s for s, _ in run.games.values())
     bots = sum(b for _, b in run.games.values())
@@ -161,6 +166,9 @@ async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engin
         "time to a match p99 s": round(percentile(run.waits, 0.99), 2),
         "seats filled by house levels": round(bots / seats, 3) if seats else 0.0,
         "rated games": rated,
+        # A game with a seat whose account dropped its call as it was matched: nobody
+        # plays that seat (quick play games have no turn timer).
+        "games left unfinished": len(run.games) - rated,
         "window s": round(elapsed, 1),
         "rated games an hour": round(rated * 3600 / elapsed),
         "errors": len(run.errors),
@@ -176,7 +184,9 @@ def main() -> None:
     parser.add_argument(
         "--leave-within", type=float, default=2.0, help="a leaver leaves within this many s"
     )
-    parser.add_argument("--play", type=float, default=300.0, help="seconds games may play on")
+    parser.add_argument(
+        "--idle", type=float, default=60.0, help="stop once no game was rated for this long"
+    )
     parser.add_argument("--house", default="random", help="serve --quick-play-house")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
