@@ -242,6 +242,12 @@ class ServerSettings(BaseSettings):
         "--ladder-house's (random,greedy,mcts-fast)",
         "LEVELS",
     )
+    quick_play_move_seconds: float = _opt(
+        60.0,
+        "quick play: a seat's time per move; the random level plays a late one, and the "
+        "seat for good after 3 in a row (60)",
+        "SECONDS",
+    )
     quick_play_calls: int = _opt(
         60,
         "quick play: queue calls (Matchmake, LeaveQueue) a minute per client, all replicas; "

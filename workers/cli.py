@@ -265,6 +265,7 @@ def _quick_play_config(args: ServerSettings):
         per_queue=args.quick_play_queue,
         total=args.quick_play_queues,
         calls_per_minute=args.quick_play_calls,
+        move_seconds=args.quick_play_move_seconds,
         house=tuple(level.strip() for level in args.quick_play_house.split(",") if level.strip()),
     )
 

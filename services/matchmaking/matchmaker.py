@@ -34,6 +34,7 @@ from services.matchmaking.config import QuickPlayConfig
 from services.play.host import GameHost, Joiner, SeatSpec
 from services.stores import MatchQueue
 from services.stores.match_queue import Ticket
+from services.stores.records import Timer
 from services.sweeps import Wake
 from services.tournament.ratings import new_rating
 
@@ -149,8 +150,11 @@ class QuickMatchmaker:
             SeatSpec(SeatKind.BOT, s["level"]) if "level" in s else SeatSpec(SeatKind.HUMAN)
             for s in plan["seats"]
         ]
+        timer = Timer(move=self.config.move_seconds)  # an absent player stalls nobody
         with contextlib.suppress(AlreadyExists):  # made before this holder was killed
-            await self.host.create_game(game_type, specs, {}, rated=True, game_id=match)
+            await self.host.create_game(
+                game_type, specs, {}, rated=True, game_id=match, timer=timer
+            )
         answers = {}
         for seat, spec in enumerate(plan["seats"]):
             name = spec.get("account")

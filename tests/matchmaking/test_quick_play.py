@@ -68,8 +68,9 @@ def test_seats_still_empty_after_the_wait_get_house_levels_and_the_game_is_rated
         with Client(server.target, key=key) as carol:
             matched = carol.matchmake("cite", 2)
             assert (matched.bots, matched.rated) == (1, True)
-            seats = anyone.state(matched.game_id).seats
-            (bot,) = [s for i, s in enumerate(seats) if i != matched.seat]
+            state = anyone.state(matched.game_id)
+            assert state.timer.move_seconds == QUICK.move_seconds  # an absent player stalls nobody
+            (bot,) = [s for i, s in enumerate(state.seats) if i != matched.seat]
             assert bot.kind == pb.BOT and bot.bot_level in QUICK.house
             carol.hand_over(matched.game_id, matched.token, "random")  # plays to its end
             rating = wait_until(lambda: carol.account("carol").ratings, 120, "carol's rating")
