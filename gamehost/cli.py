@@ -58,8 +58,21 @@ def main(argv: list[str] | None = None) -> int:
 
     play = commands.add_parser("play", help="play one seat in the terminal against bots")
     play.add_argument("game")
-    play.add_argument("--players", type=int, required=True)
+    play.add_argument(
+        "--players", type=int, help="player count (required; --quick: the game's least)"
+    )
     play.add_argument("--bots", default="random", metavar="LEVEL", help="level of the bot seats")
+    play.add_argument(
+        "--quick",
+        action="store_true",
+        help="quick play on --target: a rated game against accounts of close rating, or "
+        "house levels after the wait (the account key from --key or $GAMEHOST_ACCOUNT_KEY)",
+    )
+    play.add_argument(
+        "--key",
+        default=os.environ.get("GAMEHOST_ACCOUNT_KEY", ""),
+        help="--quick: the account's key (default: $GAMEHOST_ACCOUNT_KEY)",
+    )
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     play.add_argument("--seed", type=int)
     play.add_argument("--target", metavar="HOST:PORT", help="a running server (default: embedded)")
@@ -210,6 +223,7 @@ def _connect(
             "tls": getattr(args, "tls", False),
             "ca_file": getattr(args, "ca_file", None),
             "api_key": getattr(args, "api_key", None),
+            "key": getattr(args, "key", None) or None,
         }
         with Client(target, **remote) as client:
             client.wait_ready(timeout=3.0)  # one clear line within 5 s when nobody answers
@@ -375,8 +389,21 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from gamehost.play import PlaySettings, play
+    from gamehost.play import PlaySettings, play, play_quick
 
+    if args.quick:
+        if not args.target or not args.key:
+            print(
+                "gamehost: play --quick needs --target HOST:PORT and an account key "
+                "(--key or $GAMEHOST_ACCOUNT_KEY; gamehost account create makes one)",
+                file=sys.stderr,
+            )
+            return 2
+        with _connect(args.target, args=args) as client:
+            return play_quick(client, args.game, args.players)
+    if args.players is None:
+        print("gamehost: play needs --players N (or --quick)", file=sys.stderr)
+        return 2
     settings = PlaySettings(
         game=args.game,
         players=args.players,

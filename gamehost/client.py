@@ -191,13 +191,15 @@ class Client:
         bots_by_anyone: bool = False,
         rejoin_handed_seats: bool = False,
         timer: pb.TurnTimer | None = None,
+        rated: bool = False,
     ) -> pb.CreateGameResponse:
         """A private game answers with ``invite_codes`` (one per human seat) that
         ``join`` needs; ``spectators=False`` refuses calls without a seat token. The
         answer's ``creator_token`` lets you ``add_bot`` (anyone may, with
         ``bots_by_anyone``); ``rejoin_handed_seats`` lets people join seats handed to a
         bot for good; ``timer`` (e.g. ``turn_timer(30, bank_seconds=120)``) gives human
-        seats a time per move."""
+        seats a time per move; ``rated``: the seats' ratings move once it is over, when
+        every seat is an account's or a house level's."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             seats=[seat_spec(s) for s in seats],
@@ -208,6 +210,7 @@ class Client:
             bots_by_anyone=bots_by_anyone,
             rejoin_handed_seats=rejoin_handed_seats,
             timer=timer,
+            rated=rated,
         )
         # Not retried: a lost reply would make a retry create a second game.
         return self._call(self._stub.CreateGame, request)
@@ -490,6 +493,24 @@ class Client:
         token from ``my_seat``) or decline a challenge sent to this client's account."""
         request = pb.AnswerChallengeRequest(challenge_id=challenge_id, accept=accept)
         return self._call(self._stub.AnswerChallenge, request, retry=True)
+
+    def matchmake(
+        self, game_type: str, players: int, wait_timeout: float = 300.0
+    ) -> pb.MatchmakeResponse:
+        """Quick play: queue this client's account (``Client(key=...)``) and wait, up
+        to ``wait_timeout`` seconds, until it is matched; the answer's ``seat`` and
+        ``token`` play the game. Not retried: a call that drops leaves the queue, so
+        call again."""
+        request = pb.MatchmakeRequest(game_type=game_type, players=players)
+        try:
+            return self._stub.Matchmake(request, timeout=wait_timeout, metadata=self._with_key(""))
+        except grpc.RpcError as exc:
+            raise GameError(exc.code(), exc.details()) from None
+
+    def leave_queue(self) -> pb.LeaveQueueResponse:
+        """Leave the quick play queue (the answer names it); GameError NOT_FOUND when the
+        account is in none."""
+        return self._call(self._stub.LeaveQueue, pb.LeaveQueueRequest())
 
     def ladder(self, game_type: str, players: int) -> pb.Ladder:
         request = pb.GetLadderRequest(game_type=game_type, players=players)

@@ -393,6 +393,31 @@ def play(
     return _Game(client, me, settings.game, screen, read).run()
 
 
+def play_quick(
+    client: Client,
+    game: str,
+    players: int | None = None,
+    *,
+    read: Callable[[str], str] = input,
+    out: TextIO | None = None,
+) -> int:
+    """Quick play (the client's account key): wait for a match, then play its seat to
+    the end; the exit status. ``players``: None for the game's least."""
+    screen = _Screen(out or sys.stdout)
+    if players is None:
+        types = {t.name: t for t in client.game_types().game_types}
+        players = types[game].min_players if game in types else 2
+    screen.line(f"looking for a {game} game of {players} (quick play; Ctrl-C leaves the queue)")
+    matched = client.matchmake(game, players)
+    me = Seat(matched.game_id, matched.seat, matched.token)
+    filled = f", {matched.bots} seats filled by house levels" if matched.bots else ""
+    screen.line(
+        f"game {matched.game_id}: you are seat {me.seat} of {players} ({game}, rated{filled}); "
+        "type help for the notation"
+    )
+    return _Game(client, me, game, screen, read).run()
+
+
 def hint_lines(hint: pb.HintResponse) -> list[str]:
     """A hint as the terminal shows it: the suggestion, then one line per top move."""
     searched = f", {hint.trees} trees, {hint.iterations} iterations" if hint.iterations else ""

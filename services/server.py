@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import signal
@@ -21,6 +22,7 @@ from pydantic import ConfigDict, SkipValidation
 from gamehost.v1 import gamehost_pb2
 from games import register_game
 from services import tls
+from services.accounts import ratings
 from services.accounts.service import CREATIONS_PER_HOUR, AccountService
 from services.api.grpc_api import GameHostServicer, add_to_server, method_handlers
 from services.api.reflection import enable_reflection
@@ -36,6 +38,9 @@ from services.ladder.model import LadderConfig
 from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
 from services.limits import access, quotas
+from services.matchmaking.config import QuickPlayConfig
+from services.matchmaking.matchmaker import QuickMatchmaker
+from services.matchmaking.service import QuickPlay
 from services.observe.grpc_metrics import PrometheusServerInterceptor
 from services.observe.metrics_export import start_metrics_server
 from services.observe.store_health import StoreMonitor, StoreUnreachable, check_store
@@ -112,6 +117,8 @@ class ServerConfig(ServeOptions):
     # Accounts (docs/accounts.md) live in the archive: human accounts one client creates
     # an hour (0: no limit).
     accounts_per_hour: int = CREATIONS_PER_HOUR
+    # Quick play (services/matchmaking): its wait, queue bounds and call rate.
+    quick_play: QuickPlayConfig = QuickPlayConfig()
 
 
 # After SIGTERM: calls in flight get DRAIN_SECONDS, and the rest of the stop sequence
@@ -138,6 +145,7 @@ class RunningServer:
     archive: Archive | None = None
     matchmaker: Matchmaker | None = None
     sessions: Sessions | None = None
+    quick_matchmaker: QuickMatchmaker | None = None
 
     @property
     def target(self) -> str:
@@ -167,6 +175,8 @@ class RunningServer:
         # Bots next: a search left running would hold up the process's exit.
         if self.matchmaker is not None:  # its lease is let go: another replica goes on
             await _bounded("the ladder", self.matchmaker.close(), deadline)
+        if self.quick_matchmaker is not None:  # the same for quick play's queues
+            await _bounded("quick play", self.quick_matchmaker.close(), deadline)
         if self.sessions is not None:
             await _bounded("the ladder's sessions", self.sessions.close(), deadline)
         if self.tournaments is not None:
@@ -285,10 +295,17 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
             on_games=sessions.kick,
             on_paused=sessions.let_go,
         )
-    accounts = None
+    accounts = quick_play = quick_matchmaker = None
     if archive is not None:
         accounts = AccountService(archive.engine, config.accounts_per_hour)
-    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions, accounts)
+        archive.on_archived.append(ratings.rate_archived)  # a rated game, once
+        quick = config.quick_play
+        if config.ladder is not None:  # the ladder's house levels fill quick play's seats
+            quick = dataclasses.replace(quick, house=config.ladder.house)
+        quick_matchmaker = QuickMatchmaker(store, host, accounts, archive.engine, quick)
+        calls = quotas.RateLimit(counters, quotas.per_minute(quick.calls_per_minute, "queue"))
+        quick_play = QuickPlay(store, archive.engine, quick_matchmaker, quick, calls)
+    servicer = GameHostServicer(host, tournaments, hints, ladder, sessions, accounts, quick_play)
     add_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -339,7 +356,10 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         archive=archive,
         matchmaker=matchmaker,
         sessions=sessions,
+        quick_matchmaker=quick_matchmaker,
     )
+    if quick_matchmaker is not None:  # quick play's matchmaking, on whichever replica holds it
+        quick_matchmaker.start()
     if matchmaker is not None:  # the ladder's matchmaking, on whichever replica holds it
         matchmaker.start()
     if archive is not None:  # finished games and ended tournaments into SQL

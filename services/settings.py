@@ -246,6 +246,37 @@ class ServerSettings(BaseSettings, ServeOptions):
         "games one bot may begin in 24 hours (a set is as many games as players); 0: no cap (0)",
         "N",
     )
+    # Quick play (docs/accounts.md, "Quick play"): on with an archive (accounts live there).
+    quick_play_wait: float = setting(
+        20.0,
+        "quick play: seconds to find accounts of close rating before house levels fill the "
+        "empty seats (20)",
+        "SECONDS",
+    )
+    quick_play_queue: int = setting(
+        1000, "quick play: accounts one queue (game and player count) holds at most (1000)", "N"
+    )
+    quick_play_queues: int = setting(
+        5000, "quick play: accounts all queues together hold at most (5000)", "N"
+    )
+    quick_play_house: str = setting(
+        "random,greedy,mcts-fast",
+        "quick play: house levels that fill empty seats, comma-separated; with --ladder, "
+        "--ladder-house's (random,greedy,mcts-fast)",
+        "LEVELS",
+    )
+    quick_play_move_seconds: float = setting(
+        60.0,
+        "quick play: a seat's time per move; the random level plays a late one, and the "
+        "seat for good after 3 in a row (60)",
+        "SECONDS",
+    )
+    quick_play_calls: int = setting(
+        60,
+        "quick play: queue calls (Matchmake, LeaveQueue) a minute per client, all replicas; "
+        "0: no limit (60)",
+        "N",
+    )
 
 
 Settings = TypeVar("Settings", bound=BaseSettings)

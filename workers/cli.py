@@ -187,6 +187,7 @@ def serve(argv: list[str]) -> int:
     archive_url, archive_create = _archive_url(args.archive, args.redis)
     try:
         ladder = _ladder_config(args)
+        quick_play = _quick_play_config(args)
     except ValueError as exc:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 2
@@ -208,6 +209,7 @@ def serve(argv: list[str]) -> int:
         warn_without_archive=archive_url is None and args.archive is None,
         settings_line=_shown(args),
         ladder=ladder,
+        quick_play=quick_play,
     )
     executor = None
     if args.celery:
@@ -220,6 +222,24 @@ def serve(argv: list[str]) -> int:
         print(f"gamehost: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _quick_play_config(args: ServerSettings):
+    """``--quick-play-...`` as a QuickPlayConfig; ValueError naming an unknown level."""
+    from bots.levels import get_level
+    from services.matchmaking.config import QuickPlayConfig
+
+    for level in args.quick_play_house.split(","):
+        if level.strip():
+            get_level(level.strip())  # ValueError names the known ones
+    return QuickPlayConfig(
+        wait=args.quick_play_wait,
+        per_queue=args.quick_play_queue,
+        total=args.quick_play_queues,
+        calls_per_minute=args.quick_play_calls,
+        move_seconds=args.quick_play_move_seconds,
+        house=tuple(level.strip() for level in args.quick_play_house.split(",") if level.strip()),
+    )
 
 
 def _ladder_config(args: ServerSettings):

@@ -207,7 +207,7 @@ class SeatSpec(_message.Message):
     def __init__(self, kind: _Optional[_Union[SeatKind, str]] = ..., bot_level: _Optional[str] = ..., name: _Optional[str] = ..., account: _Optional[str] = ..., account_kind: _Optional[_Union[AccountKind, str]] = ..., guest: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators", "bots_by_anyone", "rejoin_handed_seats", "timer")
+    __slots__ = ("game_type", "seats", "options", "seed", "private", "spectators", "bots_by_anyone", "rejoin_handed_seats", "timer", "rated")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -224,6 +224,7 @@ class CreateGameRequest(_message.Message):
     BOTS_BY_ANYONE_FIELD_NUMBER: _ClassVar[int]
     REJOIN_HANDED_SEATS_FIELD_NUMBER: _ClassVar[int]
     TIMER_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     options: _containers.ScalarMap[str, str]
@@ -233,7 +234,8 @@ class CreateGameRequest(_message.Message):
     bots_by_anyone: bool
     rejoin_handed_seats: bool
     timer: TurnTimer
-    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ...) -> None: ...
+    rated: bool
+    def __init__(self, game_type: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., private: _Optional[bool] = ..., spectators: _Optional[bool] = ..., bots_by_anyone: _Optional[bool] = ..., rejoin_handed_seats: _Optional[bool] = ..., timer: _Optional[_Union[TurnTimer, _Mapping]] = ..., rated: _Optional[bool] = ...) -> None: ...
 
 class TurnTimer(_message.Message):
     __slots__ = ("move_seconds", "bank_seconds", "fallback_level", "max_timeouts")
@@ -1490,3 +1492,41 @@ class AnswerChallengeRequest(_message.Message):
     accept: bool
     key: str
     def __init__(self, challenge_id: _Optional[str] = ..., accept: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...
+
+class MatchmakeRequest(_message.Message):
+    __slots__ = ("game_type", "players", "key")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    key: str
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., key: _Optional[str] = ...) -> None: ...
+
+class MatchmakeResponse(_message.Message):
+    __slots__ = ("game_id", "seat", "token", "bots", "rated")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat: int
+    token: str
+    bots: int
+    rated: bool
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ..., bots: _Optional[int] = ..., rated: _Optional[bool] = ...) -> None: ...
+
+class LeaveQueueRequest(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    def __init__(self, key: _Optional[str] = ...) -> None: ...
+
+class LeaveQueueResponse(_message.Message):
+    __slots__ = ("game_type", "players")
+    GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    game_type: str
+    players: int
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...

@@ -214,6 +214,16 @@ class GameHostStub:
                 request_serializer=gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.SerializeToString,
                 response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
                 _registered_method=True)
+        self.Matchmake = channel.unary_unary(
+                '/gamehost.v1.GameHost/Matchmake',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.MatchmakeRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.MatchmakeResponse.FromString,
+                _registered_method=True)
+        self.LeaveQueue = channel.unary_unary(
+                '/gamehost.v1.GameHost/LeaveQueue',
+                request_serializer=gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueRequest.SerializeToString,
+                response_deserializer=gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueResponse.FromString,
+                _registered_method=True)
 
 
 class GameHostServicer:
@@ -511,6 +521,26 @@ class GameHostServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Matchmake(self, request, context):
+        """Quick play (docs/accounts.md, "Quick play"): queue the key's account for a game
+        type and player count; answers once matched, with the game, the seat and its
+        token. Accounts of close rating are matched within the server's wait; seats still
+        empty then are filled with the house level nearest the account's rating. The game
+        is rated. An account is in one queue at a time; queues are bounded and the calls
+        rate-limited per client (RESOURCE_EXHAUSTED). A call that drops leaves the queue.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveQueue(self, request, context):
+        """Leave the queue the key's account is in: NOT_FOUND when it is in none (or was
+        matched already: its Matchmake call answers with the game).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameHostServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -693,6 +723,16 @@ def add_GameHostServicer_to_server(servicer, server):
                     servicer.AnswerChallenge,
                     request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.FromString,
                     response_serializer=gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.SerializeToString,
+            ),
+            'Matchmake': grpc.unary_unary_rpc_method_handler(
+                    servicer.Matchmake,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.MatchmakeRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.MatchmakeResponse.SerializeToString,
+            ),
+            'LeaveQueue': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveQueue,
+                    request_deserializer=gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueRequest.FromString,
+                    response_serializer=gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1667,6 +1707,60 @@ class GameHost:
             '/gamehost.v1.GameHost/AnswerChallenge',
             gamehost_dot_v1_dot_gamehost__pb2.AnswerChallengeRequest.SerializeToString,
             gamehost_dot_v1_dot_gamehost__pb2.ChallengeInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Matchmake(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/Matchmake',
+            gamehost_dot_v1_dot_gamehost__pb2.MatchmakeRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.MatchmakeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveQueue(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamehost.v1.GameHost/LeaveQueue',
+            gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueRequest.SerializeToString,
+            gamehost_dot_v1_dot_gamehost__pb2.LeaveQueueResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -116,22 +116,40 @@ class PlayerEvents:
                     playing.setdefault(game.game_id, seat)
         return playing
 
+    async def _rating_change(self, game_id: str, name: str, rated: bool) -> float | None:
+        """What the finished game did to the account's ordinal: 0 for a game not rated;
+        None while a rated one is not archived yet (it is rated in the transaction that
+        archives it, so its change is known once the archive holds it)."""
+        archive = self.host.archive
+        if not rated or archive is None:
+            return 0.0
+        if not await archive.held([game_id]):
+            return None
+        change = await self.accounts.rating_change(game_id, name)
+        return 0.0 if change is None else change.ordinal_change
+
     async def _feed(self, account: Account, game_id: str, seat: int) -> bool:
         """One game's news for the account, into its log: True once its end is told."""
         name = account.name
         token = access.account_seat_token(account.seat_secret, game_id, seat)
-        game_type = ""
+        game_type, rated = "", False
         try:
             async with contextlib.aclosing(seat_news(self.host, game_id, token, seat)) as news:
                 async for item in news:
                     about = {"game_id": game_id, "game_type": game_type, "seat": seat}
                     if item.kind == START:
                         game_type = about["game_type"] = item.snapshot.info.game_type
+                        rated = item.snapshot.info.rated
                         told = await asyncio.to_thread(
                             self.log.started, name, game_id, seat, {"kind": STARTED, **about}
                         )
                     elif item.kind == END:
-                        data = None if item.lost else _finished(about, seat, item.returns)
+                        data = None
+                        if not item.lost:
+                            change = await self._rating_change(game_id, name, rated)
+                            if change is None:
+                                return False  # not rated yet: told at the next look
+                            data = _finished(about, seat, item.returns, change)
                         told = await asyncio.to_thread(self.log.finished, name, game_id, data)
                     else:
                         data = {"kind": YOUR_TURN, **about, "version": item.version}
@@ -157,14 +175,16 @@ class PlayerEvents:
         return False
 
 
-def _finished(about: dict[str, Any], seat: int, returns: list[float]) -> dict[str, Any]:
-    """A GAME_FINISHED event. Its rating change stays 0: no rating of a human account's
-    game is recorded yet (docs/accounts.md)."""
+def _finished(
+    about: dict[str, Any], seat: int, returns: list[float], rating_change: float
+) -> dict[str, Any]:
+    """A GAME_FINISHED event: the returns, and the change of the account's ordinal in a
+    rated game (0 in one not rated)."""
     mine = returns[seat] if 0 <= seat < len(returns) else 0.0
     return {
         "kind": FINISHED,
         **about,
         "returns": list(returns),
         "your_return": mine,
-        "rating_change": 0.0,
+        "rating_change": rating_change,
     }

@@ -7,6 +7,9 @@
     account_events  each account's newest events (its WatchPlayer stream), numbered
     account_feeds   what an account's stream has told of each of its games
     challenges      one row per challenge: who, what game, its state and its game
+    ratings     one row per participant (account or house level) and GAME:PLAYERS: its
+                openskill rating, games and points (the ladder's too)
+    rating_changes  one row per seat of a rated game: the rating before and after
 """
 
 from __future__ import annotations
@@ -70,4 +73,40 @@ challenges = sa.Table(
     sa.Column("expires_at", sa.Float, nullable=False),
     sa.Index("challenges_challenger", "challenger", "state"),
     sa.Index("challenges_challenged", "challenged", "state"),
+)
+
+# One rating per participant and game (``ladder``: "GAME:PLAYERS", as the ladder names
+# it), on the one openskill scale: accounts (human or bot) and the house levels (named
+# as their level). The ladder rates its games here too (``services.ladder.ledger``);
+# migration 0011 made it from the ladder's ``ladder_ratings``, bots' rows kept.
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("ladder", sa.String(48), primary_key=True),  # "cite:2"
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("level", sa.String(32), nullable=False),  # a house level; "" for an account
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("points", sa.Float, nullable=False),
+    # RatingKind: who is rated ("human", "bot": an account; "house": a house level).
+    sa.Column("kind", sa.String(8), nullable=False, server_default="bot"),
+)
+
+# One row per seat of a rated game (quick play, or CreateGame rated), written in the
+# transaction that archives the game: the game's first row is its once-only mark.
+rating_changes = sa.Table(
+    "rating_changes",
+    metadata,
+    sa.Column("game_id", sa.String(32), primary_key=True),
+    sa.Column("seat", sa.SmallInteger, primary_key=True),
+    sa.Column("name", sa.String(64), nullable=False),  # the account, or a house level
+    sa.Column("ladder", sa.String(48), nullable=False),
+    sa.Column("returned", sa.Float, nullable=False),
+    sa.Column("mu_before", sa.Float, nullable=False),
+    sa.Column("sigma_before", sa.Float, nullable=False),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("rated_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("rating_changes_name", "name", "rated_at"),
 )

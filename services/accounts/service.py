@@ -10,6 +10,7 @@ import hmac
 import sqlalchemy as sa
 
 from services.accounts.accounts import Account, AccountKind, Accounts, check_name
+from services.accounts.ratings import Rating, RatingChange, rating_change, ratings_of
 from services.errors import FailedPrecondition, NotFound, PermissionDenied, Unauthenticated
 
 CREATIONS_PER_HOUR = 10  # human accounts a client (its API key, else its address) creates
@@ -72,6 +73,15 @@ class AccountService:
             )
         await asyncio.to_thread(self._revoke, account.name)
         return await self.get(account.name)
+
+    async def ratings(self, name: str) -> list[Rating]:
+        """``name``'s ratings, one per game and player count it was rated in."""
+        return await asyncio.to_thread(ratings_of, self.accounts.engine, name)
+
+    async def rating_change(self, game_id: str, name: str) -> RatingChange | None:
+        """What rated game ``game_id`` did to ``name``'s rating (None: not rated, or not
+        its game): the event stream's "game finished" carries it."""
+        return await asyncio.to_thread(rating_change, self.accounts.engine, game_id, name)
 
     def _revoke(self, name: str) -> None:
         with self.accounts.engine.begin() as connection:

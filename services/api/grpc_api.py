@@ -46,6 +46,7 @@ from services.ladder import wire as ladder_wire
 from services.ladder.service import LadderService
 from services.ladder.sessions import Sessions
 from services.limits import access, quotas
+from services.matchmaking.service import QuickPlay
 from services.play import seating
 from services.play.host import GameHost, Joiner, SeatSpec
 from services.stores import Snapshot
@@ -94,6 +95,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         ladder: LadderService | None = None,
         sessions: Sessions | None = None,
         accounts: AccountService | None = None,
+        quick_play: QuickPlay | None = None,
     ) -> None:
         self.accounts = accounts
         # An account's event stream and its challenges live where accounts do.
@@ -101,6 +103,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         self.challenges = (
             None if self.players is None else ChallengeService(host, accounts, self.players)
         )
+        self.quick_play = quick_play
         self.host = host
         self.tournaments = tournaments
         self.hints = hints
@@ -145,6 +148,7 @@ class GameHostServicer(pb_grpc.GameHostServicer):
             bots_by_anyone=request.bots_by_anyone,
             rejoin_handed_seats=request.rejoin_handed_seats,
             timer=timer_from(request.timer) if request.HasField("timer") else None,
+            rated=request.rated,
         )
         return pb.CreateGameResponse(
             creator_token=view.creator_token,
@@ -472,28 +476,27 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         return self.accounts
 
     async def _account_message(self, account: Account) -> pb.Account:
-        """The account with its ratings: a bot's are its ladder's (and its games played
-        its rated games); a human's games played are its archived games."""
-        if account.kind != AccountKind.BOT or self.ladder is None:
-            archive = self.host.archive
-            played = 0 if archive is None else await archive.played(account.name)
-            return account_wire.account(account, games_played=played)
-        page = await self.ladder.page(account.name, 1)
-        game_type, _, players = page.account.ladder.partition(":")
-        ratings = []
-        if page.standing is not None:
-            row = page.standing
-            ratings.append(
-                pb.AccountRating(
-                    game_type=game_type,
-                    players=int(players),
-                    mu=row.mu,
-                    sigma=row.sigma,
-                    ordinal=row.ordinal,
-                    games=row.games,
-                )
+        """The account with its ratings (one per game and player count, a bot's ladder
+        among them); games played: a bot's rated ladder games, a human's archived games."""
+        service = self._accounts()
+        rated = await service.ratings(account.name)
+        ratings = [
+            pb.AccountRating(
+                game_type=r.game_type,
+                players=r.players,
+                mu=r.mu,
+                sigma=r.sigma,
+                ordinal=r.ordinal,
+                games=r.games,
             )
-        return account_wire.account(account, ratings, page.account.games)
+            for r in rated
+        ]
+        if account.kind == AccountKind.BOT and self.ladder is not None:
+            page = await self.ladder.page(account.name, 1)
+            return account_wire.account(account, ratings, page.account.games)
+        archive = self.host.archive
+        played = 0 if archive is None else await archive.played(account.name)
+        return account_wire.account(account, ratings, played)
 
     @unary
     async def CreateAccount(self, request, context):
@@ -526,6 +529,36 @@ class GameHostServicer(pb_grpc.GameHostServicer):
         token = access.account_seat_token(account.seat_secret, snapshot.game_id, seat)
         access.reader(snapshot, token, required=True)  # the one read check: still its seat
         return pb.JoinGameResponse(game_id=snapshot.game_id, seat=seat, token=token)
+
+    # ------------------------------------------------------------------ quick play
+    def _quick_play(self) -> QuickPlay:
+        self._accounts()
+        assert self.quick_play is not None
+        return self.quick_play
+
+    @unary
+    async def Matchmake(self, request, context):
+        quick = self._quick_play()
+        account = await self._accounts().authenticate(_bot_key(request.key, context))
+        matched = await quick.matchmake(
+            account, request.game_type, request.players, quotas.caller_of(context)
+        )
+        snapshot = await self.host.load(matched.game_id)
+        access.reader(snapshot, matched.token, required=True)  # the one read check
+        return pb.MatchmakeResponse(
+            game_id=matched.game_id,
+            seat=matched.seat,
+            token=matched.token,
+            bots=matched.bots,
+            rated=True,
+        )
+
+    @unary
+    async def LeaveQueue(self, request, context):
+        quick = self._quick_play()
+        account = await self._accounts().authenticate(_bot_key(request.key, context))
+        game_type, players = await quick.leave(account, quotas.caller_of(context))
+        return pb.LeaveQueueResponse(game_type=game_type, players=players)
 
     @unary
     async def RevokeAccount(self, request, context):

@@ -9,6 +9,7 @@ import base64
 import datetime as dt
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ from services.archive.sql import insert_new, insert_or_ignore
 from services.kinds import GAME_ID, EventKind
 from services.limits import access
 from services.stores import Snapshot, StoredEvent, TournamentSnapshot
+
+# Runs in the transaction that archives a game, once per game (the accounts' ratings:
+# ``services.accounts.ratings.rate_archived``); the archive knows no other wing's tables.
+ArchivedHook = Callable[[sa.Connection, Snapshot, list[float]], None]
 
 _CACHED_GAMES = 256  # decoded games kept per replica: a replay is read many times
 # The times SQL datetimes (and Python's) hold, in Unix seconds: 0001-01-01T00:00:00Z
@@ -130,6 +135,7 @@ class Archive:
         self.engine = engine
         self.codec = codec_name
         self._cache: OrderedDict[str, ArchivedGame] = OrderedDict()
+        self.on_archived: list[ArchivedHook] = []  # the server adds the ratings' hook
 
     @classmethod
     def open(cls, url: str, *, create: bool = False) -> Archive:
@@ -208,6 +214,9 @@ class Archive:
             inserted = insert_new(connection, games, row)
             if inserted and seat_rows:
                 connection.execute(insert_or_ignore(connection, seats), seat_rows)
+            if inserted:
+                for hook in self.on_archived:
+                    hook(connection, snapshot, returns)
         return bool(inserted)
 
     async def played(self, account: str) -> int:

@@ -80,7 +80,9 @@ class _Replay:
         # The log's set-up chance outcomes come before the created event (which closes
         # the creation write), so the replay starts from the seed and options at once.
         self.initial_state = self._new_game()
-        self.state: State | None = None if self.initial_state is None else self.initial_state.clone()
+        self.state: State | None = (
+            None if self.initial_state is None else self.initial_state.clone()
+        )
         self.initial = b"" if self.initial_state is None else self.initial_state.to_bytes()
         self.applied: list[int] = []  # actions applied since the initial position
 

@@ -259,7 +259,7 @@ class HttpGateway:
         response.headers["Access-Control-Allow-Origin"] = "*" if "*" in origins else origin
         response.headers["Vary"] = "Origin"
         if request.method == "OPTIONS":
-            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"
             response.headers["Access-Control-Allow-Headers"] = _CORS_HEADERS
             response.headers["Access-Control-Max-Age"] = "600"
 

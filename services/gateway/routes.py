@@ -22,7 +22,7 @@ _VARIABLE = re.compile(r"\{(\w+)\}")
 
 @dataclass(frozen=True)
 class Route:
-    verb: str  # GET or POST
+    verb: str  # GET, POST or DELETE
     template: str  # "/v1/games/{game_id}:join"
     rpc: str  # the GameHost method
     body: str = ""  # "*": every field not bound by the path comes from a JSON body
@@ -102,6 +102,9 @@ _TABLE = (
     Route("GET", "/v1/me/events", "WatchPlayer"),
     Route("POST", "/v1/me/challenges", "Challenge", body="*"),
     Route("POST", "/v1/me/challenges/{challenge_id}:answer", "AnswerChallenge", body="*"),
+    # Quick play (docs/accounts.md): the answer comes once matched.
+    Route("POST", "/v1/me/queue", "Matchmake", body="*"),
+    Route("DELETE", "/v1/me/queue", "LeaveQueue"),
 )
 # The routes of the RPCs this build's service has (a route may be written before the
 # RPC it serves is merged).

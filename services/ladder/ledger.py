@@ -255,6 +255,7 @@ class Ledger:
                                 ladder=ladder,
                                 name=name,
                                 level=seat.level,
+                                kind="house" if seat.house else "bot",
                                 mu=new.mu,
                                 sigma=new.sigma,
                                 games=1,
@@ -285,7 +286,9 @@ class Ledger:
             return {
                 r.name: RatingRow(r.name, r.level, r.mu, r.sigma, r.games, r.points)
                 for r in connection.execute(
-                    sa.select(ladder_ratings).where(ladder_ratings.c.ladder == ladder)
+                    sa.select(ladder_ratings).where(
+                        ladder_ratings.c.ladder == ladder, ladder_ratings.c.kind != "human"
+                    )
                 )
             }
 

@@ -6,8 +6,8 @@ make them too:
                           ``services.accounts.schema``, which keeps its key): its ladder, its
                           status (and why), its moves and faults, and whether a runner
                           is connected (which session, how many sets at once, until when)
-    ladder_ratings        one row per ladder and participant (bot or house level): the
-                          openskill rating, games and points
+    ladder_ratings        the accounts' ``ratings`` table (``services.accounts.schema``),
+                          which holds every participant's openskill rating
     ladder_games          one row per ladder game: its duplicate set, rotation and deal,
                           whether it is a validation game, and where it stands
     ladder_seats          one row per seat of a ladder game: who played it, the return,
@@ -19,7 +19,17 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from services.accounts.schema import ratings as ladder_ratings
 from services.archive.sql import metadata
+
+__all__ = [
+    "games_of",
+    "ladder_bots",
+    "ladder_games",
+    "ladder_leases",
+    "ladder_ratings",
+    "ladder_seats",
+]
 
 ladder_bots = sa.Table(
     "ladder_bots",
@@ -40,18 +50,6 @@ ladder_bots = sa.Table(
     sa.Column("slots", sa.SmallInteger, nullable=False),  # sets at once it takes
     sa.Column("connected_until", sa.Float, nullable=False),  # Unix seconds (0: never)
     sa.Index("ladder_bots_ladder", "ladder", "status"),
-)
-
-ladder_ratings = sa.Table(
-    "ladder_ratings",
-    metadata,
-    sa.Column("ladder", sa.String(48), primary_key=True),
-    sa.Column("name", sa.String(64), primary_key=True),
-    sa.Column("level", sa.String(32), nullable=False),  # a house level; "" for a bot
-    sa.Column("mu", sa.Float, nullable=False),
-    sa.Column("sigma", sa.Float, nullable=False),
-    sa.Column("games", sa.Integer, nullable=False),
-    sa.Column("points", sa.Float, nullable=False),
 )
 
 ladder_games = sa.Table(

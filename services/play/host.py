@@ -133,11 +133,13 @@ class GameHost:
         bots_by_anyone: bool = False,
         rejoin_handed_seats: bool = False,
         timer: clock.Timer | None = None,
+        rated: bool = False,
     ) -> GameView:
         """``bots_by_anyone``: anyone may add a bot to a free seat (else only the
         creator, with the answer's ``creator_token``); ``rejoin_handed_seats``: a seat
         handed over for good may be joined again; ``timer``: turn timers of human seats
-        (``services.turns.clock``).
+        (``services.turns.clock``); ``rated``: rated once over, when every seat is an
+        account's or a house level's (``services.accounts.ratings``).
 
         ``tournament`` (name, round, table) is recorded in the game's meta;
         ``deal_key``, when set, replaces the game id in the seed mixing of games with
@@ -217,6 +219,7 @@ class GameHost:
             creator=hash_token(creator_token),
             bots_by_anyone=bots_by_anyone,
             rejoin_handed_seats=rejoin_handed_seats,
+            rated=rated,
             tournament=None if tournament is None else dict(tournament),
             deal_stream=deal_stream,
             deal_games=tuple(deal_games),

@@ -21,6 +21,7 @@ from services.stores.game_log import GameLog
 from services.stores.game_store import GameStore
 from services.stores.leases import Lease, Leases
 from services.stores.limits import Limits
+from services.stores.match_queue import MatchQueue
 from services.stores.outbox import ArchiveOutbox
 from services.stores.retention import Retention
 from services.stores.tournament_store import TournamentStore
@@ -42,6 +43,7 @@ __all__ = [
     "Leases",
     "Limits",
     "LogId",
+    "MatchQueue",
     "NewGame",
     "Retention",
     "Snapshot",

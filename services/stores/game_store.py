@@ -14,6 +14,7 @@ from services.stores.event_logs import EventLogs
 from services.stores.game_log import GameLog
 from services.stores.leases import Leases
 from services.stores.limits import Limits
+from services.stores.match_queue import MatchQueue
 from services.stores.outbox import ArchiveOutbox
 from services.stores.retention import Retention
 from services.stores.tournament_store import TournamentStore
@@ -30,6 +31,7 @@ class GameStore(
     Retention,
     Limits,
     Deployment,
+    MatchQueue,
 ):
     """Every protocol at once: what ``MemoryStore`` and ``RedisStore`` implement."""
 

@@ -41,6 +41,7 @@ from services.stores.base import (
 )
 from services.stores.game_store import GameStore
 from services.stores.leases import ARCHIVE, BOT_TURNS, TOURNAMENTS, Lease
+from services.stores.memory_match_queue import MemoryMatchQueue
 from services.stores.records import ACCOUNT, with_joined_names
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ class _Tournament:
     touched: float = field(default_factory=time.time)  # the last event or status change
 
 
-class MemoryStore(GameStore):
+class MemoryStore(GameStore, MemoryMatchQueue):
     def __init__(self, request_ttl: float = 86400.0) -> None:
         self._archive_outbox = False  # finishing commits fill the outbox (set_archiving)
         self._put_first: PutGame | None = None  # archive_first

@@ -198,6 +198,8 @@ class GameMeta:
     creator: str = ""  # the creator token's hash
     bots_by_anyone: bool = False
     rejoin_handed_seats: bool = False
+    # Rated when it finishes (quick play, or CreateGame rated): services.accounts.ratings.
+    rated: bool = False
     timer: Timer | None = None
     clock: Clock | None = None  # set with ``timer``
     tournament: Mapping[str, Any] | None = None  # a tournament table's name, round, table
@@ -243,6 +245,8 @@ class GameMeta:
             layout["tournament"] = dict(self.tournament)
         if self.deal_stream:
             layout["deal_stream"] = True
+        if self.rated:
+            layout["rated"] = True
         if self.deal_games:
             layout["deal_games"] = list(self.deal_games)
         if self.finished_at:
@@ -258,6 +262,7 @@ class GameMeta:
         known["clock"] = Clock.from_dict(data["clock"]) if known.get("clock") else None
         known["private"] = bool(known.get("private"))
         known["deal_stream"] = bool(known.get("deal_stream"))
+        known["rated"] = bool(known.get("rated"))
         known["deal_games"] = tuple(known.get("deal_games") or ())
         return cls(**known)
 

@@ -109,6 +109,7 @@ from services.stores.records import ACCOUNT, with_joined_names
 from services.stores.redis_cluster import ClusterSide, PollingEventReader
 from services.stores.redis_connect import Durability
 from services.stores.redis_leases import LeaseScripts
+from services.stores.redis_match_queue import RedisMatchQueue
 from services.stores.timing import time_store_calls
 
 log = logging.getLogger(__name__)
@@ -412,7 +413,7 @@ def _dumps(data: Any) -> bytes:
 
 
 @time_store_calls  # gamehost_redis_call_seconds{operation}
-class RedisStore(GameStore):
+class RedisStore(GameStore, RedisMatchQueue):
     def __init__(
         self,
         client: aioredis.Redis,

@@ -454,3 +454,30 @@ def test_a_game_joined_and_finished_while_no_stream_was_open_is_told(server):
         events.close()
     assert [(e.kind, e.game_id, e.seat) for e in before] == [(pb.PLAYER_GAME_STARTED, game_id, 0)]
     assert list(finished.returns) == list(state.returns)
+
+
+def test_a_rated_games_end_tells_each_accounts_rating_change(server):
+    alice, bob = _accounts(server.target, "alice", "bob")
+    with Client(server.target) as anyone:
+        game_id = anyone.create_game("cite", ["human", "human"], SHORT_CITE, rated=True).game_id
+    alice.join(game_id)
+    bob.join(game_id)
+    players = {"alice": alice, "bob": bob}
+    while (state := alice.state(game_id)).status != pb.FINISHED:
+        _move(players[state.seats[state.to_move.seat].account], game_id, state.version)
+    changes = {}
+    for name, client in players.items():
+        events = Watcher(client)
+        try:
+            finished, _ = events.until(pb.PLAYER_GAME_FINISHED, game_id)
+        finally:
+            events.close()
+        # A newcomer's ordinal is 0: the change is where the one rated game left it.
+        (rating,) = client.account(name).ratings
+        assert finished.rating_change == pytest.approx(rating.ordinal)
+        changes[name] = finished.rating_change
+    returns = dict(zip(players, state.returns, strict=True))
+    if returns["alice"] != returns["bob"]:
+        winner = max(returns, key=returns.__getitem__)
+        loser = min(returns, key=returns.__getitem__)
+        assert changes[winner] > changes[loser]

@@ -19,6 +19,7 @@ from services.archive import database
 from services.ladder.accounts import Accounts
 
 BEFORE = "0009_archived_deals"
+AFTER = "0010_accounts"  # 0012_ratings moves the ratings on: tests/matchmaking
 
 
 def _bot(name: str, key: str, status: str = "active") -> dict:
@@ -66,7 +67,7 @@ def test_bots_become_accounts_with_keys_and_ratings_kept_and_go_back(archive_url
             )
             rated = connection.execute(sa.select(ratings).order_by(ratings.c.name)).all()
 
-        database.upgrade(engine)
+        database.upgrade(engine, AFTER)
         with engine.connect() as connection:
             rows = connection.execute(sa.select(accounts).order_by(accounts.c.name)).all()
             assert connection.execute(sa.select(ratings).order_by(ratings.c.name)).all() == rated
@@ -74,6 +75,7 @@ def test_bots_become_accounts_with_keys_and_ratings_kept_and_go_back(archive_url
             ("Alpha", "alpha", "bot", False),
             ("beta", "beta", "bot", True),
         ]
+        database.upgrade(engine)
         ladder = Accounts(engine)
         found = ladder.by_key("ghb_a")  # the key it had still works
         assert found is not None and (found.name, found.moves) == ("Alpha", 7)

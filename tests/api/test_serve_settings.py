@@ -54,6 +54,7 @@ def _given(tmp_path: Path, redis_url: str, redis_prefix: str, port: int) -> dict
         "archive": archive,
         "ladder": ["cite:2"],
         "ladder_house": "random,greedy",
+        "quick_play_house": "greedy,random",
     }
     given = {}
     for name, info in ServerSettings.model_fields.items():

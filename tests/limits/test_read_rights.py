@@ -79,6 +79,8 @@ RIGHTS = {
     "WatchPlayer": SEAT,
     "Challenge": NONE,
     "AnswerChallenge": NONE,  # the accepted game's id; its seat token is GetMySeat's
+    "Matchmake": SEAT,  # the account's own seat in its match's game, by its key
+    "LeaveQueue": NONE,
 }
 EXTRA = {"GetRecord": {"include_views": True}}  # the record with every view it has
 

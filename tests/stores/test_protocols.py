@@ -19,6 +19,7 @@ from services.stores import (
     GameStore,
     Leases,
     Limits,
+    MatchQueue,
     Retention,
     TournamentStore,
     TurnSchedule,
@@ -36,6 +37,7 @@ PROTOCOLS = [
     Retention,
     Limits,
     Deployment,
+    MatchQueue,
 ]
 MOST_METHODS = 15
 # Only the wiring holds the whole store: the server builds it, the host hands it on.

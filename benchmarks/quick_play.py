@@ -1,0 +1,259 @@
+"""Quick play under load (docs/accounts.md, "Quick play"): N accounts, each a scripted
+client, queue for Cité 2p and Catan 4p (half each) against one `gamehost serve` with
+Redis and PostgreSQL on this machine; half of them leave early. Then the figures.
+
+    .venv/bin/python benchmarks/quick_play.py [--accounts 1000] [--arrivals 120]
+        [--wait 20] [--idle 60] [--house random] [--postgres URL] [--redis URL]
+
+It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
+its own on the Redis (removed afterwards). The accounts are made in the archive
+directly (CreateAccount is limited to 10 an hour per client, and every client here is
+this machine's one address); the server runs `--rate-limit 0 --quick-play-calls 0`
+for the same reason. Each account arrives at a random moment within ``--arrivals``
+seconds and calls Matchmake; one in two is a leaver: at a random moment within
+``--leave-within`` seconds of its call it leaves, half of them with LeaveQueue and half by dropping the call (a leaver
+matched before that moment plays). A matched account hands its seat to the random
+level at once, so its game plays out on its own and is rated. It prints:
+
+- time to a match, p50 and p99: from a Matchmake call to its answer, over the
+  accounts matched;
+- the share of matched games' seats filled by house levels;
+- rated games an hour: games rated (``rating_changes``) from the first arrival to the
+  last rating (once every matched game is rated, or none was for ``--idle`` s), per
+  hour; and the matched games left unfinished: a seat whose account dropped its call
+  just as it was matched is never played (quick play games have no turn timer);
+- errors: calls answered otherwise than expected (a leaver's ABORTED or CANCELLED is
+  expected; so is a LeaveQueue NOT_FOUND for a leaver matched meanwhile), and seats
+  that could not be handed over. The goal is 0.
+
+Not measured here: the event stream's delay from a move to the next player's "your
+turn" (issue 60's per-player stream is another developer's part).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import pathlib
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import grpc
+import psycopg
+import redis
+import sqlalchemy as sa
+
+from gamehost.v1 import gamehost_pb2 as pb
+from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from services.accounts.accounts import AccountKind, Accounts
+from services.accounts.schema import rating_changes
+from services.archive import database
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+QUEUES = (("cite", 2), ("catan", 4))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+class Run:
+    def __init__(self, stub: pb_grpc.GameHostStub, leave_within: float) -> None:
+        self.stub, self.leave_within = stub, leave_within
+        self.waits: list[float] = []  # seconds to a match, per matched account
+        self.games: dict[str, tuple[int, int]] = {}  # game id -> (seats, house seats)
+        self.left = 0
+        self.errors: list[str] = []
+        self.last_answer = 0.0
+
+    async def account(self, name: str, key: str, queue: tuple[str, int], at: float) -> None:
+        await asyncio.sleep(at)
+        auth = (("authorization", f"Bearer {key}"),)
+        leaver = random.random() < 0.5
+        request = pb.MatchmakeRequest(game_type=queue[0], players=queue[1])
+        started = time.monotonic()
+        call = asyncio.ensure_future(self.stub.Matchmake(request, metadata=auth, timeout=600))
+        if leaver:
+            done, _ = await asyncio.wait({call}, timeout=random.uniform(0.0, self.leave_within))
+            if not done:
+                self.left += 1
+                if random.random() < 0.5:
+                    call.cancel()  # the client goes away: the server takes it out
+                    with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                        await call
+                    return
+                try:
+                    await self.stub.LeaveQueue(pb.LeaveQueueRequest(), metadata=auth)
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() != grpc.StatusCode.NOT_FOUND:  # matched meanwhile
+                        self.errors.append(f"LeaveQueue: {exc.code().name}: {exc.details()}")
+                    self.left -= 1
+        try:
+            matched = await call
+        except grpc.aio.AioRpcError as exc:
+            if not (leaver and exc.code() == grpc.StatusCode.ABORTED):
+                self.errors.append(f"Matchmake: {exc.code().name}: {exc.details()}")
+            return
+        self.waits.append(time.monotonic() - started)
+        self.last_answer = time.monotonic()
+        self.games[matched.game_id] = (queue[1], matched.bots)
+        try:
+            await self.stub.HandOverSeat(
+                pb.HandOverSeatRequest(
+                    game_id=matched.game_id,
+                    token=matched.token,
+                    bot_level="random",
+                    request_id=uuid.uuid4().hex,
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"HandOverSeat: {exc.code().name}: {exc.details()}")
+
+
+def rated_games(engine: sa.Engine) -> int:
+    with engine.connect() as connection:
+        count = sa.select(sa.func.count(sa.distinct(rating_changes.c.game_id)))
+        return connection.execute(count).scalar_one()
+
+
+async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engine) -> dict:
+    channel = grpc.aio.insecure_channel(target)
+    run = Run(pb_grpc.GameHostStub(channel), args.leave_within)
+    started = time.monotonic()
+    await asyncio.gather(
+        *(
+            run.account(name, key, QUEUES[i % 2], random.uniform(0, args.arrivals))
+            for i, (name, key) in enumerate(keys)
+        )
+    )
+    # The matched games play out (their seats handed to the random level) and are rated;
+    # the window ends at the last rating, once none came for --idle seconds.
+    rated, last = 0, time.monotonic()
+    while time.monotonic() - last < args.idle:
+        now_rated = await asyncio.to_thread(rated_games, engine)
+        if now_rated > rated:
+            rated, last = now_rated, time.monotonic()
+        if rated >= len(run.games):
+            break
+        await asyncio.sleep(1.0)
+    elapsed = last - started
+    await channel.close()
+    seats = sum(s for s, _ in run.games.values())
+    bots = sum(b for _, b in run.games.values())
+    return {
+        "accounts": len(keys),
+        "matched accounts": len(run.waits),
+        "left early": run.left,
+        "games": len(run.games),
+        "time to a match p50 s": round(percentile(run.waits, 0.5), 2),
+        "time to a match p99 s": round(percentile(run.waits, 0.99), 2),
+        "seats filled by house levels": round(bots / seats, 3) if seats else 0.0,
+        "rated games": rated,
+        # A game with a seat whose account dropped its call as it was matched: nobody
+        # plays that seat (quick play games have no turn timer).
+        "games left unfinished": len(run.games) - rated,
+        "window s": round(elapsed, 1),
+        "rated games an hour": round(rated * 3600 / elapsed),
+        "errors": len(run.errors),
+        "error samples": run.errors[:5],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--accounts", type=int, default=1000)
+    parser.add_argument("--arrivals", type=float, default=120.0, help="seconds they arrive in")
+    parser.add_argument("--wait", type=float, default=20.0, help="serve --quick-play-wait")
+    parser.add_argument(
+        "--leave-within", type=float, default=2.0, help="a leaver leaves within this many s"
+    )
+    parser.add_argument(
+        "--idle", type=float, default=60.0, help="stop once no game was rated for this long"
+    )
+    parser.add_argument("--house", default="random", help="serve --quick-play-house")
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    random.seed(args.seed)
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="quick-play-"))
+    name = f"gamehost_quick_play_{uuid.uuid4().hex[:10]}"
+    prefix = f"quick-play-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(args.postgres, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    archive = sa.make_url(args.postgres).set(database=name).render_as_string(False)
+    server = None
+    engine = database.make_engine(archive)
+    try:
+        database.upgrade(engine)
+        book = Accounts(engine)
+        keys = [
+            (f"qp{i:05d}", book.create(f"qp{i:05d}", AccountKind.HUMAN, "bench"))
+            for i in range(args.accounts)
+        ]
+        port = free_port()
+        serve = ["serve", "--port", str(port), "--redis", args.redis, "--redis-prefix", prefix]
+        serve += ["--archive", archive, "--rate-limit", "0", "--live-games-per-client", "0"]
+        serve += ["--quick-play-calls", "0", "--quick-play-wait", str(args.wait)]
+        serve += ["--quick-play-house", args.house, "--bot-workers", "1"]
+        with open(work / "server.log", "ab") as out:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "gamehost.cli", *serve],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                start_new_session=True,
+            )
+        health = subprocess.run(
+            [sys.executable, "-m", "gamehost.cli", "health", "--target", f"127.0.0.1:{port}"],
+            capture_output=True,
+        )
+        deadline = time.monotonic() + 60
+        while health.returncode != 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            health = subprocess.run(
+                [sys.executable, "-m", "gamehost.cli", "health", "--target", f"127.0.0.1:{port}"],
+                capture_output=True,
+            )
+        figures = asyncio.run(drive(args, f"127.0.0.1:{port}", keys, engine))
+        log = (work / "server.log").read_text(errors="replace")
+        figures["server ERROR lines"] = log.count("ERROR")
+        print(json.dumps({"settings": vars(args), "figures": figures}, indent=2))
+    finally:
+        if server is not None and server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+        engine.dispose()
+        with psycopg.connect(args.postgres, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        store = redis.Redis.from_url(args.redis)
+        keys_left = list(store.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys_left:
+            store.delete(*keys_left)
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
