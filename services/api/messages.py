@@ -272,7 +272,7 @@ def game_event(event_id: int, data: dict[str, Any]) -> pb.GameEvent:
         message.finish_reason = _FINISH_REASON[ev.finish_reason(data)]
     if "clock" in data:
         message.clock.CopyFrom(_clock(data["clock"]))
-    # Set by GameHost.watch on the newest event when it leaves the caller to move.
+    # Set by Reading.watch on the newest event when it leaves the caller to move.
     message.legal_actions.extend(pb.LegalAction(id=a, notation=t) for a, t in data.get("legal", ()))
     return message
 

@@ -111,11 +111,11 @@ def test_bots_answer_a_big_offer():
 def test_the_service_takes_the_one_line_offer():
     """The host parses notation and checks it with ``is_legal`` (one id, one log entry)."""
     from services.errors import FailedPrecondition
-    from services.play.host import GameHost
+    from services.play.submitting import Submitting
 
     s = _table(s0={"wool": 3}, s1={"ore": 2})
-    chosen = GameHost._parse(s, 0, None, "give 3 wool get 1 ore")
+    chosen = Submitting._parse(s, 0, None, "give 3 wool get 1 ore")
     assert s.action_to_string(chosen) == "give 3 wool get 1 ore"
     s.apply_action(chosen)
     with pytest.raises(FailedPrecondition):  # seat 1 answers now; and holds no wool
-        GameHost._parse(s, 1, None, "give 3 wool get 1 ore")
+        Submitting._parse(s, 1, None, "give 3 wool get 1 ore")

@@ -10,7 +10,7 @@ import pytest
 from games import get_game
 from games.catan import rules as R
 from services.errors import FailedPrecondition, InvalidArgument
-from services.play.host import GameHost
+from services.play.submitting import Submitting
 
 
 def _main_phase():
@@ -29,7 +29,7 @@ def _main_phase():
 def test_a_city_off_the_board_names_the_board() -> None:
     state = _main_phase()
     with pytest.raises(InvalidArgument) as refused:
-        GameHost._parse(state, state.current_player(), None, "city 99")
+        Submitting._parse(state, state.current_player(), None, "city 99")
     assert "there is no intersection 99 (they are 0-53)" in str(refused.value)
     assert "offer" not in str(refused.value).split(";")[0]
 
@@ -39,7 +39,7 @@ def test_a_city_where_the_seat_has_no_settlement() -> None:
     seat = state.current_player()
     empty = next(v for v in range(54) if state.node_owner[v] != seat)
     with pytest.raises(FailedPrecondition) as refused:
-        GameHost._parse(state, seat, None, f"city {empty}")
+        Submitting._parse(state, seat, None, f"city {empty}")
     message = str(refused.value)
     assert f"no settlement of yours at {empty}" in message
     cities = [state.action_to_string(a) for a in state.legal_actions() if a >= R.CITY_BASE and a < R.CITY_BASE + 54]
