@@ -87,7 +87,10 @@ def write_through_archive(archive: Archive, played: list, count: int, rng: rando
     for n in range(count):
         snapshot, events = played[n % len(played)]
         meta = dict(snapshot.meta)
-        meta["seats"] = [dict(s, name=name) for s, name in zip(meta["seats"], names_for(rng, meta["players"]), strict=True)]
+        meta["seats"] = [
+            dict(s, name=name)
+            for s, name in zip(meta["seats"], names_for(rng, meta["players"]), strict=True)
+        ]
         copy = dataclasses.replace(snapshot, game_id=secrets.token_hex(16), meta=meta)
         archive._put_game(copy, events)
     return count / (time.perf_counter() - started)
@@ -162,7 +165,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10, help="pooled games per type")
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the database (its name is printed)"
+    )
     args = parser.parse_args()
     rng = random.Random(1)
     games_by_type = pool(args.samples)
@@ -178,7 +183,9 @@ def main() -> None:
         through = min(args.through_archive, args.games)
         print(f"\nPostgreSQL archive of {args.games:,} games ({name}):")
         rate = write_through_archive(archive, played, through, rng)
-        print(f"  write via Archive.put_game (encode+zstd+insert, one game a transaction): {rate:,.0f} games/s")
+        print(
+            f"  write via Archive.put_game (encode+zstd+insert, one game a transaction): {rate:,.0f} games/s"
+        )
         if args.games > through:
             bulk = bulk_fill(archive.engine, played, args.games - through, rng)
             print(f"  bulk insert of packed rows (5,000 a transaction): {bulk:,.0f} games/s")
@@ -196,6 +203,7 @@ def main() -> None:
                     sa.select(games.c.game_id).order_by(sa.func.random()).limit(args.queries)
                 ).scalars()
             )
+
         def read(game_id: str) -> tuple:
             with archive.engine.connect() as connection:
                 return connection.execute(

@@ -74,7 +74,11 @@ def commit_of() -> str:
     def git(*a: str) -> str:
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    dirty = (
+        " (with uncommitted changes)"
+        if git("status", "--porcelain", "--untracked-files=no")
+        else ""
+    )
     return f"{git('rev-parse', '--short', 'HEAD')}{dirty}"
 
 
@@ -168,7 +172,9 @@ def topology_lines(topologies: dict) -> list[str]:
     ]
     for name, t in topologies.items():
         if "error" in t:
-            lines.append(f"| {name} | failed: {t['error'].splitlines()[-1] if t['error'] else '?'} | | |")
+            lines.append(
+                f"| {name} | failed: {t['error'].splitlines()[-1] if t['error'] else '?'} | | |"
+            )
         else:
             lines.append(
                 f"| {name} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} | {t['submit_per_s']:,.0f} |"
@@ -379,13 +385,14 @@ def page(args: argparse.Namespace, results: dict, images: list[str]) -> str:
         f"the store's count of games in progress (`gamehost_live_games`, sampled): "
         f"{_f(mixed['live_games_store_peak'])} (this includes games the closed-loop steps left "
         "unfinished).",
-
         "",
         *topology_lines(results.get("topologies", {})),
         "## Parameters",
         "",
         "```",
-        " ".join(f"--{k.replace('_', '-')}={v}" for k, v in sorted(vars(args).items()) if k != "out"),
+        " ".join(
+            f"--{k.replace('_', '-')}={v}" for k, v in sorted(vars(args).items()) if k != "out"
+        ),
         "```",
         "",
     ]

@@ -199,12 +199,29 @@ def started(
             log = os.path.join(logs, f"serve-{i}.log")
             procs.append(
                 _spawn(
-                    [py, "-m", "gamehost.cli", "serve", "--port", str(port), "--redis", url,
-                     "--redis-prefix", prefix, "--celery", "--metrics-port", str(metrics),
-                     # Every user of the harness calls from one address: per-client
-                     # limits would measure the limiter, not the service.
-                     "--rate-limit", "0", "--live-games-per-client", "0"],
-                    log, env,
+                    [
+                        py,
+                        "-m",
+                        "gamehost.cli",
+                        "serve",
+                        "--port",
+                        str(port),
+                        "--redis",
+                        url,
+                        "--redis-prefix",
+                        prefix,
+                        "--celery",
+                        "--metrics-port",
+                        str(metrics),
+                        # Every user of the harness calls from one address: per-client
+                        # limits would measure the limiter, not the service.
+                        "--rate-limit",
+                        "0",
+                        "--live-games-per-client",
+                        "0",
+                    ],
+                    log,
+                    env,
                 )  # fmt: skip
             )
             _wait(f"replica {i}", lambda p=port: _port_open(p), procs[-1], log)
@@ -217,11 +234,27 @@ def started(
             _spawn(
                 # Niced: on one small machine the searches would otherwise take the cores
                 # from the serving processes, which in a deployment have their own.
-                ["nice", "-n", "10", py, "-m", "gamehost.cli", "worker",
-                 "--concurrency", str(worker_concurrency),
-                 "--loglevel", "WARNING", "--hostname", f"{prefix}@%h",
-                 "--metrics-port", str(worker_metrics), "--metrics-host", "127.0.0.1"],
-                log, env,
+                [
+                    "nice",
+                    "-n",
+                    "10",
+                    py,
+                    "-m",
+                    "gamehost.cli",
+                    "worker",
+                    "--concurrency",
+                    str(worker_concurrency),
+                    "--loglevel",
+                    "WARNING",
+                    "--hostname",
+                    f"{prefix}@%h",
+                    "--metrics-port",
+                    str(worker_metrics),
+                    "--metrics-host",
+                    "127.0.0.1",
+                ],
+                log,
+                env,
             )  # fmt: skip
         )
         worker_url = f"http://127.0.0.1:{worker_metrics}/metrics"

@@ -49,7 +49,9 @@ def charts(curves: dict[str, list[Step]], bound_ms: float, out: str) -> list[str
     """throughput.png and latency.png in ``out``; returns their file names."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for label, steps in curves.items():
-        (line,) = ax.plot([s.users for s in steps], [s.per_second for s in steps], "o-", label=label)
+        (line,) = ax.plot(
+            [s.users for s in steps], [s.per_second for s in steps], "o-", label=label
+        )
         best = knee(steps, bound_ms)
         if best is not None:
             ax.plot(best.users, best.per_second, "*", ms=16, color=line.get_color())

@@ -129,9 +129,7 @@ class PlayerUser(GrpcUser):
     @task
     def play_game(self) -> None:
         seats = [_HUMAN, *_bots(self.bot_level, 2)]
-        game_id = self.stub.CreateGame(
-            pb.CreateGameRequest(game_type="cite", seats=seats)
-        ).game_id
+        game_id = self.stub.CreateGame(pb.CreateGameRequest(game_type="cite", seats=seats)).game_id
         token = self.stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=0)).token
         LiveGames.opened(game_id)
         stream = self.stub.WatchGame(pb.WatchGameRequest(game_id=game_id, token=token))

@@ -42,7 +42,9 @@ def choose(game_type: str, actions: list[pb.LegalAction], rng: random.Random) ->
     return rng.choice(actions)
 
 
-def play(client: Client, game_type: str, players: int, moves: int, seed: int, stop=None) -> tuple[str, list[str]]:
+def play(
+    client: Client, game_type: str, players: int, moves: int, seed: int, stop=None
+) -> tuple[str, list[str]]:
     """A game of humans driven over gRPC for ``moves`` moves (or until ``stop(view)``)."""
     created = client.create_game(game_type, ["human"] * players, seed=seed)
     tokens = [client.join(created.game_id, seat, f"player {seat}").token for seat in range(players)]
@@ -55,11 +57,15 @@ def play(client: Client, game_type: str, players: int, moves: int, seed: int, st
         mine = client.state(created.game_id, tokens[seat])
         if stop is not None and stop(mine):
             break
-        client.submit(created.game_id, tokens[seat], choose(game_type, list(mine.legal_actions), rng).id)
+        client.submit(
+            created.game_id, tokens[seat], choose(game_type, list(mine.legal_actions), rng).id
+        )
     return created.game_id, tokens
 
 
-def play_until_seat0(client: Client, game_id: str, tokens: list[str], game_type: str, rng: random.Random) -> None:
+def play_until_seat0(
+    client: Client, game_id: str, tokens: list[str], game_type: str, rng: random.Random
+) -> None:
     """Continue until seat 0 is to move (so its page shows its actions)."""
     for _ in range(200):
         state = client.state(game_id)
@@ -97,7 +103,17 @@ def save(page: Page, path: Path) -> None:
     page.screenshot(path=str(path), full_page=False)
     if shutil.which("pngquant"):
         subprocess.run(
-            ["pngquant", "--quality", "70-90", "--speed", "1", "--force", "--output", str(path), str(path)],
+            [
+                "pngquant",
+                "--quality",
+                "70-90",
+                "--speed",
+                "1",
+                "--force",
+                "--output",
+                str(path),
+                str(path),
+            ],
             check=True,
         )
     print(f"{path} ({path.stat().st_size // 1024} KiB)")
@@ -172,17 +188,57 @@ def main() -> None:
                 break
             time.sleep(1)  # a script, not a test: poll the tournament's status
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+            browser = playwright.chromium.launch(
+                executable_path=args.chromium, args=["--no-sandbox"]
+            )
             page = browser.new_page(viewport={"width": 1360, "height": 900})
             shoot(page, f"{base}/#/", "#game-lists table", out / "lobby.png", 820)
-            shoot(page, f"{base}/#/game/{catan}?token={catan_tokens[0]}", "svg.catan-map", out / "catan.png", 900, click="#trade-builder summary")
-            shoot(page, f"{base}/#/game/{catan}?token={catan_tokens[0]}", "svg.catan-map", out / "catan-phone.png", 844, 390)
+            shoot(
+                page,
+                f"{base}/#/game/{catan}?token={catan_tokens[0]}",
+                "svg.catan-map",
+                out / "catan.png",
+                900,
+                click="#trade-builder summary",
+            )
+            shoot(
+                page,
+                f"{base}/#/game/{catan}?token={catan_tokens[0]}",
+                "svg.catan-map",
+                out / "catan-phone.png",
+                844,
+                390,
+            )
             shoot_bot_turn(page, client, base, out / "catan-bot-turn.png")
-            shoot(page, f"{base}/#/game/{endeavor}?token={endeavor_tokens[0]}", "svg.endeavor-map", out / "endeavor.png", 1180)
-            shoot(page, f"{base}/#/game/{cite}?token={cite_tokens[cite_state_turn(client, cite)]}", ".cite-cities", out / "cite.png", 1000)
-            shoot(page, f"{base}/#/replay/{finished}?step=40", "#replay .cite-cities", out / "replay.png", 820)
+            shoot(
+                page,
+                f"{base}/#/game/{endeavor}?token={endeavor_tokens[0]}",
+                "svg.endeavor-map",
+                out / "endeavor.png",
+                1180,
+            )
+            shoot(
+                page,
+                f"{base}/#/game/{cite}?token={cite_tokens[cite_state_turn(client, cite)]}",
+                ".cite-cities",
+                out / "cite.png",
+                1000,
+            )
+            shoot(
+                page,
+                f"{base}/#/replay/{finished}?step=40",
+                "#replay .cite-cities",
+                out / "replay.png",
+                820,
+            )
             shoot(page, f"{base}/#/", "#game-lists table", out / "lobby-phone.png", 844, 390)
-            shoot(page, f"{base}/#/tournament/showcase-cite", "#standings", out / "tournament.png", 1000)
+            shoot(
+                page,
+                f"{base}/#/tournament/showcase-cite",
+                "#standings",
+                out / "tournament.png",
+                1000,
+            )
             browser.close()
 
 

@@ -99,7 +99,9 @@ def test_a_record_comes_in_pages_that_join_into_the_whole(served, long_game):
     stub = pb_grpc.GameHostStub(served.channel)  # gRPC's default 4 MiB receive limit
     whole = served.thread.call(served.thread.running.host.reading.record(game_id, tokens[0], True))
     assert len(whole.entries) > MAX_PAGE_SIZE + 60 and len(whole.seat_changes) == 4
-    request = pb.GetRecordRequest(game_id=game_id, token=tokens[0], include_views=True, page_size=97)
+    request = pb.GetRecordRequest(
+        game_id=game_id, token=tokens[0], include_views=True, page_size=97
+    )
     pages = _pages(stub, request)
     assert [len(p.entries) for p in pages[:-1]] == [97] * (len(pages) - 1)
     assert sum(len(p.entries) for p in pages) == len(whole.entries)

@@ -137,9 +137,7 @@ def _all_messages():
 
 def test_proto_excerpts_match_the_proto():
     messages = _all_messages()
-    tokens = re.compile(
-        r"message (\w+) \{|(?:optional |repeated )?([\w.]+) (\w+) = (\d+);"
-    )
+    tokens = re.compile(r"message (\w+) \{|(?:optional |repeated )?([\w.]+) (\w+) = (\d+);")
     checked = 0
     for doc in DOCS:
         for language, text in doc_blocks(doc):

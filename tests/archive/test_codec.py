@@ -22,7 +22,9 @@ def test_a_record_replays_to_the_same_log_and_state(game_type, compression):
     # Nothing kept as logged: every event is rebuilt by replay.
     assert not [item for item in record["log"] if isinstance(item, dict)]
     assert "state" not in record
-    back = codec.decode(snapshot.game_id, codec.unpack(codec.pack(record, compression), compression))
+    back = codec.decode(
+        snapshot.game_id, codec.unpack(codec.pack(record, compression), compression)
+    )
     assert [(e.event_id, e.data) for e in back.events] == [(e.event_id, e.data) for e in events]
     assert back.snapshot.state == snapshot.state
     assert back.snapshot.archived and back.snapshot.last_event_id == len(events)

@@ -15,7 +15,8 @@ LEVEL = "mcts:trees=2,iterations=8"
 def phase_counts(level: str) -> dict[str, float]:
     return {
         phase: REGISTRY.get_sample_value(
-            "gamehost_bot_turn_phase_seconds_count", {"phase": phase, "game": "cite", "level": level}
+            "gamehost_bot_turn_phase_seconds_count",
+            {"phase": phase, "game": "cite", "level": level},
         )
         or 0.0
         for phase in PHASES

@@ -119,7 +119,9 @@ def test_clone_copies_every_declared_field(name):
         if state.is_terminal():
             break
         state.apply_action(
-            state.sample_chance(rng) if state.is_chance_node() else rng.choice(state.legal_actions())
+            state.sample_chance(rng)
+            if state.is_chance_node()
+            else rng.choice(state.legal_actions())
         )
 
 

@@ -101,24 +101,46 @@ def test_an_unknown_game_type_names_the_field_as_the_api_spells_it(served):
         ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "seed": "abc"}, "seed"),
         ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "seed": -1}, "seed"),
         ({"gameType": "cite", "seats": [{"kind": "WHAT"}, {"kind": "HUMAN"}]}, "seats[0].kind"),
-        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}, {"kind": "BOT", "bot_level": "x" * 300}]},
-         "seats[1].botLevel"),
-        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}, {"kind": "BOT", "botLevel": "genius"}]},
-         "seats[1].botLevel"),
+        (
+            {
+                "gameType": "cite",
+                "seats": [{"kind": "HUMAN"}, {"kind": "BOT", "bot_level": "x" * 300}],
+            },
+            "seats[1].botLevel",
+        ),
+        (
+            {
+                "gameType": "cite",
+                "seats": [{"kind": "HUMAN"}, {"kind": "BOT", "botLevel": "genius"}],
+            },
+            "seats[1].botLevel",
+        ),
         ({"gameType": "cite", "seats": {"kind": "HUMAN"}}, "seats"),
         ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "private": "yes"}, "private"),
         ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "options": []}, "options"),
-        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "timer": {"move_seconds": "x"}},
-         "timer.moveSeconds"),
+        (
+            {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "timer": {"move_seconds": "x"}},
+            "timer.moveSeconds",
+        ),
         ({"gameType": 5, "seats": []}, "gameType"),
         ({"game_type": "cite", "gameType": "cite", "seats": []}, "gameType"),
         ({"gameType": "cite", "seats": []}, "seats"),
-        ({"gameType": "catan", "seats": [{"kind": "HUMAN"}] * 3, "options": {"turn_limit": "x"}},
-         "options"),
-        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "timer": {"moveSeconds": -1}},
-         "timer.moveSeconds"),
-        ({"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2,
-          "timer": {"moveSeconds": 5, "fallbackLevel": "zzz"}}, "timer.fallbackLevel"),
+        (
+            {"gameType": "catan", "seats": [{"kind": "HUMAN"}] * 3, "options": {"turn_limit": "x"}},
+            "options",
+        ),
+        (
+            {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "timer": {"moveSeconds": -1}},
+            "timer.moveSeconds",
+        ),
+        (
+            {
+                "gameType": "cite",
+                "seats": [{"kind": "HUMAN"}] * 2,
+                "timer": {"moveSeconds": 5, "fallbackLevel": "zzz"},
+            },
+            "timer.fallbackLevel",
+        ),
     ],
 )
 def test_bad_create_requests_name_the_field_without_python_text(served, body, field):
@@ -136,20 +158,44 @@ def test_bad_values_in_other_places_name_their_field(served):
     cases = [
         (http.post(f"/v1/games/{game_id}:join", {"seat": "abc"}), 400, "INVALID_ARGUMENT", "seat"),
         (http.post(submit, {"token": token, "actionId": "x"}), 400, "INVALID_ARGUMENT", "actionId"),
-        (http.post(submit, {"token": token, "action_id": 0, "notation": "levy"}), 400,
-         "INVALID_ARGUMENT", "notation"),
-        (http.post(submit, {"token": token, "actionId": 0, "expectedVersion": "99"}), 409,
-         "ABORTED", "expectedVersion"),
-        (http.post(submit, {"token": token, "actionId": 0, "request_id": "r" * 200}), 400,
-         "INVALID_ARGUMENT", "requestId"),
+        (
+            http.post(submit, {"token": token, "action_id": 0, "notation": "levy"}),
+            400,
+            "INVALID_ARGUMENT",
+            "notation",
+        ),
+        (
+            http.post(submit, {"token": token, "actionId": 0, "expectedVersion": "99"}),
+            409,
+            "ABORTED",
+            "expectedVersion",
+        ),
+        (
+            http.post(submit, {"token": token, "actionId": 0, "request_id": "r" * 200}),
+            400,
+            "INVALID_ARGUMENT",
+            "requestId",
+        ),
         (http.post(submit, {"actionId": 0}), 401, "UNAUTHENTICATED", "token"),
         (http.get("/v1/games", params={"limit": "ten"}), 400, "INVALID_ARGUMENT", "limit"),
-        (http.get(f"/v1/games/{game_id}/record", params={"includeViews": "maybe"}), 400,
-         "INVALID_ARGUMENT", "includeViews"),
-        (http.get(f"/v1/games/{game_id}/events", params={"afterEventId": "999"}), 400,
-         "INVALID_ARGUMENT", "afterEventId"),
-        (http.get(f"/v1/games/{game_id}/events", params={"afterEventId": "-1"}), 400,
-         "INVALID_ARGUMENT", "afterEventId"),
+        (
+            http.get(f"/v1/games/{game_id}/record", params={"includeViews": "maybe"}),
+            400,
+            "INVALID_ARGUMENT",
+            "includeViews",
+        ),
+        (
+            http.get(f"/v1/games/{game_id}/events", params={"afterEventId": "999"}),
+            400,
+            "INVALID_ARGUMENT",
+            "afterEventId",
+        ),
+        (
+            http.get(f"/v1/games/{game_id}/events", params={"afterEventId": "-1"}),
+            400,
+            "INVALID_ARGUMENT",
+            "afterEventId",
+        ),
         (http.get("/v1/games/not-an-id"), 400, "INVALID_ARGUMENT", "gameId"),
     ]
     for answer, status, code, field in cases:
@@ -180,6 +226,8 @@ def test_an_unknown_action_id_is_invalid_argument_in_every_game(served, game_typ
             served.client.submit(game_id, token, unknown)
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT, caught.value.details
         assert caught.value.details.startswith("action_id: ")
-        answer = served.http.post(f"/v1/games/{game_id}:submit", {"token": token, "actionId": unknown})
+        answer = served.http.post(
+            f"/v1/games/{game_id}:submit", {"token": token, "actionId": unknown}
+        )
         found = error(answer, 400, "INVALID_ARGUMENT")
         assert found["field"] == "actionId" and found["message"].startswith("actionId: ")

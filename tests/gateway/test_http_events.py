@@ -103,7 +103,9 @@ def test_a_finished_game_stream_ends_with_an_end_message(served):
     assert events[-1].json()["kind"] == "GAME_FINISHED"
     assert messages[-1].name == "end"
     assert [int(e.id) for e in events] == sorted(int(e.id) for e in events)
-    past_end = served.http.stream(f"/v1/games/{game_id}/events", headers={"Last-Event-ID": events[-1].id})
+    past_end = served.http.stream(
+        f"/v1/games/{game_id}/events", headers={"Last-Event-ID": events[-1].id}
+    )
     assert [m.name for m in past_end.read_all() if m.name != "retry"] == ["end"]
 
 

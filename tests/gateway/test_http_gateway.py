@@ -133,7 +133,9 @@ def test_tournament_routes(served):
     joined = http.post(f"/v1/tournaments/{name}:join", {"entrant": "me"}).json()
     token = joined["entrantToken"]
     assert joined["entrant"] == "me" and token
-    stream = http.stream(f"/v1/tournaments/{name}/events?token={token}".replace("token", "entrantToken"))
+    stream = http.stream(
+        f"/v1/tournaments/{name}/events?token={token}".replace("token", "entrantToken")
+    )
     assert stream.status == 200
     started = stream.events("tournament-event", 1)[0]
     assert started.json()["kind"] == "TABLE_STARTED" and started.id == started.json()["eventId"]
@@ -163,7 +165,9 @@ def test_malformed_json_is_400_and_changes_nothing(served):
         message = error_of(answer, 400, "INVALID_ARGUMENT")
         assert "nope" not in message or "nope" in body.decode(errors="replace")
     answer = http.request(
-        "POST", f"/v1/games/{game_id}:submit", data=b'{"token": "' + token.encode() + b'", "actionId": "x"}'
+        "POST",
+        f"/v1/games/{game_id}:submit",
+        data=b'{"token": "' + token.encode() + b'", "actionId": "x"}',
     )
     error_of(answer, 400, "INVALID_ARGUMENT")
     error_of(http.get(f"/v1/games/{game_id}", params={"bogus": "1"}), 400, "INVALID_ARGUMENT")
@@ -192,7 +196,11 @@ def test_bad_tokens_are_401_and_wrong_seats_403_and_change_nothing(served):
         "UNAUTHENTICATED",
     )
     assert message == grpc_error(lambda: served.client.state(game_id, bad)).details
-    error_of(http.post(f"/v1/games/{game_id}:submit", {"token": bad, "actionId": 0}), 401, "UNAUTHENTICATED")
+    error_of(
+        http.post(f"/v1/games/{game_id}:submit", {"token": bad, "actionId": 0}),
+        401,
+        "UNAUTHENTICATED",
+    )
     error_of(http.post(f"/v1/games/{game_id}:submit", {"actionId": 0}), 401, "UNAUTHENTICATED")
     error_of(
         http.post(f"/v1/games/{game_id}:submit", {"token": token, "actionId": 0, "seat": 1}),
@@ -214,7 +222,9 @@ def test_stale_versions_are_409_and_illegal_actions_400_and_change_nothing(serve
     message = error_of(http.post(submit, stale), 409, "ABORTED")
     assert "stale" in message
     error_of(http.post(submit, {"token": mover, "actionId": 99999}), 400, "INVALID_ARGUMENT")
-    error_of(http.post(submit, {"token": mover, "notation": "fly to the moon"}), 400, "INVALID_ARGUMENT")
+    error_of(
+        http.post(submit, {"token": mover, "notation": "fly to the moon"}), 400, "INVALID_ARGUMENT"
+    )
     not_yours = http.post(submit, {"token": waiter, "actionId": legal})
     assert "not your turn" in error_of(not_yours, 400, "FAILED_PRECONDITION")
     assert served.fingerprint(game_id) == before
@@ -258,7 +268,9 @@ def test_each_seat_sees_what_grpc_shows_it_and_no_other_seats_hand(served):
             if player["seat"] != seat:
                 assert set(player.get("resources", {}).values()) <= {0}
                 assert set(player.get("devCards", {}).values()) <= {0}
-        record = http.get(f"/v1/games/{game_id}/record", params={"token": token, "includeViews": "1"})
+        record = http.get(
+            f"/v1/games/{game_id}/record", params={"token": token, "includeViews": "1"}
+        )
         assert record.json() == as_json(served.client.record(game_id, token, include_views=True))
 
 
@@ -266,7 +278,12 @@ def test_private_games_and_spectators_off_are_enforced_as_over_grpc(served):
     http = served.http
     created = http.post(
         "/v1/games",
-        {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "private": True, "spectators": False},
+        {
+            "gameType": "cite",
+            "seats": [{"kind": "HUMAN"}] * 2,
+            "private": True,
+            "spectators": False,
+        },
     ).json()
     game_id, codes = created["gameId"], created["inviteCodes"]
     assert [c["seat"] for c in codes] == [0, 1]

@@ -27,9 +27,11 @@ def test_each_process_serves_http_on_the_shared_port(tmp_path, redis_url, redis_
             "both processes to listen on the HTTP port",
         )
         clients = [Http(base) for _ in range(STREAMS)]  # a connection each: the kernel spreads them
-        created = clients[0].post(
-            "/v1/games", {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "seed": "9"}
-        ).json()
+        created = (
+            clients[0]
+            .post("/v1/games", {"gameType": "cite", "seats": [{"kind": "HUMAN"}] * 2, "seed": "9"})
+            .json()
+        )
         game_id = created["gameId"]
         newest = int(created["state"]["lastEventId"])
         streams = [c.stream(f"/v1/games/{game_id}/events?afterEventId={newest}") for c in clients]

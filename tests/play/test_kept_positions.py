@@ -139,7 +139,9 @@ async def test_a_timed_game_is_kept_with_the_clock_its_commit_wrote(store, reque
         )
         streams = [
             await open_.enter_async_context(
-                contextlib.aclosing(first.reading.watch(game_id, tokens[s], newest.last_event_id - 1))
+                contextlib.aclosing(
+                    first.reading.watch(game_id, tokens[s], newest.last_event_id - 1)
+                )
             )
             for s in (0, 1)
         ]
@@ -183,7 +185,9 @@ async def test_a_commit_is_answered_before_its_event_reaches_this_replicas_watch
         async with contextlib.AsyncExitStack() as open_:
             streams = [
                 await open_.enter_async_context(
-                    contextlib.aclosing(first.reading.watch(game_id, tokens[s], newest.last_event_id - 1))
+                    contextlib.aclosing(
+                        first.reading.watch(game_id, tokens[s], newest.last_event_id - 1)
+                    )
                 )
                 for s in (0, 1)
             ]

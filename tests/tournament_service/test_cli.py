@@ -83,7 +83,9 @@ def test_same_command_twice_in_memory_prints_the_same_json(tmp_path):
     check_report(first)
     assert "6/6 games finished" in done.stderr  # progress lines: stderr is not a terminal
     # Before the end, each line says the time left at the pace so far.
-    assert re.search(r": [1-5]/6 games finished, about (\d+ min )?\d+ s left\n", done.stderr), done.stderr
+    assert re.search(r": [1-5]/6 games finished, about (\d+ min )?\d+ s left\n", done.stderr), (
+        done.stderr
+    )
     assert "timeouts 0  errors 0" in done.stdout  # under the standings table
     second, _ = run([])
     assert first == second
@@ -159,13 +161,13 @@ def test_progress_is_a_bar_on_a_terminal_with_the_time_left(monkeypatch):
     bar = Progress("t")
     for done, left in ((1, 65.0), (1, 60.0), (3, 7200.0), (4, 0.0)):
         bar.show(
-            pb.TournamentProgress(
-                finished_games=done, total_games=4, estimated_seconds_left=left
-            )
+            pb.TournamentProgress(finished_games=done, total_games=4, estimated_seconds_left=left)
         )
     frames = terminal.getvalue().split("\r")[1:]
     assert len(frames) == 3  # one per change of the count, none for the same count again
-    assert frames[0].startswith("t [#######.......................] 1/4 games, about 1 min 5 s left")
+    assert frames[0].startswith(
+        "t [#######.......................] 1/4 games, about 1 min 5 s left"
+    )
     assert "3/4 games, about 2 h 00 min left" in frames[1]
     assert frames[2].startswith("t [##############################] 4/4 games ")
     assert frames[2].endswith("\n") and "left" not in frames[2]

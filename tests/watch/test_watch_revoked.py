@@ -99,9 +99,11 @@ def assert_ends_denied(watch: Watch, seat: int) -> None:
 
 def seat_to_move(served: Served, game_id: str, seat: int) -> pb.GameState:
     return wait_until(
-        lambda: (s := served.client.state(game_id)).to_move.kind == pb.Actor.SEAT
-        and s.to_move.seat == seat
-        and s,
+        lambda: (
+            (s := served.client.state(game_id)).to_move.kind == pb.Actor.SEAT
+            and s.to_move.seat == seat
+            and s
+        ),
         60,
         f"seat {seat} to move",
     )

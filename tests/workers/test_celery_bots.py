@@ -75,13 +75,17 @@ def test_timeouts_and_added_bots_are_played_on_celery(celery_client, redis_url, 
     wait_until(lambda: len(timed_out()) >= 2, 60, "two timeouts played by the worker")
     added = celery_client.add_bot(game_id, 1, "random", creator_token=created.creator_token)
     record = wait_until(
-        lambda: (r := celery_client.record(game_id))
-        and any(
-            e.actor.kind == pb.Actor.SEAT and e.actor.seat == 1 and e.ply > added.version
-            and not e.timeout
-            for e in r.entries
-        )
-        and r,
+        lambda: (
+            (r := celery_client.record(game_id))
+            and any(
+                e.actor.kind == pb.Actor.SEAT
+                and e.actor.seat == 1
+                and e.ply > added.version
+                and not e.timeout
+                for e in r.entries
+            )
+            and r
+        ),
         60,
         "the added bot's move on the worker",
     )

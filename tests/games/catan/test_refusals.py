@@ -42,7 +42,11 @@ def test_a_city_where_the_seat_has_no_settlement() -> None:
         Submitting._parse(state, seat, None, f"city {empty}")
     message = str(refused.value)
     assert f"no settlement of yours at {empty}" in message
-    cities = [state.action_to_string(a) for a in state.legal_actions() if a >= R.CITY_BASE and a < R.CITY_BASE + 54]
+    cities = [
+        state.action_to_string(a)
+        for a in state.legal_actions()
+        if a >= R.CITY_BASE and a < R.CITY_BASE + 54
+    ]
     if cities:
         assert "legal city moves now: " + ", ".join(cities) in message
     else:
