@@ -23,6 +23,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.matchmaking.config import QuickPlayConfig
 from services.server import ServerConfig, ServerThread
 from tests.polling import wait_until
+from tests.web.conftest import ARTEFACTS
 
 MAX_CLICKS = 400
 # Cité's quick play: a wait no test run comes near (bob presses while alice is queued);
@@ -128,6 +129,7 @@ def test_alice_and_bob_are_matched_play_cite_out_and_see_their_ratings(
             contexts.append(context)
             page = context.new_page()
             page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             sign_up(page, url, name)
             pages[name] = page
         alice, bob = pages["alice"], pages["bob"]
@@ -143,6 +145,9 @@ def test_alice_and_bob_are_matched_play_cite_out_and_see_their_ratings(
         alice.click("#leave-queue")
         expect(alice.locator("#queue-wait")).to_have_text("")
         expect(alice.locator("#play-now-button")).to_be_enabled()
+        # Leaving is quiet: the aborted call may have taken her out before the DELETE
+        # (which then answers 404: the browser logs it, the page shows nothing).
+        expect(alice.locator("#play-now .error")).to_be_empty()
         key = alice.evaluate("JSON.parse(localStorage.getItem('gamehost.account')).key")
         with Client(paired.target, key=key) as as_alice, pytest.raises(GameError) as left:
             as_alice.leave_queue()
@@ -192,6 +197,16 @@ def test_alice_and_bob_are_matched_play_cite_out_and_see_their_ratings(
             rating = ratings[name]
             assert (rating.game_type, rating.players, rating.games) == ("cite", 2, 1)
             assert rating.mu != pytest.approx(25.0)
+            # The game page said what the game did to the rating: the ordinal's change,
+            # from nothing (a newcomer's ordinal is 0) to the one the archive holds.
+            note = page.locator("#status #rating-change strong")
+            expect(note).to_have_text(f"{rating.ordinal:+.2f}")
+            if name == "bob":  # the note fits a 390 px phone
+                page.set_viewport_size({"width": 390, "height": 844})
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 390, f"the finished game page is {width} px wide"
+            ARTEFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTEFACTS / f"quick_play_cite_{name}.png"), full_page=True)
             page.goto(f"{url}/#/player/{name}")
             row = page.locator('table.ratings tr[data-game-type="cite"][data-players="2"]')
             expect(row.locator("td.games")).to_have_text("1")
@@ -201,7 +216,14 @@ def test_alice_and_bob_are_matched_play_cite_out_and_see_their_ratings(
             mine = page.locator(f'table.my-games tr[data-game-id="{game_id}"]')
             expect(mine).to_have_attribute("data-status", "FINISHED")
             expect(mine).to_contain_text("over · won by")
-        assert not errors, f"errors in the pages: {errors}"
+        # As the page fixture: an EventSource closed by navigation is no script error,
+        # nor the DELETE's 404 the browser logs after Cancel (above).
+        script_errors = [
+            e
+            for e in errors
+            if "EventSource" not in e and "net::" not in e and "Failed to load resource" not in e
+        ]
+        assert not script_errors, f"errors in the pages: {script_errors}"
     finally:
         for context in contexts:
             context.close()
