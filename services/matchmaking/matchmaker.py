@@ -23,6 +23,7 @@ import time
 
 import sqlalchemy as sa
 
+from services.accounts.events import PlayerEvents
 from services.accounts.ratings import ladder_ratings
 from services.accounts.service import AccountService
 from services.errors import AlreadyExists, FailedPrecondition
@@ -65,6 +66,9 @@ class QuickMatchmaker:
     ) -> None:
         self.store, self.host, self.accounts, self.engine = store, host, accounts, engine
         self.config = config
+        # Each seated account's event stream records the game's start, as a JoinGame
+        # with a key does: its end is told even to a stream opened after it.
+        self.events = PlayerEvents(host, accounts)
         self.lease_seconds = lease_seconds
         self.replica = replica_id()
         self._task: asyncio.Task | None = None
@@ -164,5 +168,8 @@ class QuickMatchmaker:
             joiner = Joiner(account.name, account.kind.value, account.seat_secret)
             with contextlib.suppress(FailedPrecondition, AlreadyExists):  # joined before
                 await self.host.join_game(match, seat, "", account=joiner)
+            # Once only (the log keeps one start per game); a failure here fails the
+            # round, and the next one makes the match again from the store.
+            await self.events.started(account.name, match, game_type, seat)
             answers[name] = json.dumps({"game_id": match, "seat": seat, "bots": plan["bots"]})
         await self.store.answer_match(match, answers, ANSWER_SECONDS)

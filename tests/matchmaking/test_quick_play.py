@@ -17,6 +17,7 @@ from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.matchmaking.config import QuickPlayConfig
 from services.server import ServerThread
+from tests.accounts.test_events import Watcher
 from tests.fixtures.http_client import Http
 from tests.matchmaking.conftest import config
 from tests.polling import wait_until
@@ -75,6 +76,21 @@ def test_seats_still_empty_after_the_wait_get_house_levels_and_the_game_is_rated
             carol.hand_over(matched.game_id, matched.token, "random")  # plays to its end
             rating = wait_until(lambda: carol.account("carol").ratings, 120, "carol's rating")
             assert [(r.game_type, r.players, r.games) for r in rating] == [("cite", 2, 1)]
+            # Its event stream, first opened now the game is over, tells its start and
+            # its end with the rating change (quick play recorded the start, as JoinGame).
+            events = Watcher(carol)
+            try:
+                finished, before = events.until(pb.PLAYER_GAME_FINISHED, matched.game_id)
+            finally:
+                events.close()
+            told = [*before, finished]
+            assert [(e.kind, e.game_id, e.seat) for e in told] == [
+                (pb.PLAYER_GAME_STARTED, matched.game_id, matched.seat),
+                (pb.PLAYER_GAME_FINISHED, matched.game_id, matched.seat),
+            ]
+            # A newcomer's ordinal was 0: the change is the ordinal now.
+            assert told[-1].rating_change == pytest.approx(rating[0].ordinal, abs=1e-6)
+            assert told[-1].rating_change != 0
 
 
 def test_leave_queue_ends_the_waiting_call_and_a_dropped_call_leaves(backing):

@@ -130,6 +130,40 @@ export const api = {
     call("POST", "/v1/me/queue", { token: key, body: { gameType, players }, signal }),
   leaveQueue: (key) => call("DELETE", "/v1/me/queue", { token: key }),
 
+  /** The signed-in account's events (GET /v1/me/events, docs/accounts.md), read with
+   * fetch, as an EventSource cannot send the key as the Bearer: onEvent gets each
+   * PlayerEvent (parsed JSON) until it returns true, the stream ends or `signal` aborts. */
+  async playerEvents(key, onEvent, signal) {
+    const url = new URL("/v1/me/events", window.location.origin);
+    let response;
+    try {
+      response = await fetch(url, { headers: { Accept: "text/event-stream", Authorization: `Bearer ${key}` }, signal });
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      throw new ApiError(0, { error: { code: "UNAVAILABLE", message: `server unreachable: ${err.message}` } });
+    }
+    if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => ({})));
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = ""; // one message at most: each is taken out once its blank line came
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+          const lines = buffer.slice(0, end).split("\n");
+          buffer = buffer.slice(end + 2);
+          const name = (lines.find((l) => l.startsWith("event:")) || "").slice(6).trim();
+          const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5)).join("\n");
+          if (name === "rpc-error") throw new ApiError(0, JSON.parse(data));
+          if (name === "player-event" && onEvent(JSON.parse(data))) return;
+        }
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  },
+
   /** EventSource on a game's events; onEvent gets each GameEvent (parsed JSON). */
   watchGame(gameId, token, afterEventId, onEvent, onError, onConnection) {
     const url = new URL(`/v1/games/${enc(gameId)}/events`, window.location.origin);

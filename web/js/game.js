@@ -71,6 +71,10 @@ class GamePage {
     this.connection = "open";
     this.lastUpdate = null;
     this.clearTyped = false;
+    // What the finished game did to the signed-in player's rating: null until asked;
+    // then {pending}, {change} (the ordinal's, from GAME_FINISHED) or {error}.
+    this.rating = null;
+    this.ratingAbort = null;
     this.build();
   }
 
@@ -143,6 +147,7 @@ class GamePage {
     if (this.source) this.source.close();
     clearTimeout(this.playTimer);
     clearTimeout(this.retryTimer);
+    if (this.ratingAbort) this.ratingAbort.abort();
     document.removeEventListener("keydown", this.keyHandler);
   }
 
@@ -528,6 +533,7 @@ class GamePage {
         h("strong", {}, "Game over. "),
         winners.length ? `Won by ${winners.map((s) => seatLabel(state, s)).join(" and ")}. ` : "",
         h("a", { href: `#/replay/${this.gameId}${viewer === null ? "" : `?seat=${viewer}`}` }, "Replay it step by step"),
+        this.ratingNote(viewer),
       );
     } else if (toMove === null) {
       mount(this.el.status, "Waiting…");
@@ -548,6 +554,42 @@ class GamePage {
     } else if (bot === "BOT_WAITING_FOR_CAPACITY") {
       mount(this.el.bot, h("span", { class: "spinner slow", "aria-hidden": "true" }), `${seatLabel(state, toMove)} waits for a free search worker…`);
     }
+  }
+
+  /** " · Your rating +1.23" once a rated game of the signed-in player's seat is
+   * over: its GAME_FINISHED event (GET /v1/me/events) says what the game did to the
+   * ordinal (mu - 3 sigma). Nothing for a spectator, a guest or a game not rated. */
+  ratingNote(viewer) {
+    const account = signedIn();
+    const seat = viewer === null ? null : (this.state.seats || [])[viewer];
+    if (!account || !seat || (seat.account || "").toLowerCase() !== account.name.toLowerCase()) return null;
+    if (!this.rating) this.followRating(account.key);
+    const { change, error } = this.rating;
+    if (error) return h("span", { class: "muted small", id: "rating-change" }, ` · Your rating: ${error}`);
+    if (!change) return null; // still to come, or a game not rated
+    const shown = `${change > 0 ? "+" : ""}${change.toFixed(2)}`;
+    return h("span", { id: "rating-change", "data-change": String(change) }, " · Your rating ", h("strong", {}, shown), " ", h("a", { href: `#/player/${encodeURIComponent(account.name)}` }, "(your page)"));
+  }
+
+  followRating(key) {
+    this.rating = { pending: true };
+    this.ratingAbort = new AbortController();
+    const gameId = this.gameId;
+    let found = null;
+    api
+      .playerEvents(key, (event) => event.kind === "PLAYER_GAME_FINISHED" && event.gameId === gameId && (found = event), this.ratingAbort.signal)
+      .then(
+        () => {
+          if (this.stopped || !found) return;
+          this.rating = { change: Number(found.ratingChange || 0) };
+          this.render();
+        },
+        (err) => {
+          if (this.stopped || err.name === "AbortError") return;
+          this.rating = { error: errorText(err) };
+          this.render();
+        },
+      );
   }
 
   renderActions(legal, game, ctx, finished, playing) {

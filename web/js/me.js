@@ -206,7 +206,9 @@ function playNow(box, account) {
     try {
       await api.leaveQueue(account.key);
     } catch (err) {
-      message.textContent = errorText(err);
+      // NOT_FOUND: out already. The call just aborted takes its account out of the
+      // queue as it ends (or it was matched that moment: the game is under My games).
+      if (err.status !== "NOT_FOUND") message.textContent = errorText(err);
     }
   }
 

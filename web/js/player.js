@@ -52,7 +52,18 @@ function render(root, account, games, ladder) {
               h(
                 "tbody",
                 {},
-                ratings.map((r) => h("tr", {}, h("td", {}, r.gameType), h("td", {}, String(r.players ?? 0)), h("td", {}, String(r.games ?? 0)), h("td", {}, num(r.mu)), h("td", {}, num(r.sigma)), h("td", {}, num(r.ordinal)))),
+                ratings.map((r) =>
+                  h(
+                    "tr",
+                    { dataset: { gameType: r.gameType, players: String(r.players ?? 0) } },
+                    h("td", {}, r.gameType),
+                    h("td", {}, String(r.players ?? 0)),
+                    h("td", { class: "games" }, String(r.games ?? 0)),
+                    h("td", { class: "mu" }, num(r.mu)),
+                    h("td", { class: "sigma" }, num(r.sigma)),
+                    h("td", { class: "ordinal" }, num(r.ordinal)),
+                  ),
+                ),
               ),
             )
           : h("p", { class: "muted no-ratings" }, "No rating yet: ratings come from rated games."),
