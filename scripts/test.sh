@@ -101,6 +101,7 @@ fi
 echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .  # the brief: run ruff before committing; CI holds it
 .venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
 .venv/bin/pytest "$@"
 # The whole suite above ran the compiled engines (where the install compiled them);

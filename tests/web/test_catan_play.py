@@ -56,7 +56,9 @@ def _discard(page: Page) -> None:
     counter = page.locator("#discard-count")
     need = int(counter.inner_text().split(" of ")[1].split()[0])
     for _ in range(need):
-        page.locator('#discard-picker button[aria-label^="one"][aria-label$="more"]:enabled').first.click()
+        page.locator(
+            '#discard-picker button[aria-label^="one"][aria-label$="more"]:enabled'
+        ).first.click()
     expect(counter).to_have_text(f"{need} of {need} chosen")
     page.click("#discard-submit")
 
@@ -225,7 +227,12 @@ def test_a_dropped_feed_shows_a_banner_and_resumes(
     reconnecting and that the moves shown may be stale, then resumes from the last event
     id once a server answers again, with the move made meanwhile."""
     config = ServerConfig(
-        port=0, http_port=0, bot_workers=1, rate_limit=0, redis_url=redis_url, redis_prefix=redis_prefix
+        port=0,
+        http_port=0,
+        bot_workers=1,
+        rate_limit=0,
+        redis_url=redis_url,
+        redis_prefix=redis_prefix,
     )
     with ServerThread(config) as first, Client(first.target) as client:
         created = client.create_game("catan", ["human", "human", "human"], seed=3)
@@ -256,7 +263,9 @@ def test_a_dropped_feed_shows_a_banner_and_resumes(
         expect(banner).to_be_hidden(timeout=60_000)
         expect(page.locator("#game")).to_have_attribute("data-version", str(reply.version))
         assert str(reply.version) != version
-        expect(page.locator("#log li")).to_have_count(len(client.record(created.game_id).entries) + 4)
+        expect(page.locator("#log li")).to_have_count(
+            len(client.record(created.game_id).entries) + 4
+        )
 
 
 def test_bot_moves_play_out_one_by_one_with_the_last_highlighted(
@@ -318,7 +327,10 @@ def test_discard_picker_and_bank_trade_take_one_submit_each(
     game_id = created.game_id
     tokens = [grpc_client.join(game_id, s).token for s in range(3)]
     state = _play_until(
-        grpc_client, game_id, tokens, lambda s: any(a.notation.startswith("discard") for a in s.legal_actions)
+        grpc_client,
+        game_id,
+        tokens,
+        lambda s: any(a.notation.startswith("discard") for a in s.legal_actions),
     )
     need = state.catan.discard_left
     cards = state.catan.players[0].resource_count
@@ -356,8 +368,12 @@ def test_discard_picker_and_bank_trade_take_one_submit_each(
     expect(page.locator('#actions button.action[data-notation^="bank"]').first).to_be_hidden()
     page.click("#trade-builder summary")
     for _ in range(int(rate)):
-        page.click(f'#trade-builder .trade-side:first-of-type [data-resource="{give}"] button[aria-label$="more"]')
-    page.locator(".trade-side").nth(1).locator(f'[data-resource="{get}"] button[aria-label$="more"]').click()
+        page.click(
+            f'#trade-builder .trade-side:first-of-type [data-resource="{give}"] button[aria-label$="more"]'
+        )
+    page.locator(".trade-side").nth(1).locator(
+        f'[data-resource="{get}"] button[aria-label$="more"]'
+    ).click()
     expect(page.locator("#trade-bank")).to_be_enabled()
     page.click("#trade-bank")
     expect(page.locator("#trade-builder")).not_to_have_attribute("open", "")

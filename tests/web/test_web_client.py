@@ -228,9 +228,7 @@ def test_an_indicator_shows_while_a_bot_searches(
 def test_replay_steps_through_a_finished_game(
     page: Page, base_url: str, grpc_client: Client
 ) -> None:
-    created = grpc_client.create_game(
-        "cite", ["bot:random"] * 3, {"round_limit": 2}, seed=12
-    )
+    created = grpc_client.create_game("cite", ["bot:random"] * 3, {"round_limit": 2}, seed=12)
     kinds = [event.kind for event in grpc_client.watch(created.game_id)]  # ends with the game
     assert kinds[-1] == gamehost_pb2.GAME_FINISHED
     record = grpc_client.record(created.game_id, include_views=True)
