@@ -74,13 +74,91 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Run:
-    def __init__(self, stub: pb_grpc.GameHostStub, leave_within: float) -> None:
+    def __init__(
+        self, stub: pb_grpc.GameHostStub, leave_within: float, play_every: int, idle: float
+    ) -> None:
         self.stub, self.leave_within = stub, leave_within
         self.waits: list[float] = []  # seconds to a match, per matched account
         self.games: dict[str, tuple[int, int]] = {}  # game id -> (seats, house seats)
         self.left = 0
         self.errors: list[str] = []
         self.last_answer = 0.0
+        self.play_every, self.idle = play_every, idle
+        # (game id, version) -> (when SubmitAction answered, who moved), and -> (when
+        # YOUR_TURN arrived, to whom, when its stream had told the game's start): the
+        # two ends of one delay, whichever came first (the event may beat the answer).
+        self.moves: dict[tuple[str, int], tuple[float, str]] = {}
+        self.turns: dict[tuple[str, int], tuple[float, str, float]] = {}
+        self.turn_delays: list[float] = []  # seconds, per move timed
+        self.played_games: set[str] = set()
+
+    def plays_itself(self, game_id: str, queue: tuple[str, int], bots: int) -> bool:
+        """Whether this matched game's accounts play it themselves, each with a
+        WatchPlayer stream: one Cité game in ``play_every`` of two accounts (each seat's
+        account decides alike, from the game id)."""
+        sampled = self.play_every > 0 and int(game_id, 16) % self.play_every == 0
+        return queue == ("cite", 2) and bots == 0 and sampled
+
+    async def play(self, me: str, auth: tuple, game_id: str, token: str) -> None:
+        """Play the seat from the account's event stream: on each YOUR_TURN of the game,
+        a random legal action. Times each YOUR_TURN from the other player's move that
+        led to it, when this stream had told the game's start before that move."""
+        self.played_games.add(game_id)
+        stream = self.stub.WatchPlayer(pb.WatchPlayerRequest(), metadata=auth)
+        ready = float("inf")  # when this stream told the game's start
+        events = aiter(stream)
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(anext(events), self.idle)
+                except (TimeoutError, StopAsyncIteration):
+                    self.errors.append(f"WatchPlayer: no news of {game_id} for {self.idle} s")
+                    return
+                arrived = time.monotonic()
+                if event.game_id != game_id:
+                    continue
+                if event.kind == pb.PLAYER_GAME_STARTED:
+                    ready = min(ready, arrived)
+                elif event.kind == pb.PLAYER_GAME_FINISHED:
+                    return
+                elif event.kind == pb.PLAYER_YOUR_TURN:
+                    self.timed((game_id, event.version), turn=(arrived, me, ready))
+                    await self.move(game_id, token, event.version, me)
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"WatchPlayer: {exc.code().name}: {exc.details()}")
+        finally:
+            stream.cancel()
+
+    async def move(self, game_id: str, token: str, version: int, me: str) -> None:
+        state = await self.stub.GetState(pb.GetStateRequest(game_id=game_id, token=token))
+        if state.version != version or not state.legal_actions:
+            return  # told late: a newer YOUR_TURN follows
+        action = random.choice(state.legal_actions)
+        try:
+            answer = await self.stub.SubmitAction(
+                pb.SubmitActionRequest(
+                    game_id=game_id,
+                    token=token,
+                    expected_version=version,
+                    action_id=action.id,
+                    request_id=uuid.uuid4().hex,
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"SubmitAction: {exc.code().name}: {exc.details()}")
+            return
+        self.timed((game_id, answer.version), move=(time.monotonic(), me))
+
+    def timed(self, at: tuple[str, int], move=None, turn=None) -> None:
+        """One end of a move's delay; the delay, once both ends are in, when the YOUR_TURN
+        went to the other player and its stream had told the game's start before the move
+        was answered (a stream opened later tells an older turn on opening)."""
+        move = self.moves.setdefault(at, move) if move else self.moves.get(at)
+        turn = self.turns.setdefault(at, turn) if turn else self.turns.get(at)
+        if move is not None and turn is not None and turn[1] != move[1] and turn[2] < move[0]:
+            self.turn_delays.append(turn[0] - move[0])
+            del self.moves[at], self.turns[at]
 
     async def account(self, name: str, key: str, queue: tuple[str, int], at: float) -> None:
         await asyncio.sleep(at)
@@ -113,6 +191,9 @@ class Run:
         self.waits.append(time.monotonic() - started)
         self.last_answer = time.monotonic()
         self.games[matched.game_id] = (queue[1], matched.bots)
+        if self.plays_itself(matched.game_id, queue, matched.bots):
+            await self.play(name, auth, matched.game_id, matched.token)
+            return
         try:
             await self.stub.HandOverSeat(
                 pb.HandOverSeatRequest(
@@ -135,7 +216,7 @@ def rated_games(engine: sa.Engine) -> int:
 
 async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engine) -> dict:
     channel = grpc.aio.insecure_channel(target)
-    run = Run(pb_grpc.GameHostStub(channel), args.leave_within)
+    run = Run(pb_grpc.GameHostStub(channel), args.leave_within, args.play_every, args.idle)
     started = time.monotonic()
     await asyncio.gather(
         *(
@@ -171,6 +252,10 @@ async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engin
         "games left unfinished": len(run.games) - rated,
         "window s": round(elapsed, 1),
         "rated games an hour": round(rated * 3600 / elapsed),
+        "games played by their accounts": len(run.played_games),
+        "moves timed": len(run.turn_delays),
+        "your turn delay p50 s": round(percentile(run.turn_delays, 0.5), 3),
+        "your turn delay p99 s": round(percentile(run.turn_delays, 0.99), 3),
         "errors": len(run.errors),
         "error samples": run.errors[:5],
     }
@@ -188,6 +273,12 @@ def main() -> None:
         "--idle", type=float, default=60.0, help="stop once no game was rated for this long"
     )
     parser.add_argument("--house", default="random", help="serve --quick-play-house")
+    parser.add_argument(
+        "--play-every",
+        type=int,
+        default=4,
+        help="one Cité game of two accounts in this many is played by its accounts (0: none)",
+    )
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--seed", type=int, default=1)
