@@ -3,7 +3,8 @@ client, queue for Cité 2p and Catan 4p (half each) against one `gamehost serve`
 Redis and PostgreSQL on this machine; half of them leave early. Then the figures.
 
     .venv/bin/python benchmarks/quick_play.py [--accounts 1000] [--arrivals 120]
-        [--wait 20] [--idle 60] [--house random] [--postgres URL] [--redis URL]
+        [--wait 20] [--idle 60] [--house random] [--play-every 4] [--postgres URL]
+        [--redis URL]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The accounts are made in the archive
@@ -13,7 +14,10 @@ for the same reason. Each account arrives at a random moment within ``--arrivals
 seconds and calls Matchmake; one in two is a leaver: at a random moment within
 ``--leave-within`` seconds of its call it leaves, half of them with LeaveQueue and half by dropping the call (a leaver
 matched before that moment plays). A matched account hands its seat to the random
-level at once, so its game plays out on its own and is rated. It prints:
+level at once, so its game plays out on its own and is rated, except in a sample: one
+Cité game of two accounts in ``--play-every`` is played by its two accounts, each from
+its own WatchPlayer stream (on each YOUR_TURN, GetState and a random legal action).
+It prints:
 
 - time to a match, p50 and p99: from a Matchmake call to its answer, over the
   accounts matched;
@@ -26,8 +30,13 @@ level at once, so its game plays out on its own and is rated. It prints:
   expected; so is a LeaveQueue NOT_FOUND for a leaver matched meanwhile), and seats
   that could not be handed over. The goal is 0.
 
-Not measured here: the event stream's delay from a move to the next player's "your
-turn" (issue 60's per-player stream is another developer's part).
+- the event stream's delay from a move to the next player's "your turn", p50 and p99,
+  over the sampled games' moves: from the SubmitAction answer of one account's move
+  to the arrival, on the other account's WatchPlayer stream, of the YOUR_TURN at the
+  version that answer gave (one clock: this machine's). A move is timed only when the
+  next player's stream had told the game's start before the move was answered (a
+  stream opened later tells an older turn as it opens); the event may beat the
+  answer, which gives a delay below 0.
 """
 
 from __future__ import annotations
