@@ -36,7 +36,11 @@ It prints:
   version that answer gave (one clock: this machine's). A move is timed only when the
   next player's stream had told the game's start before the move was answered (a
   stream opened later tells an older turn as it opens); the event may beat the
-  answer, which gives a delay below 0.
+  answer, which gives a delay below 0. The same delay in two parts, by this machine's
+  wall clock: to the event's ``at`` (the server wrote it to the account's log), and
+  from then to its arrival. A sampled seat with no news for ``QUIET`` s, not to move,
+  has an away opponent (it dropped its call as it was matched): it is handed to the
+  random level and counted.
 """
 
 from __future__ import annotations
@@ -69,6 +73,9 @@ from services.archive import database
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QUEUES = (("cite", 2), ("catan", 4))
+# A sampled game's seat with no news this long: its other account is away (or its
+# YOUR_TURN was lost: an error). Moves come within a second; the turn timer's 60 s.
+QUIET = 30.0
 
 
 def free_port() -> int:
@@ -83,22 +90,25 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Run:
-    def __init__(
-        self, stub: pb_grpc.GameHostStub, leave_within: float, play_every: int, idle: float
-    ) -> None:
+    def __init__(self, stub: pb_grpc.GameHostStub, leave_within: float, play_every: int) -> None:
         self.stub, self.leave_within = stub, leave_within
         self.waits: list[float] = []  # seconds to a match, per matched account
         self.games: dict[str, tuple[int, int]] = {}  # game id -> (seats, house seats)
         self.left = 0
         self.errors: list[str] = []
         self.last_answer = 0.0
-        self.play_every, self.idle = play_every, idle
+        self.play_every = play_every
         # (game id, version) -> (when SubmitAction answered, who moved), and -> (when
         # YOUR_TURN arrived, to whom, when its stream had told the game's start): the
         # two ends of one delay, whichever came first (the event may beat the answer).
         self.moves: dict[tuple[str, int], tuple[float, str]] = {}
-        self.turns: dict[tuple[str, int], tuple[float, str, float]] = {}
+        self.turns: dict[tuple[str, int], tuple[float, str, float, float, float]] = {}
         self.turn_delays: list[float] = []  # seconds, per move timed
+        # The same delays in two parts, by wall clock: from the answer to the event's
+        # `at` (the server wrote it to the account's log), and from then to its arrival.
+        self.to_log: list[float] = []
+        self.to_client: list[float] = []
+        self.absent: set[str] = set()  # sampled games whose other account never played
         self.played_games: set[str] = set()
 
     def plays_itself(self, game_id: str, queue: tuple[str, int], bots: int) -> bool:
@@ -119,11 +129,14 @@ class Run:
         try:
             while True:
                 try:
-                    event = await asyncio.wait_for(anext(events), self.idle)
-                except (TimeoutError, StopAsyncIteration):
-                    self.errors.append(f"WatchPlayer: no news of {game_id} for {self.idle} s")
+                    event = await asyncio.wait_for(anext(events), QUIET)
+                except StopAsyncIteration:
+                    self.errors.append(f"WatchPlayer: ended before {game_id} did")
                     return
-                arrived = time.monotonic()
+                except TimeoutError:
+                    await self.quiet(game_id, token)
+                    return
+                arrived, arrived_at = time.monotonic(), time.time()
                 if event.game_id != game_id:
                     continue
                 if event.kind == pb.PLAYER_GAME_STARTED:
@@ -131,7 +144,8 @@ class Run:
                 elif event.kind == pb.PLAYER_GAME_FINISHED:
                     return
                 elif event.kind == pb.PLAYER_YOUR_TURN:
-                    self.timed((game_id, event.version), turn=(arrived, me, ready))
+                    turn = (arrived, me, ready, event.at, arrived_at)
+                    self.timed((game_id, event.version), turn=turn)
                     await self.move(game_id, token, event.version, me)
         except grpc.aio.AioRpcError as exc:
             self.errors.append(f"WatchPlayer: {exc.code().name}: {exc.details()}")
@@ -140,8 +154,9 @@ class Run:
 
     async def move(self, game_id: str, token: str, version: int, me: str) -> None:
         state = await self.stub.GetState(pb.GetStateRequest(game_id=game_id, token=token))
-        if state.version != version or not state.legal_actions:
-            return  # told late: a newer YOUR_TURN follows
+        if not state.legal_actions:
+            return  # told late (moved since, by the turn timer's fallback)
+        version = state.version  # the same, or a chance step later
         action = random.choice(state.legal_actions)
         try:
             answer = await self.stub.SubmitAction(
@@ -157,7 +172,26 @@ class Run:
         except grpc.aio.AioRpcError as exc:
             self.errors.append(f"SubmitAction: {exc.code().name}: {exc.details()}")
             return
-        self.timed((game_id, answer.version), move=(time.monotonic(), me))
+        self.timed((game_id, answer.version), move=(time.monotonic(), me, time.time()))
+
+    async def quiet(self, game_id: str, token: str) -> None:
+        """No news of the game for ``QUIET`` s: an error if the seat is to move (its
+        YOUR_TURN was never told), else the other account is away (it dropped its call
+        just as it was matched): the seat goes to the random level, as unsampled seats do."""
+        state = await self.stub.GetState(pb.GetStateRequest(game_id=game_id, token=token))
+        if state.legal_actions:
+            self.errors.append(f"WatchPlayer: YOUR_TURN at {game_id} v{state.version} untold")
+            return
+        self.absent.add(game_id)
+        try:
+            await self.stub.HandOverSeat(
+                pb.HandOverSeatRequest(
+                    game_id=game_id, token=token, bot_level="random", request_id=uuid.uuid4().hex
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"HandOverSeat: {exc.code().name}: {exc.details()}")
 
     def timed(self, at: tuple[str, int], move=None, turn=None) -> None:
         """One end of a move's delay; the delay, once both ends are in, when the YOUR_TURN
@@ -167,6 +201,8 @@ class Run:
         turn = self.turns.setdefault(at, turn) if turn else self.turns.get(at)
         if move is not None and turn is not None and turn[1] != move[1] and turn[2] < move[0]:
             self.turn_delays.append(turn[0] - move[0])
+            self.to_log.append(turn[3] - move[2])  # the server logged the YOUR_TURN
+            self.to_client.append(turn[4] - turn[3])  # the stream brought it over
             del self.moves[at], self.turns[at]
 
     async def account(self, name: str, key: str, queue: tuple[str, int], at: float) -> None:
@@ -225,7 +261,7 @@ def rated_games(engine: sa.Engine) -> int:
 
 async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engine) -> dict:
     channel = grpc.aio.insecure_channel(target)
-    run = Run(pb_grpc.GameHostStub(channel), args.leave_within, args.play_every, args.idle)
+    run = Run(pb_grpc.GameHostStub(channel), args.leave_within, args.play_every)
     started = time.monotonic()
     await asyncio.gather(
         *(
@@ -262,9 +298,16 @@ async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engin
         "window s": round(elapsed, 1),
         "rated games an hour": round(rated * 3600 / elapsed),
         "games played by their accounts": len(run.played_games),
+        "of them handed over, the other account away": len(run.absent),
         "moves timed": len(run.turn_delays),
         "your turn delay p50 s": round(percentile(run.turn_delays, 0.5), 3),
         "your turn delay p99 s": round(percentile(run.turn_delays, 0.99), 3),
+        "move answered to turn logged p50 / p99 s": [
+            round(percentile(run.to_log, q), 3) for q in (0.5, 0.99)
+        ],
+        "turn logged to its arrival p50 / p99 s": [
+            round(percentile(run.to_client, q), 3) for q in (0.5, 0.99)
+        ],
         "errors": len(run.errors),
         "error samples": run.errors[:5],
     }
