@@ -3,7 +3,8 @@ client, queue for Cité 2p and Catan 4p (half each) against one `gamehost serve`
 Redis and PostgreSQL on this machine; half of them leave early. Then the figures.
 
     .venv/bin/python benchmarks/quick_play.py [--accounts 1000] [--arrivals 120]
-        [--wait 20] [--idle 60] [--house random] [--postgres URL] [--redis URL]
+        [--wait 20] [--idle 60] [--house random] [--play-every 4] [--postgres URL]
+        [--redis URL]
 
 It makes a scratch PostgreSQL database (dropped afterwards) and uses a key prefix of
 its own on the Redis (removed afterwards). The accounts are made in the archive
@@ -13,7 +14,10 @@ for the same reason. Each account arrives at a random moment within ``--arrivals
 seconds and calls Matchmake; one in two is a leaver: at a random moment within
 ``--leave-within`` seconds of its call it leaves, half of them with LeaveQueue and half by dropping the call (a leaver
 matched before that moment plays). A matched account hands its seat to the random
-level at once, so its game plays out on its own and is rated. It prints:
+level at once, so its game plays out on its own and is rated, except in a sample: one
+Cité game of two accounts in ``--play-every`` is played by its two accounts, each from
+its own WatchPlayer stream (on each YOUR_TURN, GetState and a random legal action).
+It prints:
 
 - time to a match, p50 and p99: from a Matchmake call to its answer, over the
   accounts matched;
@@ -26,8 +30,17 @@ level at once, so its game plays out on its own and is rated. It prints:
   expected; so is a LeaveQueue NOT_FOUND for a leaver matched meanwhile), and seats
   that could not be handed over. The goal is 0.
 
-Not measured here: the event stream's delay from a move to the next player's "your
-turn" (issue 60's per-player stream is another developer's part).
+- the event stream's delay from a move to the next player's "your turn", p50 and p99,
+  over the sampled games' moves: from the SubmitAction answer of one account's move
+  to the arrival, on the other account's WatchPlayer stream, of the YOUR_TURN at the
+  version that answer gave (one clock: this machine's). A move is timed only when the
+  next player's stream had told the game's start before the move was answered (a
+  stream opened later tells an older turn as it opens); the event may beat the
+  answer, which gives a delay below 0. The same delay in two parts, by this machine's
+  wall clock: to the event's ``at`` (the server wrote it to the account's log), and
+  from then to its arrival. A sampled seat with no news for ``QUIET`` s, not to move,
+  has an away opponent (it dropped its call as it was matched): it is handed to the
+  random level and counted.
 """
 
 from __future__ import annotations
@@ -60,6 +73,9 @@ from services.archive import database
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QUEUES = (("cite", 2), ("catan", 4))
+# A sampled game's seat with no news this long: its other account is away (or its
+# YOUR_TURN was lost: an error). Moves come within a second; the turn timer's 60 s.
+QUIET = 30.0
 
 
 def free_port() -> int:
@@ -74,13 +90,120 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Run:
-    def __init__(self, stub: pb_grpc.GameHostStub, leave_within: float) -> None:
+    def __init__(self, stub: pb_grpc.GameHostStub, leave_within: float, play_every: int) -> None:
         self.stub, self.leave_within = stub, leave_within
         self.waits: list[float] = []  # seconds to a match, per matched account
         self.games: dict[str, tuple[int, int]] = {}  # game id -> (seats, house seats)
         self.left = 0
         self.errors: list[str] = []
         self.last_answer = 0.0
+        self.play_every = play_every
+        # (game id, version) -> (when SubmitAction answered, who moved), and -> (when
+        # YOUR_TURN arrived, to whom, when its stream had told the game's start): the
+        # two ends of one delay, whichever came first (the event may beat the answer).
+        self.moves: dict[tuple[str, int], tuple[float, str]] = {}
+        self.turns: dict[tuple[str, int], tuple[float, str, float, float, float]] = {}
+        self.turn_delays: list[float] = []  # seconds, per move timed
+        # The same delays in two parts, by wall clock: from the answer to the event's
+        # `at` (the server wrote it to the account's log), and from then to its arrival.
+        self.to_log: list[float] = []
+        self.to_client: list[float] = []
+        self.absent: set[str] = set()  # sampled games whose other account never played
+        self.played_games: set[str] = set()
+
+    def plays_itself(self, game_id: str, queue: tuple[str, int], bots: int) -> bool:
+        """Whether this matched game's accounts play it themselves, each with a
+        WatchPlayer stream: one Cité game in ``play_every`` of two accounts (each seat's
+        account decides alike, from the game id)."""
+        sampled = self.play_every > 0 and int(game_id, 16) % self.play_every == 0
+        return queue == ("cite", 2) and bots == 0 and sampled
+
+    async def play(self, me: str, auth: tuple, game_id: str, token: str) -> None:
+        """Play the seat from the account's event stream: on each YOUR_TURN of the game,
+        a random legal action. Times each YOUR_TURN from the other player's move that
+        led to it, when this stream had told the game's start before that move."""
+        self.played_games.add(game_id)
+        stream = self.stub.WatchPlayer(pb.WatchPlayerRequest(), metadata=auth)
+        ready = float("inf")  # when this stream told the game's start
+        events = aiter(stream)
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(anext(events), QUIET)
+                except StopAsyncIteration:
+                    self.errors.append(f"WatchPlayer: ended before {game_id} did")
+                    return
+                except TimeoutError:
+                    await self.quiet(game_id, token)
+                    return
+                arrived, arrived_at = time.monotonic(), time.time()
+                if event.game_id != game_id:
+                    continue
+                if event.kind == pb.PLAYER_GAME_STARTED:
+                    ready = min(ready, arrived)
+                elif event.kind == pb.PLAYER_GAME_FINISHED:
+                    return
+                elif event.kind == pb.PLAYER_YOUR_TURN:
+                    turn = (arrived, me, ready, event.at, arrived_at)
+                    self.timed((game_id, event.version), turn=turn)
+                    await self.move(game_id, token, event.version, me)
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"WatchPlayer: {exc.code().name}: {exc.details()}")
+        finally:
+            stream.cancel()
+
+    async def move(self, game_id: str, token: str, version: int, me: str) -> None:
+        state = await self.stub.GetState(pb.GetStateRequest(game_id=game_id, token=token))
+        if not state.legal_actions:
+            return  # told late (moved since, by the turn timer's fallback)
+        version = state.version  # the same, or a chance step later
+        action = random.choice(state.legal_actions)
+        try:
+            answer = await self.stub.SubmitAction(
+                pb.SubmitActionRequest(
+                    game_id=game_id,
+                    token=token,
+                    expected_version=version,
+                    action_id=action.id,
+                    request_id=uuid.uuid4().hex,
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"SubmitAction: {exc.code().name}: {exc.details()}")
+            return
+        self.timed((game_id, answer.version), move=(time.monotonic(), me, time.time()))
+
+    async def quiet(self, game_id: str, token: str) -> None:
+        """No news of the game for ``QUIET`` s: an error if the seat is to move (its
+        YOUR_TURN was never told), else the other account is away (it dropped its call
+        just as it was matched): the seat goes to the random level, as unsampled seats do."""
+        state = await self.stub.GetState(pb.GetStateRequest(game_id=game_id, token=token))
+        if state.legal_actions:
+            self.errors.append(f"WatchPlayer: YOUR_TURN at {game_id} v{state.version} untold")
+            return
+        self.absent.add(game_id)
+        try:
+            await self.stub.HandOverSeat(
+                pb.HandOverSeatRequest(
+                    game_id=game_id, token=token, bot_level="random", request_id=uuid.uuid4().hex
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as exc:
+            self.errors.append(f"HandOverSeat: {exc.code().name}: {exc.details()}")
+
+    def timed(self, at: tuple[str, int], move=None, turn=None) -> None:
+        """One end of a move's delay; the delay, once both ends are in, when the YOUR_TURN
+        went to the other player and its stream had told the game's start before the move
+        was answered (a stream opened later tells an older turn on opening)."""
+        move = self.moves.setdefault(at, move) if move else self.moves.get(at)
+        turn = self.turns.setdefault(at, turn) if turn else self.turns.get(at)
+        if move is not None and turn is not None and turn[1] != move[1] and turn[2] < move[0]:
+            self.turn_delays.append(turn[0] - move[0])
+            self.to_log.append(turn[3] - move[2])  # the server logged the YOUR_TURN
+            self.to_client.append(turn[4] - turn[3])  # the stream brought it over
+            del self.moves[at], self.turns[at]
 
     async def account(self, name: str, key: str, queue: tuple[str, int], at: float) -> None:
         await asyncio.sleep(at)
@@ -113,6 +236,9 @@ class Run:
         self.waits.append(time.monotonic() - started)
         self.last_answer = time.monotonic()
         self.games[matched.game_id] = (queue[1], matched.bots)
+        if self.plays_itself(matched.game_id, queue, matched.bots):
+            await self.play(name, auth, matched.game_id, matched.token)
+            return
         try:
             await self.stub.HandOverSeat(
                 pb.HandOverSeatRequest(
@@ -135,7 +261,7 @@ def rated_games(engine: sa.Engine) -> int:
 
 async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engine) -> dict:
     channel = grpc.aio.insecure_channel(target)
-    run = Run(pb_grpc.GameHostStub(channel), args.leave_within)
+    run = Run(pb_grpc.GameHostStub(channel), args.leave_within, args.play_every)
     started = time.monotonic()
     await asyncio.gather(
         *(
@@ -171,6 +297,17 @@ async def drive(args, target: str, keys: list[tuple[str, str]], engine: sa.Engin
         "games left unfinished": len(run.games) - rated,
         "window s": round(elapsed, 1),
         "rated games an hour": round(rated * 3600 / elapsed),
+        "games played by their accounts": len(run.played_games),
+        "of them handed over, the other account away": len(run.absent),
+        "moves timed": len(run.turn_delays),
+        "your turn delay p50 s": round(percentile(run.turn_delays, 0.5), 3),
+        "your turn delay p99 s": round(percentile(run.turn_delays, 0.99), 3),
+        "move answered to turn logged p50 / p99 s": [
+            round(percentile(run.to_log, q), 3) for q in (0.5, 0.99)
+        ],
+        "turn logged to its arrival p50 / p99 s": [
+            round(percentile(run.to_client, q), 3) for q in (0.5, 0.99)
+        ],
         "errors": len(run.errors),
         "error samples": run.errors[:5],
     }
@@ -188,6 +325,12 @@ def main() -> None:
         "--idle", type=float, default=60.0, help="stop once no game was rated for this long"
     )
     parser.add_argument("--house", default="random", help="serve --quick-play-house")
+    parser.add_argument(
+        "--play-every",
+        type=int,
+        default=4,
+        help="one Cité game of two accounts in this many is played by its accounts (0: none)",
+    )
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--seed", type=int, default=1)
