@@ -1330,20 +1330,36 @@ class Ladder(_message.Message):
     def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., standings: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ..., house: _Optional[_Iterable[str]] = ..., standings_text: _Optional[str] = ..., ladders: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AccountRating(_message.Message):
-    __slots__ = ("game_type", "players", "mu", "sigma", "ordinal", "games")
+    __slots__ = ("game_type", "players", "mu", "sigma", "ordinal", "games", "history")
     GAME_TYPE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     ORDINAL_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     game_type: str
     players: int
     mu: float
     sigma: float
     ordinal: float
     games: int
-    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+    history: _containers.RepeatedCompositeFieldContainer[RatingPoint]
+    def __init__(self, game_type: _Optional[str] = ..., players: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., games: _Optional[int] = ..., history: _Optional[_Iterable[_Union[RatingPoint, _Mapping]]] = ...) -> None: ...
+
+class RatingPoint(_message.Message):
+    __slots__ = ("game_id", "rated_at", "mu", "sigma", "ordinal")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    RATED_AT_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    rated_at: float
+    mu: float
+    sigma: float
+    ordinal: float
+    def __init__(self, game_id: _Optional[str] = ..., rated_at: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ...) -> None: ...
 
 class Account(_message.Message):
     __slots__ = ("name", "kind", "ratings", "games_played", "created_at", "revoked")

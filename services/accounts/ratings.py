@@ -17,8 +17,10 @@ from enum import StrEnum
 import sqlalchemy as sa
 
 from services.accounts.schema import rating_changes, ratings
+from services.archive.schema import games
 from services.archive.sql import insert_or_ignore
 from services.kinds import SeatControl
+from services.limits import access
 from services.stores import Snapshot
 from services.stores.records import GameMeta
 from services.tournament.ratings import new_rating, rate_game, rating
@@ -76,6 +78,24 @@ class RatingChange:
     @property
     def ordinal_change(self) -> float:
         return (self.mu - 3 * self.sigma) - (self.mu_before - 3 * self.sigma_before)
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """An account's rating after one rated game: a point of its rating over time."""
+
+    game_id: str
+    rated_at: float  # Unix seconds
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+# The points GetAccount gives per game and player count: the newest rated games'.
+HISTORY_POINTS = 100
 
 
 def ladder_of(game_type: str, players: int) -> str:
@@ -214,3 +234,40 @@ def ladder_ratings(engine: sa.Engine, ladder: str, names: Sequence[str]) -> dict
             sa.select(ratings).where(ratings.c.ladder == ladder, ratings.c.name.in_(list(names)))
         ).all()
     return {r.name: Rating(r.ladder, r.name, r.mu, r.sigma, r.games) for r in rows}
+
+
+def history_of(
+    engine: sa.Engine, name: str, ladders: Sequence[str], limit: int = HISTORY_POINTS
+) -> dict[str, list[RatingPoint]]:
+    """``name``'s rating after each of its newest ``limit`` rated games on each of
+    ``ladders``, oldest first (its first seat's row when it held several). A game not
+    open to anyone (private, or no spectators) keeps its point without its id: bulk
+    reads hold such games back (``access.open_to_anyone``)."""
+    first = rating_changes.alias("first")
+    first_seat = (
+        sa.select(sa.func.min(first.c.seat))
+        .where(first.c.game_id == rating_changes.c.game_id, first.c.name == name)
+        .scalar_subquery()
+    )
+    is_open = sa.and_(*[games.c[f].is_(v) for f, v in access.OPEN_TO_ANYONE.items()])
+    found: dict[str, list[RatingPoint]] = {}
+    with engine.connect() as connection:
+        for ladder in ladders:
+            rows = connection.execute(
+                sa.select(rating_changes, is_open.label("open"))
+                .select_from(
+                    rating_changes.outerjoin(games, games.c.game_id == rating_changes.c.game_id)
+                )
+                .where(
+                    rating_changes.c.name == name,
+                    rating_changes.c.ladder == ladder,
+                    rating_changes.c.seat == first_seat,
+                )
+                .order_by(rating_changes.c.rated_at.desc(), rating_changes.c.game_id.desc())
+                .limit(limit)
+            ).all()
+            found[ladder] = [
+                RatingPoint(r.game_id if r.open else "", _seconds(r.rated_at), r.mu, r.sigma)
+                for r in reversed(rows)
+            ]
+    return found

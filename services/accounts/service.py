@@ -10,7 +10,14 @@ import hmac
 import sqlalchemy as sa
 
 from services.accounts.accounts import Account, AccountKind, Accounts, check_name
-from services.accounts.ratings import Rating, RatingChange, rating_change, ratings_of
+from services.accounts.ratings import (
+    Rating,
+    RatingChange,
+    RatingPoint,
+    history_of,
+    rating_change,
+    ratings_of,
+)
 from services.errors import FailedPrecondition, NotFound, PermissionDenied, Unauthenticated
 
 CREATIONS_PER_HOUR = 10  # human accounts a client (its API key, else its address) creates
@@ -77,6 +84,11 @@ class AccountService:
     async def ratings(self, name: str) -> list[Rating]:
         """``name``'s ratings, one per game and player count it was rated in."""
         return await asyncio.to_thread(ratings_of, self.accounts.engine, name)
+
+    async def history(self, name: str, ladders: list[str]) -> dict[str, list[RatingPoint]]:
+        """``name``'s rating after each of its newest rated games (HISTORY_POINTS at most)
+        on each of ``ladders``, oldest first."""
+        return await asyncio.to_thread(history_of, self.accounts.engine, name, ladders)
 
     async def rating_change(self, game_id: str, name: str) -> RatingChange | None:
         """What rated game ``game_id`` did to ``name``'s rating (None: not rated, or not

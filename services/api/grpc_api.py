@@ -477,9 +477,10 @@ class GameHostServicer(pb_grpc.GameHostServicer):
 
     async def _account_message(self, account: Account) -> pb.Account:
         """The account with its ratings (one per game and player count, a bot's ladder
-        among them); games played: a bot's rated ladder games, a human's archived games."""
+        among them, each with its newest rated games' points); games played: a bot's rated ladder games, a human's archived games."""
         service = self._accounts()
         rated = await service.ratings(account.name)
+        history = await service.history(account.name, [r.ladder for r in rated])
         ratings = [
             pb.AccountRating(
                 game_type=r.game_type,
@@ -488,6 +489,16 @@ class GameHostServicer(pb_grpc.GameHostServicer):
                 sigma=r.sigma,
                 ordinal=r.ordinal,
                 games=r.games,
+                history=[
+                    pb.RatingPoint(
+                        game_id=p.game_id,
+                        rated_at=p.rated_at,
+                        mu=p.mu,
+                        sigma=p.sigma,
+                        ordinal=p.ordinal,
+                    )
+                    for p in history[r.ladder]
+                ],
             )
             for r in rated
         ]

@@ -187,6 +187,41 @@ def test_lobby_history_and_player_page_show_names_and_the_winner(
     )
 
 
+def test_a_players_page_draws_its_rating_over_time(
+    page: Page, url: str, server: ServerThread
+) -> None:
+    with Client(server.target) as anon:
+        keys = {n: anon.create_account(n).key for n in ("erin", "frank")}
+        games = []
+        for seed in (3, 4):  # two rated games, one after the other
+            game_id = anon.create_game(
+                "cite", ["human", "human"], seed=seed, options={"round_limit": 3}, rated=True
+            ).game_id
+            tokens = []
+            for key in keys.values():
+                with Client(server.target, key=key) as player:
+                    tokens.append(player.join(game_id).token)
+            play_out(anon, game_id, tokens)
+            games.append(game_id)
+
+        def points() -> list[str]:
+            return [p.game_id for r in anon.account("erin").ratings for p in r.history]
+
+        wait_until(lambda: points() == games, 60, "both games rated")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{url}/#/player/erin")
+    history = page.locator('#player .rating-history .history[data-game-type="cite"]')
+    expect(history).to_have_attribute("data-players", "2")
+    expect(history).to_have_attribute("data-points", "2")
+    chart = history.locator("svg.rating-chart")
+    expect(chart.locator("path.mu")).to_have_count(1)
+    expect(chart.locator("path.ordinal")).to_have_count(1)
+    # One line through both games: a move, then one segment.
+    assert chart.locator("path.mu").get_attribute("d").count("L") == 1
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the player page is {width} px wide"
+
+
 @pytest.mark.refusals_expected  # the player page of a name nobody has: 404
 def test_the_account_pages_fit_a_phone(page: Page, url: str) -> None:
     page.set_viewport_size({"width": 390, "height": 844})

@@ -1,7 +1,8 @@
 // A player's page (#/player/<name>): the account (kind, games played), its ratings
-// per game and player count as they stand, a bot's rating over time (the ladder keeps
-// a bot's history: the chart of its bot page), and its recent games (ListGames account=;
-// a ladder bot's from its ladder, whose seats are not bound to accounts).
+// per game and player count as they stand, its rating over time (GetAccount's history
+// per game and player count; a ladder bot's from its ladder: the chart of its bot page),
+// and its recent games (ListGames account=; a ladder bot's from its ladder, whose seats
+// are not bound to accounts).
 import { api, errorText } from "./api.js";
 import { h, mount } from "./dom.js";
 import { ratingChart } from "./ladder.js";
@@ -68,7 +69,11 @@ function render(root, account, games, ladder) {
             )
           : h("p", { class: "muted no-ratings" }, "No rating yet: ratings come from rated games."),
       ),
-      bot ? h("section", { class: "card" }, h("h2", {}, "Rating over time"), rated.length > 1 ? ratingChart(rated) : h("p", { class: "muted" }, "Two rated games are needed for a line.")) : null,
+      ladder
+        ? h("section", { class: "card" }, h("h2", {}, "Rating over time"), rated.length > 1 ? ratingChart(rated) : h("p", { class: "muted" }, "Two rated games are needed for a line."))
+        : ratings.length
+        ? h("section", { class: "card rating-history" }, h("h2", {}, "Rating over time"), ratings.map(historyChart))
+        : null,
       h(
         "section",
         { class: "card" },
@@ -100,6 +105,18 @@ function render(root, account, games, ladder) {
           : h("p", { class: "muted" }, "No game yet."),
       ),
     ),
+  );
+}
+
+/** One game and player count's rating over time: GetAccount's points (its newest rated
+ * games, oldest first), drawn as the bot page draws a ladder bot's. */
+function historyChart(r) {
+  const points = r.history || [];
+  return h(
+    "div",
+    { class: "history", dataset: { gameType: r.gameType, players: String(r.players ?? 0), points: String(points.length) } },
+    h("h3", {}, `${r.gameType}, ${r.players ?? 0} players`),
+    points.length > 1 ? ratingChart(points) : h("p", { class: "muted" }, "Two rated games are needed for a line."),
   );
 }
 
