@@ -12,6 +12,7 @@ from gamehost import Client
 from services.server import ServerConfig, ServerThread
 from services.stores.memory import MemoryStore
 from services.stores.redis_store import RedisStore
+from tests.fixtures.databases import archive_url, postgres_url, sqlite_url  # noqa: F401 (fixtures)
 
 # The real Celery worker and the service that hands it bot turns (tests/workers,
 # tests/tournament_service): one plugin, so the session's worker is started once.

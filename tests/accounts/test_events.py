@@ -23,7 +23,7 @@ from services.accounts.accounts import AccountKind, Accounts
 from services.accounts.event_log import KEEP, EventLog
 from services.archive import database
 from services.server import ServerConfig, ServerThread
-from tests.archive.conftest import scratch_postgres
+from tests.fixtures.databases import scratch_postgres
 from tests.fixtures.http_client import Http
 
 WAIT = 60  # seconds an awaited event may take (a bound on a failure, not a timing)

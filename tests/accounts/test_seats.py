@@ -20,7 +20,7 @@ from services.archive.export import ExportQuery, export_lines
 from services.archive.synthetic import finished_game
 from services.ladder.schema import games_of
 from services.server import ServerConfig, ServerThread
-from tests.archive.conftest import scratch_postgres
+from tests.fixtures.databases import scratch_postgres
 from tests.fixtures.http_client import Http
 from tests.polling import wait_until
 from tests.stores.helpers import new_game

@@ -18,7 +18,7 @@ from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.archive.archive import Archive
 from services.server import ServerConfig, ServerThread
-from tests.archive.conftest import POSTGRES_URL
+from tests.fixtures.databases import POSTGRES_URL
 from tests.procs import wait_until
 from tests.tournament_service.test_api import definition
 

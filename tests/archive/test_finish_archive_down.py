@@ -20,7 +20,7 @@ from loadtest import counter_game
 from services.archive import database
 from services.archive.archive import Archive
 from services.archive.schema import games
-from tests.archive.conftest import POSTGRES_URL
+from tests.fixtures.databases import POSTGRES_URL
 from tests.procs import Replica, wait_until
 
 pytestmark = pytest.mark.procs

@@ -1,6 +1,6 @@
 """Real servers for the ladder's tests: the gRPC server (and HTTP gateway) on free
 ports, the archive in a SQLite file of the test's own or a PostgreSQL database made
-and dropped for the test (tests/archive/conftest.py), the store in memory or on Redis
+and dropped for the test (tests/fixtures/databases.py), the store in memory or on Redis
 with a prefix of the test's own."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from gamehost import Client, GameError
 from gamehost.v1 import gamehost_pb2 as pb
 from services.ladder.model import LadderConfig, LadderSpec
 from services.server import ServerConfig, ServerThread
-from tests.archive.conftest import scratch_postgres
 from tests.procs import wait_until
 
 CITE2 = LadderSpec("cite", 2)
@@ -28,21 +27,6 @@ QUICK = LadderConfig(
     max_faults=4,
     tables=4,
 )
-
-
-@pytest.fixture
-def sqlite_url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path / 'archive.sqlite3'}"
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    yield from scratch_postgres()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def archive_url(request) -> str:
-    return request.getfixturevalue(f"{request.param}_url")
 
 
 def ladder_server(archive_url: str, ladder: LadderConfig = QUICK, **settings) -> ServerThread:

@@ -29,7 +29,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from games.catan import rules as catan_rules
 from services.gateway.routes import ROUTES, SERVICE, Route
 from tests.api.test_api_v1 import _play_to_the_deal
-from tests.archive.conftest import scratch_postgres
+from tests.fixtures.databases import scratch_postgres
 from tests.fixtures.gateway import Served, as_json, gateway_config
 from tests.procs import wait_until
 

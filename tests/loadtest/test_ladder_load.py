@@ -14,7 +14,7 @@ import psycopg
 import pytest
 import redis
 
-from tests.archive.conftest import POSTGRES_URL
+from tests.fixtures.databases import POSTGRES_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 

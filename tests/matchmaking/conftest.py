@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from services.server import ServerConfig, ServerThread
-from tests.archive.conftest import scratch_postgres
+from tests.fixtures.databases import scratch_postgres
 
 
 @pytest.fixture(params=["memory+sqlite", "redis+postgres"])
@@ -38,18 +38,3 @@ def config(backing: dict, **settings) -> ServerConfig:
 def server(backing) -> Iterator[ServerThread]:
     with ServerThread(config(backing)) as running:
         yield running
-
-
-@pytest.fixture
-def sqlite_url(tmp_path) -> str:
-    return f"sqlite:///{tmp_path / 'archive.sqlite3'}"
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    yield from scratch_postgres()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def archive_url(request) -> str:
-    return request.getfixturevalue(f"{request.param}_url")

@@ -78,7 +78,7 @@ def _rated_game(seats: tuple[Seat, ...], game_id: str):
 
 @pytest.mark.parametrize("url", ["sqlite", "postgres"])
 async def test_an_archived_game_is_rated_once_however_often_it_is_put(url, request, tmp_path):
-    from tests.archive.conftest import scratch_postgres
+    from tests.fixtures.databases import scratch_postgres
 
     postgres = scratch_postgres() if url == "postgres" else None
     archive_url = next(postgres) if postgres else f"sqlite:///{tmp_path / 'a.sqlite3'}"
