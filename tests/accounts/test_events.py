@@ -187,7 +187,7 @@ def test_a_timed_game_tells_the_time_left(server):
     try:
         turn, before = events.until(pb.PLAYER_YOUR_TURN, game_id)
         assert [e.kind for e in before] == [pb.PLAYER_GAME_STARTED]
-        assert turn.HasField("seconds_left") and 0 < turn.seconds_left <= 600
+        assert turn.HasField("seconds_left") and 0 <= turn.seconds_left <= 600
     finally:
         events.close()
 
