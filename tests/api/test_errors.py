@@ -124,7 +124,9 @@ def test_taken_seat_and_full_game(client, game):
     unchanged(client, game_id, before)
 
 
-def test_a_finished_game_takes_no_actions(client):
+def _played_out(client):
+    """A one-round Cité game against a random bot, played to its end: (the game, our
+    seat, its final state)."""
     created = client.create_game(
         "cite", ["human", "bot:random"], seed=5, options={"round_limit": 1}
     )
@@ -136,6 +138,11 @@ def test_a_finished_game_takes_no_actions(client):
         else:
             next(client.watch(created.game_id, me.token, after=state.last_event_id))
         state = client.state(created.game_id, me.token)
+    return created, me, state
+
+
+def test_a_finished_game_takes_no_actions(client):
+    created, me, state = _played_out(client)
     details = refused(
         grpc.StatusCode.FAILED_PRECONDITION, client.submit, created.game_id, me.token, 0
     )
@@ -214,17 +221,7 @@ def test_bad_timer_settings_are_invalid_arguments(client):
 
 
 def test_seats_of_a_finished_game_no_longer_change(client):
-    created = client.create_game(
-        "cite", ["human", "bot:random"], seed=5, options={"round_limit": 1}
-    )
-    me = client.join(created.game_id)
-    state = client.state(created.game_id, me.token)
-    while state.status != pb.FINISHED:
-        if state.legal_actions:
-            client.submit(created.game_id, me.token, state.legal_actions[0].id)
-        else:
-            next(client.watch(created.game_id, me.token, after=state.last_event_id))
-        state = client.state(created.game_id, me.token)
+    created, me, state = _played_out(client)
     for call, args in (
         (client.hand_over, (created.game_id, me.token)),
         (client.take_back, (created.game_id, me.token)),

@@ -19,7 +19,7 @@ from gamehost.v1 import gamehost_pb2 as pb
 from services.errors import FIELD_METADATA
 from services.server import SERVICE_NAME
 from tests.conftest import serve_module
-from tests.fixtures.fuzz_archive import FUZZ_LADDER
+from tests.fixtures.fuzz_archive import fuzz_settings
 from tests.procs import wait_until
 
 FORBIDDEN = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
@@ -79,17 +79,7 @@ _WORDS = [
 def server(redis_url, module_prefix, module_archive_url):
     """A server without per-client limits: the fuzzed requests must reach the service,
     not the limiter (on a fast machine they outrun 200 requests a second)."""
-    yield from serve_module(
-        redis_url,
-        module_prefix,
-        rate_limit=0,
-        failed_auth_rate=0,
-        live_games_per_client=0,
-        archive_url=module_archive_url,
-        archive_create=True,
-        ladder=FUZZ_LADDER,
-        anonymous_exports=0,
-    )
+    yield from serve_module(redis_url, module_prefix, **fuzz_settings(module_archive_url))
 
 
 @pytest.fixture(scope="module")

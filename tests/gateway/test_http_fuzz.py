@@ -29,7 +29,7 @@ from tests.api.test_fuzz_api import (
     settled,
     unchanged,
 )
-from tests.fixtures.fuzz_archive import FUZZ_LADDER
+from tests.fixtures.fuzz_archive import fuzz_settings
 from tests.fixtures.gateway import ZERO_GAME, Served, gateway_config, two_humans
 
 _HEADER_TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_.:/", max_size=40)
@@ -47,17 +47,7 @@ def world(redis_url, module_prefix, module_archive_url):
     """One 2-seat Cité game with both seats joined, on a server without rate limits (so
     the fuzzed requests reach the service rather than the limiter); in its archive,
     what test_fuzz_api's world has there."""
-    config = gateway_config(
-        redis_url,
-        module_prefix,
-        rate_limit=0,
-        failed_auth_rate=0,
-        live_games_per_client=0,
-        archive_url=module_archive_url,
-        archive_create=True,
-        ladder=FUZZ_LADDER,
-        anonymous_exports=0,
-    )
+    config = gateway_config(redis_url, module_prefix, **fuzz_settings(module_archive_url))
     with Served(config) as served:
         game_id, token, _ = two_humans(served.http)
         store = redis.Redis.from_url(redis_url)

@@ -10,26 +10,13 @@ import time
 import grpc
 import pytest
 
-from gamehost import Client, GameError, turn_timer
+from gamehost import GameError, turn_timer
 from gamehost.v1 import gamehost_pb2 as pb
-from services.server import ServerConfig, ServerThread
+from tests.fixtures import store_servers
+from tests.fixtures.store_servers import by
 from tests.procs import wait_until
 
-
-def by(entry: pb.RecordEntry | pb.GameEvent, seat: int) -> bool:
-    """Whether a seat (not chance) acted in this entry or event."""
-    return entry.actor.kind == pb.Actor.SEAT and entry.actor.seat == seat
-
-
-@pytest.fixture(scope="module", params=["memory", "redis"])
-def client(request):
-    redis_url, prefix = None, "gamehost"
-    if request.param == "redis":
-        redis_url = request.getfixturevalue("redis_url")
-        prefix = request.getfixturevalue("module_prefix")
-    config = ServerConfig(port=0, redis_url=redis_url, redis_prefix=prefix, bot_workers=1)
-    with ServerThread(config) as server, Client(server.target) as c:
-        yield c
+client = store_servers.client  # each store in turn (a module fixture)
 
 
 def timeouts(record: pb.GameRecord) -> list[pb.RecordEntry]:
