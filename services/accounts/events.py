@@ -24,7 +24,7 @@ from services.accounts.event_log import KEEP, EventLog, LoggedEvent
 from services.accounts.feed import END, START, Feeds, seat_news
 from services.accounts.service import AccountService
 from services.archive.listing import ListQuery
-from services.errors import InvalidArgument, NotFound
+from services.errors import InvalidArgument, NotFound, ResourceExhausted
 from services.kinds import GameStatus
 from services.limits import access
 from services.play.host import GameHost
@@ -37,6 +37,9 @@ STARTED, YOUR_TURN, FINISHED = "PLAYER_GAME_STARTED", "PLAYER_YOUR_TURN", "PLAYE
 # A stream follows at most so many of the account's live games (the store's listing),
 # and so many whose start was told and whose end not yet.
 LIVE_GAMES = 100
+# Streams one account may hold open on one replica: each polls for its games and feeds
+# them, so a client opening streams in a loop is refused, not served without end.
+STREAMS_PER_ACCOUNT = 8
 
 
 class PlayerEvents:
@@ -76,13 +79,19 @@ class PlayerEvents:
                 "resume from an event id the server sent",
                 field="after_event_id",
             )
-        await asyncio.to_thread(self.log.forget_old, name)
+        streams = self._wakes.setdefault(name, set())
+        if len(streams) >= STREAMS_PER_ACCOUNT:
+            raise ResourceExhausted(
+                f"account {name} has {len(streams)} event streams open on this server, the "
+                f"most it may: close one (resume it later with after_event_id) first"
+            )
         wake = Wake()
-        self._wakes.setdefault(name, set()).add(wake)
+        streams.add(wake)
         feeds = Feeds(lambda game_id, seat: self._feed(account, game_id, seat))
         last, look = after, 0.0
         loop = asyncio.get_running_loop()
         try:
+            await asyncio.to_thread(self.log.forget_old, name)
             while True:
                 if loop.time() >= look:
                     try:

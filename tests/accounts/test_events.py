@@ -19,12 +19,14 @@ from gamehost import Client, GameError
 from gamehost.cli import main
 from gamehost.v1 import gamehost_pb2 as pb
 from services.accounts import challenges as challenge_rules
+from services.accounts import events
 from services.accounts.accounts import AccountKind, Accounts
 from services.accounts.event_log import KEEP, EventLog
 from services.archive import database
 from services.server import ServerConfig, ServerThread
 from tests.fixtures.databases import scratch_postgres
 from tests.fixtures.http_client import Http
+from tests.polling import wait_until
 
 WAIT = 60  # seconds an awaited event may take (a bound on a failure, not a timing)
 SHORT_CITE = {"round_limit": "1"}
@@ -481,3 +483,39 @@ def test_a_rated_games_end_tells_each_accounts_rating_change(server):
         winner = max(returns, key=returns.__getitem__)
         loser = min(returns, key=returns.__getitem__)
         assert changes[winner] > changes[loser]
+
+
+def test_an_account_holds_a_bounded_number_of_streams(server):
+    alice, bob = _accounts(server.target, "alice", "bob")
+    bob.challenge("alice", "cite")  # an event each stream sends once it is open
+    watchers = [Watcher(alice) for _ in range(events.STREAMS_PER_ACCOUNT)]
+    try:
+        for watcher in watchers:
+            watcher.until(pb.PLAYER_CHALLENGE_RECEIVED)
+        one_more = Watcher(alice)
+        with pytest.raises(GameError) as refused:
+            one_more.next()
+        one_more.close()
+        assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "close one" in refused.value.details
+        bob_events = Watcher(bob)  # another account's streams are its own
+        alice.challenge("bob", "cite")
+        bob_events.until(pb.PLAYER_CHALLENGE_RECEIVED)
+        bob_events.close()
+        watchers.pop().close()
+
+        def reopened() -> bool:  # the closed stream's end reaches the server in a while
+            again = Watcher(alice)
+            try:
+                again.until(pb.PLAYER_CHALLENGE_RECEIVED)
+            except GameError as exc:
+                assert exc.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                again.close()
+                return False
+            watchers.append(again)
+            return True
+
+        wait_until(reopened, WAIT, "a stream to open once one was closed", interval=0.2)
+    finally:
+        for watcher in watchers:
+            watcher.close()
