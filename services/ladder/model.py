@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from games import game_names, get_game
 from services.accounts.accounts import check_name
 from services.errors import InvalidArgument
+from services.settings import ServerSettings
 
 FALLBACK = "random"  # plays a move a bot did not play (late, garbage, illegal, missing)
 VALIDATION_OPPONENT = "random"  # Kaggle's rule: a new bot first plays this level once
+
+
+def _default(name: str) -> Any:
+    """A ``--ladder-*`` flag's default, from its one definition (services/settings.py)."""
+    return ServerSettings.model_fields[name].default
 
 
 class BotStatus(StrEnum):
@@ -70,17 +77,17 @@ class LadderConfig:
     """``gamehost serve --ladder cite:2 --ladder-house random,greedy,mcts-fast ...``."""
 
     ladders: tuple[LadderSpec, ...] = ()
-    house: tuple[str, ...] = ("random", "greedy", "mcts-fast")
-    move_seconds: float = 5.0  # a bot's time per move (the game's turn timer)
-    max_faults: int = 10  # faults in a row that pause a bot
-    tables: int = 16  # duplicate sets being played at once, per ladder
-    house_tables: int = 1  # of those, sets among house levels alone
+    house: tuple[str, ...] = tuple(_default("ladder_house").split(","))
+    move_seconds: float = _default("ladder_move_seconds")  # a bot's time per move
+    max_faults: int = _default("ladder_max_faults")  # faults in a row that pause a bot
+    tables: int = _default("ladder_tables")  # duplicate sets being played at once, per ladder
+    house_tables: int = _default("ladder_house_tables")  # of those, among house levels alone
     # Duplicate sets one bot plays at once, at most (its runner asks for up to this many).
-    bot_concurrency: int = 16
+    bot_concurrency: int = _default("ladder_bot_concurrency")
     # Games a bot may begin in 24 hours (a set is as many games as players); 0: no cap.
-    daily_games: int = 0
+    daily_games: int = _default("ladder_bot_daily_games")
     exploration: float = 0.2  # the chance an opponent is drawn at random, not by rating
-    registrations_per_hour: int = 10  # per client (its API key, else its address)
+    registrations_per_hour: int = _default("ladder_registrations")  # per client
     # Per bot key, all replicas, bursts of 5x: answers that played nothing (stale, or for
     # a game not its own). Answers in time are never limited (docs/bot-protocol.md).
     stale_answers_per_second: float = 10.0
