@@ -511,6 +511,7 @@ def run(
             redis = stack.enter_context(SentinelSet(workdir / "redis"))
         service = Service(redis, min_replicas, workdir / "logs", celery).start()
         stack.callback(service.stop)
+        stack.enter_context(_log_on_failure(service))
         players = [Table(service.target, seed=i + 1, stop=stop) for i in range(tables)]
         bots = BotWatch(service.target, stop)
         watcher = Watcher(service.target, stop, bots)
@@ -538,6 +539,17 @@ def run(
         row.bots = bots.stall(fault_at)
         row.watch = watcher.stall(fault_at)
     return row
+
+
+@contextlib.contextmanager
+def _log_on_failure(service: Service) -> Iterator[None]:
+    """A failure carries the service's last log lines: an INTERNAL's traceback is there."""
+    try:
+        yield
+    except Exception as exc:
+        tail = "\n".join(service.output().splitlines()[-80:])
+        exc.add_note(f"the service's log, last lines:\n{tail}")
+        raise
 
 
 def _wait_all(players: list[Table], done: Callable[[Table], bool], timeout: float, what: str):

@@ -103,10 +103,14 @@ echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .  # the brief: run ruff before committing; CI holds it
 .venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
-.venv/bin/pytest "$@"
+if (( $# )); then
+  exec .venv/bin/pytest "$@"
+fi
+# The whole suite, spread over pytest-xdist workers, two a core: most tests wait on
+# processes and sockets, not the CPU. Each test keeps to its own Redis prefix, database,
+# ports and folders (docs/operations.md, "Tests"); the slow ones start first.
+.venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist worksteal
 # The whole suite above ran the compiled engines (where the install compiled them);
 # the engines' and bots' tests run again on the pure-Python build (games/build.py).
-if (( $# == 0 )); then
-  echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build)"
-  GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -n auto tests/games tests/bots
-fi
+echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build)"
+GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -n auto tests/games tests/bots

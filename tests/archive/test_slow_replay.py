@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import grpc
+import pytest
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
@@ -37,6 +38,7 @@ def _slow_replay(target: str, game_id: str) -> list[pb.GameEvent]:
         return events
 
 
+@pytest.mark.slow  # 20 Catan games of 2,364 events, each replayed slowly
 def test_a_slow_replay_opened_at_the_finish_gets_every_event(tmp_path):
     server = Replica(
         tmp_path / "serve.log", ["--bot-workers", "1"], {"GAMEHOST_DATA_DIR": str(tmp_path)}
