@@ -14,8 +14,9 @@ lease, and for the ladders it holds:
    ``random`` in every other seat;
 3. **pairs**: while fewer duplicate sets are open than ``--ladder-tables``, the active
    connected bot with the fewest open sets (then a random one) among those below their
-   concurrency (a quick-play game counts as a set there, not towards the tables) (what the runner asked, at most ``--ladder-bot-concurrency``) and with
-   room for a set under ``--ladder-bot-daily-games`` gets opponents by
+   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``; a
+   quick-play game counts as a set, though it takes no table) and with room for a set
+   under ``--ladder-bot-daily-games`` (``free_bots``) gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
    the house levels play sets among themselves (at most ``house_tables`` at once), so
