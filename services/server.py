@@ -302,7 +302,15 @@ async def start_server(config: ServerConfig, executor: BotExecutor | None = None
         quick = config.quick_play
         if config.ladder is not None:  # the ladder's house levels fill quick play's seats
             quick = dataclasses.replace(quick, house=config.ladder.house)
-        quick_matchmaker = QuickMatchmaker(store, host, accounts, archive.engine, quick)
+        quick_matchmaker = QuickMatchmaker(
+            store,
+            host,
+            accounts,
+            archive.engine,
+            quick,
+            ladder=ladder,  # its registered bots fill quick play's seats too
+            on_games=sessions.kick if sessions is not None else None,
+        )
         calls = quotas.RateLimit(counters, quotas.per_minute(quick.calls_per_minute, "queue"))
         quick_play = QuickPlay(store, archive.engine, quick_matchmaker, quick, calls)
     servicer = GameHostServicer(host, tournaments, hints, ladder, sessions, accounts, quick_play)

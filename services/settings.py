@@ -249,8 +249,8 @@ class ServerSettings(BaseSettings, ServeOptions):
     # Quick play (docs/accounts.md, "Quick play"): on with an archive (accounts live there).
     quick_play_wait: float = setting(
         20.0,
-        "quick play: seconds to find accounts of close rating before house levels fill the "
-        "empty seats (20)",
+        "quick play: seconds to find accounts of close rating before house levels (or ladder "
+        "bots) fill the empty seats (20)",
         "SECONDS",
     )
     quick_play_queue: int = setting(

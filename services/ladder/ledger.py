@@ -6,7 +6,15 @@ A ladder game is written here *before* it is made in the store (``pending``), ma
 copy of the finished game, has moved the ratings (or ``failed``: lost before its end).
 So a matchmaker that dies at any point leaves every game findable: the next one makes
 a pending game (its id is fixed, so never twice) and rates a finished one once. Every
-write the matchmaker makes here is fenced by its lease (``lease.fence``)."""
+write the matchmaker makes here is fenced by its lease (``lease.fence``).
+
+A quick-play game with a registered bot's seat is written here too, as ``quick``
+(by the quick-play matchmaker, under its own lease, once the game is made and the
+bot's seat claimed): its bot's runner is fed it like a ladder game, and the ladder's
+matchmaker looks after it (an absent bot's seat goes to the fallback level, a lost
+game fails), and marks it ``played`` once archived. It is rated by the archive's hook
+(``services.accounts.ratings``), never here, and it is no duplicate set: the
+standings and a bot's ladder history leave it out."""
 
 from __future__ import annotations
 
@@ -19,13 +27,16 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from services.archive.archive import finished_returns
+from services.archive.sql import insert_new
 from services.ladder import lease
 from services.ladder.schema import ladder_games, ladder_ratings, ladder_seats
 from services.tournament.intervals import over_deals
 from services.tournament.ratings import new_rating, rate_game, rating
 
 PENDING, PLAYING, RATED, FAILED = "pending", "playing", "rated", "failed"
-OPEN = (PENDING, PLAYING)
+QUICK, PLAYED = "quick", "played"  # a quick-play game a bot plays; over (rated elsewhere)
+OPEN = (PENDING, PLAYING, QUICK)
+FED = (PLAYING, QUICK)  # the games a bot's runner is fed
 
 
 @dataclass(frozen=True)
@@ -51,7 +62,7 @@ class PlannedGame:
 @dataclass(frozen=True)
 class OpenGame:
     game: PlannedGame
-    status: str  # PENDING or PLAYING
+    status: str  # PENDING, PLAYING or QUICK
     created_at: float
     returns: list[float] | None  # from the archive, once the finished game is there
 
@@ -144,9 +155,44 @@ class Ledger:
                 )
         return True
 
+    def add_quick(
+        self,
+        ladder: str,
+        fencing: tuple[str, str, float],
+        game_id: str,
+        seats: Sequence[LadderSeat],
+        now: float,
+    ) -> bool:
+        """Write a quick-play game a bot plays (once: a second call finds it written),
+        fenced by the quick-play matchmaker's lease (``fencing``: its name, the holder
+        and its seconds); False when that lease was lost (nothing written)."""
+        name, holder, seconds = fencing
+        with self.engine.begin() as connection:
+            if not lease.fence(connection, name, holder, seconds, now):
+                return False
+            row = {
+                "game_id": game_id,
+                "ladder": ladder,
+                "set_id": game_id,  # a set of its own
+                "rotation": 0,
+                "deal": 0,
+                "validation": False,
+                "status": QUICK,
+                "created_at": _utc(now),
+            }
+            if insert_new(connection, ladder_games, row):
+                connection.execute(
+                    sa.insert(ladder_seats),
+                    [
+                        {"game_id": game_id, "seat": i, "name": s.name, "level": s.level}
+                        for i, s in enumerate(seats)
+                    ],
+                )
+        return True
+
     def open_games(self, ladder: str) -> list[OpenGame]:
-        """Pending and playing games, oldest first, each with its archived returns
-        once the archive has the finished game."""
+        """Pending and playing games (quick-play ones too), oldest first, each with its
+        archived returns once the archive has the finished game."""
         archived = finished_returns()
         query = (
             sa.select(
@@ -293,7 +339,8 @@ class Ledger:
             }
 
     def playing(self, names: Iterable[str]) -> dict[str, list[tuple[str, int, str]]]:
-        """The games being played by each of ``names``: name -> [(game id, seat, ladder)]."""
+        """The games being played by each of ``names`` (quick-play ones too): name ->
+        [(game id, seat, ladder)]."""
         names = list(names)
         found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
         if not names:
@@ -308,7 +355,7 @@ class Ledger:
             .select_from(
                 ladder_seats.join(ladder_games, ladder_games.c.game_id == ladder_seats.c.game_id)
             )
-            .where(ladder_seats.c.name.in_(names), ladder_games.c.status == PLAYING)
+            .where(ladder_seats.c.name.in_(names), ladder_games.c.status.in_(FED))
             .order_by(ladder_games.c.created_at, ladder_seats.c.game_id)
         )
         with self.engine.connect() as connection:

@@ -8,13 +8,15 @@ lease, and for the ladders it holds:
    finished copy is in the archive (a validation game passes or pauses its bot
    instead), marks a game lost when neither the store nor the archive has it, and
    hands the seats of a bot with no runner connected (or paused) to the fallback
-   level for good, so its games end;
+   level for good, so its games end; a quick-play game a bot plays (``ledger.QUICK``)
+   is looked after the same way, and marked played once archived (quick play rates it);
 2. **validates**: a connected bot that is validating gets one game against
    ``random`` in every other seat;
 3. **pairs**: while fewer duplicate sets are open than ``--ladder-tables``, the active
    connected bot with the fewest open sets (then a random one) among those below their
-   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``) and with
-   room for a set under ``--ladder-bot-daily-games`` gets opponents by
+   concurrency (what the runner asked, at most ``--ladder-bot-concurrency``; a
+   quick-play game counts as a set, though it takes no table) and with room for a set
+   under ``--ladder-bot-daily-games`` (``free_bots``) gets opponents by
    rating closeness with exploration (``pairing``) among the house levels and the
    other free bots, and a set: one deal under every seat rotation. With no free bot,
    the house levels play sets among themselves (at most ``house_tables`` at once), so
@@ -35,7 +37,7 @@ import secrets
 import socket
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from services.errors import AlreadyExists, ServiceError
 from services.kinds import EventKind, GameStatus, SeatKind
@@ -44,7 +46,9 @@ from services.ladder.accounts import BotAccount
 from services.ladder.ledger import (
     FAILED,
     PENDING,
+    PLAYED,
     PLAYING,
+    QUICK,
     LadderSeat,
     OpenGame,
     PlannedGame,
@@ -67,7 +71,7 @@ LOST_CHECK_SECONDS = 10.0  # how often an unfinished game is looked for in the s
 CLAIM_TRIES = 8  # a bot's seat claimed on a game that keeps moving: tries per tick
 RENEW_SECONDS = LEASE_SECONDS / 5  # a kicked round renews the lease only this long after
 DAY = 86_400.0  # seconds: --ladder-bot-daily-games counts the games begun in the last day
-_CLAIMED, _TAKEN, _GONE, _BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
+CLAIMED, TAKEN, GONE, BUSY = "claimed", "taken", "gone", "busy"  # what a claim found
 
 
 def replica_id() -> str:
@@ -208,18 +212,26 @@ class Matchmaker:
                 # Its set's other games still open (a closed one is over: rated or failed).
                 deal = [g.game.game_id for g in open_games if g.game.set_id == planned.set_id]
                 await self._make(spec, planned, deal)
+            elif game.returns is not None and game.status == QUICK:
+                # Rated by quick play as it was archived: over here.
+                await self._set(spec, planned.game_id, PLAYED if game.returns else FAILED, QUICK)
+                self._closed.add(planned.game_id)
             elif game.returns is not None:
                 await self._finish(spec, planned, game.returns)
             else:
+                # A quick-play game's other seats are people's (accounts, never absent
+                # here) and house levels'.
                 absent = [
                     seat
                     for seat, who in enumerate(planned.seats)
-                    if not who.house and not _present(accounts.get(who.name), now)
+                    if not who.house
+                    and (game.status != QUICK or who.name in accounts)
+                    and not _present(accounts.get(who.name), now)
                 ]
                 looked = self._looked.get(planned.game_id, 0.0)
                 if absent or now - looked >= LOST_CHECK_SECONDS:
                     self._looked[planned.game_id] = now
-                    await self._look_after(spec, planned, absent)
+                    await self._look_after(spec, game, absent)
         live = {g.game.game_id for g in open_games}
         for game_id in [g for g in self._looked if g not in live]:
             del self._looked[game_id]
@@ -253,13 +265,13 @@ class Matchmaker:
             if who.house:
                 continue
             token_hash = hash_token(seat_token(secret, planned.game_id, seat))
-            claimed = await self._claim(planned.game_id, seat, who.name, token_hash)
-            if claimed == _BUSY:
+            claimed = await claim(self.host, planned.game_id, seat, who.name, token_hash)
+            if claimed == BUSY:
                 return  # the game kept moving: claimed at a later tick (still pending)
-            if claimed == _GONE:
+            if claimed == GONE:
                 await self._settle_gone(spec, planned)
                 return
-            if claimed == _TAKEN:
+            if claimed == TAKEN:
                 # Someone joined the seat first (it was public for a moment): the game
                 # cannot be the bot's. It fails (fenced: only the lease's holder says
                 # so), then it is ended.
@@ -278,26 +290,6 @@ class Matchmaker:
             return
         log.warning("ladder %s: game %s was lost before it was played", spec.name, planned.game_id)
         await self._set(spec, planned.game_id, FAILED, PENDING)
-
-    async def _claim(self, game_id: str, seat: int, name: str, token_hash: str) -> str:
-        """Give a bot's seat its token hash, with a joined event built on the version it
-        is written at (a house bot may move meanwhile: built again). CLAIMED once the
-        seat holds it, TAKEN when someone else holds it, GONE when the store has no
-        such game, BUSY when the game moved under every try."""
-        for _ in range(CLAIM_TRIES):
-            snapshot = await self.host.store.load(game_id)
-            if snapshot is None:
-                return _GONE
-            held = snapshot.tokens.get(seat)
-            if held is not None:  # an earlier holder of the lease claimed it, or not
-                return _CLAIMED if held == token_hash else _TAKEN
-            to_move = steps.load_state(snapshot).current_player()
-            joined = ev.joined_event(seat, name, snapshot.version, to_move)
-            with contextlib.suppress(GameMoved):
-                store = self.host.store
-                if await store.claim_seat(game_id, seat, token_hash, joined, snapshot.version):
-                    return _CLAIMED
-        return _BUSY
 
     async def _set(self, spec: LadderSpec, game_id: str, status: str, before: str) -> bool:
         moved = await asyncio.to_thread(
@@ -352,9 +344,10 @@ class Matchmaker:
         if moved and status == BotStatus.PAUSED:
             self._on_paused(who.name)
 
-    async def _look_after(self, spec: LadderSpec, planned: PlannedGame, absent: list[int]) -> None:
+    async def _look_after(self, spec: LadderSpec, game: OpenGame, absent: list[int]) -> None:
         """An unfinished game: lost when neither the store nor the archive has it; the
         seats of ``absent`` bots go to the fallback level for good."""
+        planned = game.game
         snapshot = await self.host.store.load(planned.game_id)
         if snapshot is None:
             returns = await asyncio.to_thread(self.service.ledger.archived_returns, planned.game_id)
@@ -362,7 +355,7 @@ class Matchmaker:
                 log.warning(
                     "ladder %s: game %s was lost before its end", spec.name, planned.game_id
                 )
-                await self._set(spec, planned.game_id, FAILED, PLAYING)
+                await self._set(spec, planned.game_id, FAILED, game.status)
             return
         secret = await self.host.store.secret()
         for seat in absent:
@@ -413,24 +406,15 @@ class Matchmaker:
         accounts: dict[str, BotAccount],
     ) -> None:
         now = time.time()
-        sets: dict[str, set[str]] = defaultdict(set)  # name -> its open sets
+        sets = open_sets(open_games)  # name -> its open sets
         house_sets: set[str] = set()
         all_sets: set[str] = set()
         for game in open_games:
-            if game.game.validation:
+            if game.game.validation or game.status == QUICK:  # no ladder table's
                 continue
             all_sets.add(game.game.set_id)
             if all(s.house for s in game.game.seats):
                 house_sets.add(game.game.set_id)
-            for seat in game.game.seats:
-                sets[seat.name].add(game.game.set_id)
-        free = [
-            a
-            for a in accounts.values()
-            if a.status == BotStatus.ACTIVE
-            and _present(a, now)
-            and len(sets[a.name]) < max(1, a.slots)
-        ]
         house = list(dict.fromkeys(self.config.house))
         ratings: dict[str, RatingRow] | None = None  # read once a bot is to be paired
 
@@ -440,12 +424,11 @@ class Matchmaker:
 
         opened = len(all_sets)
         house_open = len(house_sets)
-        if free and opened < self.config.tables and self.config.daily_games:
-            # As lichess caps bot-against-bot games a day: a whole set must fit the cap.
-            begun = await asyncio.to_thread(self.service.ledger.games_since, spec.name, now - DAY)
-            free = [
-                a for a in free if begun.get(a.name, 0) + spec.players <= self.config.daily_games
-            ]
+        free = []
+        if opened < self.config.tables:  # a whole set must fit each bot's room
+            free = await free_bots(
+                self.service, spec, accounts.values(), open_games, now, spec.players
+            )
         self._rng.shuffle(free)
         free.sort(key=lambda a: len(sets[a.name]))
         while opened < self.config.tables:
@@ -494,6 +477,67 @@ class Matchmaker:
             await self._make(spec, game, [g.game_id for g in planned])
         self._on_games()
         return True
+
+
+async def claim(
+    host: GameHost, game_id: str, seat: int, name: str, token_hash: str, account: str = ""
+) -> str:
+    """Give a bot's seat its token hash, with a joined event built on the version it
+    is written at (a house bot may move meanwhile: built again); ``account``
+    ("bot:NAME"): the seat is the bot account's too (quick play rates it so). CLAIMED
+    once the seat holds it, TAKEN when someone else holds it, GONE when the store has
+    no such game, BUSY when the game moved under every try."""
+    store = host.store
+    for _ in range(CLAIM_TRIES):
+        snapshot = await store.load(game_id)
+        if snapshot is None:
+            return GONE
+        held = snapshot.tokens.get(seat)
+        if held is not None:  # an earlier holder of the lease claimed it, or not
+            return CLAIMED if held == token_hash else TAKEN
+        to_move = steps.load_state(snapshot).current_player()
+        joined = ev.joined_event(seat, name, snapshot.version, to_move)
+        with contextlib.suppress(GameMoved):
+            version = snapshot.version
+            if await store.claim_seat(game_id, seat, token_hash, joined, version, account=account):
+                return CLAIMED
+    return BUSY
+
+
+def open_sets(open_games: Iterable[OpenGame]) -> dict[str, set[str]]:
+    """Each participant's open sets, validation games aside (a quick-play game is a
+    set of its own)."""
+    sets: dict[str, set[str]] = defaultdict(set)
+    for game in open_games:
+        if not game.game.validation:
+            for seat in game.game.seats:
+                sets[seat.name].add(game.game.set_id)
+    return sets
+
+
+async def free_bots(
+    service: LadderService,
+    spec: LadderSpec,
+    accounts: Iterable[BotAccount],
+    open_games: Iterable[OpenGame],
+    now: float,
+    games: int,
+) -> list[BotAccount]:
+    """The bots that may be seated in ``games`` more games of ``spec`` now (a set, or a
+    quick-play game): active, connected, below their concurrency, and with room for
+    them under ``--ladder-bot-daily-games``."""
+    sets = open_sets(open_games)
+    free = [
+        a
+        for a in accounts
+        if a.status == BotStatus.ACTIVE and _present(a, now) and len(sets[a.name]) < max(1, a.slots)
+    ]
+    daily = service.config.daily_games
+    if free and daily:
+        # As lichess caps bot-against-bot games a day: all of them must fit the cap.
+        begun = await asyncio.to_thread(service.ledger.games_since, spec.name, now - DAY)
+        free = [a for a in free if begun.get(a.name, 0) + games <= daily]
+    return free
 
 
 def _present(account: BotAccount | None, now: float) -> bool:

@@ -15,7 +15,7 @@ def _default(name: str) -> Any:
 
 @dataclass(frozen=True)
 class QuickPlayConfig:
-    wait: float = _default("quick_play_wait")  # then house levels fill the empty seats
+    wait: float = _default("quick_play_wait")  # then house levels or ladder bots fill seats
     per_queue: int = _default("quick_play_queue")  # accounts one queue holds at most
     total: int = _default("quick_play_queues")  # accounts all queues hold at most
     calls_per_minute: int = _default("quick_play_calls")  # per client, all replicas

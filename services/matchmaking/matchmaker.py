@@ -8,8 +8,17 @@ named ``quickplay``), every ``TICK`` seconds:
    in flight: its client is gone);
 3. it takes each queue's groups (``pairing``) as matches, all or none, and does 1.
 
+A group's empty seats go to whoever is nearest its mean rating among the house
+levels and the registered bots of the queue's ladder that have a rating there and
+that the ladder would seat now (``services.ladder.matchmaker.free_bots``). A bot's
+seat is claimed with its seat token, as the ladder claims one, and the game is written
+down as a quick-play game of the ladder's (``ledger.QUICK``): the bot's runner is fed
+it, and the ladder looks after it. It is rated once, as it is archived, like any
+quick-play game.
+
 Everything it needs is in the store, so a replica killed at any point loses no queued
-player: the next holder of the lease goes on from there."""
+player: the next holder of the lease goes on from there (making the game, claiming a
+bot's seat and writing it down each find what was done before)."""
 
 from __future__ import annotations
 
@@ -20,6 +29,7 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 
 import sqlalchemy as sa
 
@@ -29,7 +39,11 @@ from services.accounts.service import AccountService
 from services.errors import AlreadyExists, FailedPrecondition
 from services.kinds import SeatKind
 from services.ladder import lease
-from services.ladder.matchmaker import replica_id
+from services.ladder.ledger import LadderSeat
+from services.ladder.matchmaker import BUSY, CLAIMED, claim, free_bots, replica_id
+from services.ladder.seats import seat_token
+from services.ladder.service import LadderService
+from services.limits.access import hash_token
 from services.matchmaking import pairing
 from services.matchmaking.config import QuickPlayConfig
 from services.play.host import GameHost, Joiner, SeatSpec
@@ -63,9 +77,15 @@ class QuickMatchmaker:
         engine: sa.Engine,
         config: QuickPlayConfig,
         lease_seconds: float = LEASE_SECONDS,
+        ladder: LadderService | None = None,
+        on_games: Callable[[], None] | None = None,
     ) -> None:
+        """``ladder``: its registered bots may fill seats (None: house levels only);
+        ``on_games``: a bot was seated (its runner's session looks now)."""
         self.store, self.host, self.accounts, self.engine = store, host, accounts, engine
         self.config = config
+        self.ladder = ladder
+        self._on_games = on_games or (lambda: None)
         # Each seated account's event stream records the game's start, as a JoinGame
         # with a key does: its end is told even to a stream opened after it.
         self.events = PlayerEvents(host, accounts)
@@ -127,38 +147,54 @@ class QuickMatchmaker:
     async def _take(self, queue: str, group: pairing.Group) -> None:
         tickets = list(group.tickets)
         match = match_id(tickets)
-        levels = await self._levels(queue, tickets, group.bots)
         seats: list[dict] = [{"account": t.account} for t in tickets]
-        seats += [{"level": level} for level in levels]
+        seats += await self._fillers(queue, tickets, group.bots)
         random.Random(match).shuffle(seats)  # nobody always moves first
         plan = {"queue": queue, "seats": seats, "bots": group.bots}
         if await self.store.take_match(match, json.dumps(plan), tickets):
             await self._make(match, plan)
 
-    async def _levels(self, queue: str, tickets: list[Ticket], seats: int) -> list[str]:
-        """The house levels nearest the group's mean rating."""
+    async def _fillers(self, queue: str, tickets: list[Ticket], seats: int) -> list[dict]:
+        """The house levels ({"level"}) and registered bots ({"bot"}) nearest the group's
+        mean rating, for ``seats`` seats."""
         if not seats:
             return []
         house = list(self.config.house)
-        rated = await asyncio.to_thread(ladder_ratings, self.engine, queue, house)
+        bots = await self._free_bots(queue)
+        rated = await asyncio.to_thread(ladder_ratings, self.engine, queue, house + bots)
         fresh = new_rating().mu
         mus = {level: rated[level].mu if level in rated else fresh for level in house}
+        bots = [b for b in bots if b in rated]  # a bot not rated here has no place yet
+        mus.update({bot: rated[bot].mu for bot in bots})
         mean = sum(t.mu for t in tickets) / len(tickets)
-        return pairing.nearest_levels(mean, mus, seats)
+        chosen = pairing.nearest_levels(mean, mus, seats, once=bots)
+        return [{"bot": name} if name in bots else {"level": name} for name in chosen]
+
+    async def _free_bots(self, queue: str) -> list[str]:
+        """The registered bots of ``queue``'s ladder that the ladder would seat now."""
+        spec = self.ladder.config.spec(queue) if self.ladder is not None else None
+        if self.ladder is None or spec is None:
+            return []
+        accounts = await asyncio.to_thread(self.ladder.accounts.list, queue)
+        open_games = await asyncio.to_thread(self.ladder.ledger.open_games, queue)
+        free = await free_bots(self.ladder, spec, accounts, open_games, time.time(), 1)
+        return [a.name for a in free]
 
     async def _make(self, match: str, plan: dict) -> None:
         """Make the match's game (once: its id is the match's), seat its accounts and
         send the answers."""
         game_type, _, _ = plan["queue"].partition(":")
-        specs = [
-            SeatSpec(SeatKind.BOT, s["level"]) if "level" in s else SeatSpec(SeatKind.HUMAN)
-            for s in plan["seats"]
-        ]
+        specs = [_seat_spec(s) for s in plan["seats"]]
         timer = Timer(move=self.config.move_seconds)  # an absent player stalls nobody
         with contextlib.suppress(AlreadyExists):  # made before this holder was killed
             await self.host.create_game(
                 game_type, specs, {}, rated=True, game_id=match, timer=timer
             )
+        # (A plan with a bot, made again on a replica running no ladder: its seat is
+        # left to the timer.)
+        bots = self.ladder is not None and any("bot" in s for s in plan["seats"])
+        if bots and not await self._seat_bots(match, plan):
+            return  # the lease was lost: the next holder goes on
         answers = {}
         for seat, spec in enumerate(plan["seats"]):
             name = spec.get("account")
@@ -173,3 +209,43 @@ class QuickMatchmaker:
             await self.events.started(account.name, match, game_type, seat)
             answers[name] = json.dumps({"game_id": match, "seat": seat, "bots": plan["bots"]})
         await self.store.answer_match(match, answers, ANSWER_SECONDS)
+
+    async def _seat_bots(self, match: str, plan: dict) -> bool:
+        """Claim the registered bots' seats of the match's game (as the ladder claims
+        one: its token is derived, so every replica knows it) and write the game down
+        for the ladder (once), so the bots' runners are fed it. False when the lease was
+        lost."""
+        assert self.ladder is not None
+        secret = await self.host.store.secret()
+        for seat, spec in enumerate(plan["seats"]):
+            name = spec.get("bot")
+            if not name:
+                continue
+            token_hash = hash_token(seat_token(secret, match, seat))
+            claimed = await claim(self.host, match, seat, name, token_hash, f"bot:{name}")
+            if claimed == BUSY:  # the round fails: the next one claims it
+                raise RuntimeError(f"game {match} kept moving: bot {name}'s seat not claimed")
+            if claimed != CLAIMED:  # taken or gone: not the bot's (its timer plays it)
+                log.warning("quick play: bot %s's seat in %s was %s", name, match, claimed)
+                return True
+        seats = [
+            LadderSeat(s.get("account") or s.get("bot") or s["level"], s.get("level", ""))
+            for s in plan["seats"]
+        ]
+        fencing = (LEASE, self.replica, self.lease_seconds)
+        written = await asyncio.to_thread(
+            self.ladder.ledger.add_quick, plan["queue"], fencing, match, seats, time.time()
+        )
+        if written:
+            self._on_games()
+        return written
+
+
+def _seat_spec(seat: dict) -> SeatSpec:
+    """A planned seat: a house level's, a registered bot's (its runner plays it) or an
+    account's (joined once the game is made)."""
+    if "level" in seat:
+        return SeatSpec(SeatKind.BOT, seat["level"])
+    if "bot" in seat:
+        return SeatSpec(SeatKind.HUMAN, name=seat["bot"], runner=True)
+    return SeatSpec(SeatKind.HUMAN)

@@ -4,11 +4,12 @@ tested alone.
 The oldest ticket leads. The others within a window of its rating join it, nearest
 first; the window widens with the leader's wait, from ``NEAR`` to ``FAR`` mu at the
 end of the wait. A full group plays at once; once the leader has waited the whole
-wait, the group plays with what it has and house levels take the other seats."""
+wait, the group plays with what it has and house levels or registered bots take the
+other seats."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from services.stores.match_queue import Ticket
@@ -46,8 +47,15 @@ def groups(tickets: Sequence[Ticket], players: int, wait: float, now: float) -> 
     return found
 
 
-def nearest_levels(mu: float, levels: dict[str, float], seats: int) -> list[str]:
-    """``seats`` house levels nearest ``mu`` (each level once while there are enough;
-    ``levels``: level -> its mu on the game's scale)."""
+def nearest_levels(
+    mu: float, levels: dict[str, float], seats: int, once: Collection[str] = ()
+) -> list[str]:
+    """``seats`` of ``levels`` (name -> its mu on the game's scale: house levels and
+    registered bots) nearest ``mu``: each once while there are enough, then the
+    nearest again, but for those in ``once`` (a bot plays one seat)."""
     ranked = sorted(levels, key=lambda level: (abs(levels[level] - mu), level))
-    return [ranked[i % len(ranked)] for i in range(seats)] if ranked else []
+    chosen = ranked[:seats]
+    again = [level for level in ranked if level not in once]
+    if again:
+        chosen += [again[i % len(again)] for i in range(seats - len(chosen))]
+    return chosen
