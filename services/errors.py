@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 # The trailing metadata key that names the request field an error is about (its proto
 # name, a path such as ``seats[1].bot_level``); the message then starts with it too.
 FIELD_METADATA = "gamehost-field"
@@ -53,6 +55,7 @@ class Unavailable(ServiceError):
     code = "UNAVAILABLE"
 
 
+@functools.cache  # asked on every failed call
 def infrastructure_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean "the store, the broker or the archive is not answering right now"."""
     import kombu.exceptions
@@ -74,6 +77,16 @@ def infrastructure_errors() -> tuple[type[BaseException], ...]:
         ConnectionError,
         TimeoutError,
     )
+
+
+def is_infrastructure_error(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store, the broker or the archive is not answering."""
+    if isinstance(exc, infrastructure_errors()):
+        return True
+    # uvloop raises RuntimeError, not ConnectionError, for a write to a connection its
+    # peer closed (MagicStack/uvloop#506): redis-py meets it when a Redis node drops a
+    # connection it is setting up (seen while a Cluster's slots migrate).
+    return isinstance(exc, RuntimeError) and "the handler is closed" in str(exc)
 
 
 class ResourceExhausted(ServiceError):

@@ -18,14 +18,12 @@ from services.errors import (
     FIELD_METADATA,
     InvalidArgument,
     ServiceError,
-    infrastructure_errors,
+    is_infrastructure_error,
 )
 from services.limits.quotas import count_failed_authentication
 from services.limits.request_limits import check_request
 
 log = logging.getLogger(__name__)
-
-_INFRASTRUCTURE = infrastructure_errors()
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,7 @@ async def _answer_error(name: str, exc: Exception, context: grpc.aio.ServicerCon
         code, message, field = exc.code, str(exc), exc.field
         if field and not message.startswith(field):
             message = f"{field}: {message}"  # what the message is about comes first
-    elif isinstance(exc, _INFRASTRUCTURE):
+    elif is_infrastructure_error(exc):
         # No exception names in answers: the log has them.
         code, message = "UNAVAILABLE", "the game store is not answering; retry shortly"
         log.warning("%s: %s: %s", name, type(exc).__name__, exc)

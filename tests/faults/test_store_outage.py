@@ -82,3 +82,29 @@ def test_redis_outage_answers_unavailable_and_recovers(own_redis):
             )
             assert done.version > before.version and not done.duplicate
             assert retrying.state(game_id).version == done.version
+
+
+def test_a_connection_closed_under_the_store_answers_unavailable(monkeypatch):
+    """uvloop raises RuntimeError, not ConnectionError, when redis-py writes to a
+    connection a Redis node closed (met while a Cluster's slots migrate): a fault of
+    the store like any other, so UNAVAILABLE, never INTERNAL."""
+    closed = "unable to perform operation on <TCPTransport closed=True reading=False>; "
+    config = ServerConfig(port=0, bot_workers=1)
+    with ServerThread(config) as server, Client(server.target, retries=0) as client:
+        game_id = client.create_game("cite", ["human", "human"], seed=5).game_id
+        me = client.join(game_id)
+        store = server.running.host.store
+
+        async def dropped(*args, **kwargs):
+            raise RuntimeError(closed + "the handler is closed")
+
+        monkeypatch.setattr(store, "load", dropped)
+        assert code_of(client.state, game_id, me.token) == grpc.StatusCode.UNAVAILABLE
+        monkeypatch.undo()
+        assert client.state(game_id, me.token).version >= 1
+        monkeypatch.setattr(store, "load", lambda *a, **k: _raise(RuntimeError("a bug")))
+        assert code_of(client.state, game_id, me.token) == grpc.StatusCode.INTERNAL
+
+
+async def _raise(exc: Exception):
+    raise exc
