@@ -102,15 +102,26 @@ echo "tests use PostgreSQL at $GAMEHOST_TEST_POSTGRES_URL"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .  # the brief: run ruff before committing; CI holds it
-.venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
 if (( $# )); then
+  .venv/bin/mypy  # --strict on games/ and bots/ ([tool.mypy] in pyproject.toml)
   exec .venv/bin/pytest "$@"
 fi
+# Beside the suite, on the CPU its waiting leaves idle: mypy (--strict on games/ and
+# bots/, [tool.mypy] in pyproject.toml), and tests/games and tests/bots again on the
+# pure-Python build (games/build.py), since the suite runs the compiled engines where
+# the install compiled them. Their output is shown once the suite is done.
+side=$(mktemp -d)
+cleanups+=("rm -rf $side")
+( .venv/bin/mypy >"$side/mypy.log" 2>&1; echo $? >"$side/mypy.rc" ) &
+( GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -p no:cacheprovider tests/games tests/bots \
+    >"$side/pure.log" 2>&1; echo $? >"$side/pure.rc" ) &
 # The whole suite, spread over pytest-xdist workers, two a core: most tests wait on
 # processes and sockets, not the CPU. Each test keeps to its own Redis prefix, database,
 # ports and folders (docs/operations.md, "Tests"); the slow ones start first.
-.venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist worksteal
-# The whole suite above ran the compiled engines (where the install compiled them);
-# the engines' and bots' tests run again on the pure-Python build (games/build.py).
-echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build)"
-GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -n auto tests/games tests/bots
+suite=0
+.venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist worksteal || suite=$?
+wait
+echo "mypy:"; cat "$side/mypy.log"
+echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build):"
+tail -n 25 "$side/pure.log"
+exit $(( suite || $(cat "$side/mypy.rc") || $(cat "$side/pure.rc") ))
