@@ -28,7 +28,7 @@ from services import metrics, times
 from services.bots import bot_pool, bot_turns
 from services.bots.bot_turns import BotTurn
 from services.bots.jobs import BotJob
-from services.errors import Unavailable
+from services.errors import Unavailable, is_infrastructure_error
 from services.kinds import BotStatus, GameStatus
 from services.stores import CommitOutcome, GameLog, Leases, TurnSchedule
 from services.stores.leases import BOT_TURNS, turn_lease
@@ -359,6 +359,10 @@ class BotRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if is_infrastructure_error(exc):
+                # The store's fault, not the turn's: no backoff to outlive the outage;
+                # the lease runs out and a sweep retries it (``_play``).
+                raise
             delay = self._failures.failed(game_id, exc)
             await self._store.renew(turn_lease(game_id, version), delay)
             return False

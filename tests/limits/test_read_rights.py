@@ -446,6 +446,7 @@ def test_a_finished_rotations_hidden_cards_wait_for_its_deal(served):
     wait_until(lambda: archived(finished.game_id), 120, "the first table played and archived")
     game_id, newest = finished.game_id, _newest(served, finished.game_id)
     leaked = {}  # (reader, path) -> how many secrets it showed: all of them at once
+    met = {}  # reader -> the hidden actions its walk met
     for seat, token in ((None, ""), (finished.seat, finished.seat_token)):
         actions = views = 0
         for path, answer in read_game(served, game_id, token, newest):
@@ -455,10 +456,8 @@ def test_a_finished_rotations_hidden_cards_wait_for_its_deal(served):
                 leaked[seat, path] = len(leaks)
             actions += seen_actions
             views += seen_views
-        # The walk met final views, and hidden actions: every one of them for the
-        # spectator; the seat is in the audience of some (its own buys and steals), and
-        # the random bots' play decides whether any leave it out.
-        assert views and (actions or seat is not None)
+        assert views  # the walk met final views
+        met[seat] = actions
     # A sibling's seat token holds no seat of the finished table.
     for path, answer in read_game(served, game_id, siblings[0].seat_token, newest):
         assert answer.code == "UNAUTHENTICATED", path
@@ -474,3 +473,7 @@ def test_a_finished_rotations_hidden_cards_wait_for_its_deal(served):
     spectator = [answer for _, answer in read_game(served, game_id, "", newest)]
     assert all(answer.code in READ for answer in spectator)
     assert any(_catan_secrets(answer.messages, None)[0] for answer in spectator)
+    # The spectator's walk met, hidden, every action the same walk now shows. (How many
+    # there are, none included, is the bots' play: searching bots play differently on
+    # a busy machine.)
+    assert sum(_catan_secrets(answer.messages, None)[1] for answer in spectator) == met[None]
