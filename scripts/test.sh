@@ -109,11 +109,13 @@ fi
 # Beside the suite, on the CPU its waiting leaves idle: mypy (--strict on games/ and
 # bots/, [tool.mypy] in pyproject.toml), and tests/games and tests/bots again on the
 # pure-Python build (games/build.py), since the suite runs the compiled engines where
-# the install compiled them. Their output is shown once the suite is done.
+# the install compiled them: all but the soaks marked slow, which the suite ran (what
+# differs is the build, and the soaks meet no refusal or edge case the rest do not).
+# Their output is shown once the suite is done.
 side=$(mktemp -d)
 cleanups+=("rm -rf $side")
 ( .venv/bin/mypy >"$side/mypy.log" 2>&1; echo $? >"$side/mypy.rc" ) &
-( GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -p no:cacheprovider tests/games tests/bots \
+( GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -p no:cacheprovider -m 'not slow' tests/games tests/bots \
     >"$side/pure.log" 2>&1; echo $? >"$side/pure.rc" ) &
 # The whole suite, spread over pytest-xdist workers, two a core: most tests wait on
 # processes and sockets, not the CPU. Each test keeps to its own Redis prefix, database,
@@ -122,6 +124,6 @@ suite=0
 .venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist worksteal || suite=$?
 wait
 echo "mypy:"; cat "$side/mypy.log"
-echo "tests/games and tests/bots again with GAMEHOST_PURE_PYTHON=1 (the pure build):"
+echo "tests/games and tests/bots but the soaks again with GAMEHOST_PURE_PYTHON=1 (the pure build):"
 tail -n 25 "$side/pure.log"
 exit $(( suite || $(cat "$side/mypy.rc") || $(cat "$side/pure.rc") ))
