@@ -23,6 +23,7 @@ from gamehost import Client
 from gamehost import runner as bot_run
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
+from tests.polling import eventually
 
 D = pb.BotDirective
 BOT = Path(__file__).with_name("bots") / "scripted_bot.py"
@@ -210,7 +211,16 @@ async def test_a_reply_the_server_could_not_take_is_sent_again_and_a_refusal_is_
         ladder.act("g1", 5, legal_id=55)
         after = await ladder.reply()  # the next answer, not the refused one again
         assert (refused.version, after.version, _answer(after)["id"]) == (3, 5, 55)
-    assert "answer to g1 not taken: " in capfd.readouterr().err
+        # The stand-in has the reply when it is sent; the runner logs the refusal once it
+        # hears it, which may be after it sent the next one.
+        logged = ""
+
+        def refusal_logged() -> bool:
+            nonlocal logged
+            logged += capfd.readouterr().err
+            return "answer to g1 not taken: " in logged
+
+        await eventually(refusal_logged, WAIT, "the runner to log the refusal")
 
 
 async def test_a_refusal_that_is_not_the_bots_fault_is_sent_again_within_the_clock(capfd):

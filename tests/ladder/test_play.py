@@ -323,6 +323,14 @@ def test_faults_in_a_row_pause_a_bot_and_a_new_connection_gives_it_another_chanc
         wait_until(
             lambda: client.state(game_id).status == pb.FINISHED, 60, "the paused bot's game to end"
         )
+        # ... and the ladder settles it (archived, judged): a runner that connected before
+        # that would be judged by the game it left, and paused again.
+        ledger = server.running.sessions.service.ledger
+        wait_until(
+            lambda: game_id not in {g.game.game_id for g in ledger.open_games("cite:2")},
+            60,
+            "the ladder to settle the paused bot's game",
+        )
         again = Connected(client, key)
         assert "validates again" in again.next(D.WELCOME).message
         assert _bot(client, "noisy").status == pb.BOT_VALIDATING
