@@ -25,7 +25,7 @@ import grpc
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from services.errors import infrastructure_errors
+from services.errors import is_infrastructure_error
 from services.limits.access import api_key_of, client_id
 from services.stores import Limits
 
@@ -182,7 +182,9 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         client = client_id(api_key, context.peer() or "")
         try:
             refusal = await self._over_limit(client, method, api_key)
-        except infrastructure_errors() as exc:
+        except Exception as exc:
+            if not is_infrastructure_error(exc):
+                raise
             log.warning("rate limits: the store does not answer (%s): UNAVAILABLE", exc)
             refusal = None
             await context.abort(
@@ -220,7 +222,9 @@ class AccessInterceptor(grpc.aio.ServerInterceptor):
         """Count one failed authentication of ``client``."""
         try:
             await self.failed_auth.hit(client)
-        except infrastructure_errors() as exc:  # the call has its answer: keep it
+        except Exception as exc:  # the call has its answer: keep it, if the store failed
+            if not is_infrastructure_error(exc):
+                raise
             log.warning("rate limits: a failed authentication went uncounted (%s)", exc)
 
 
