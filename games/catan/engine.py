@@ -134,7 +134,9 @@ def _offer_lists() -> tuple[tuple[int, ...], ...]:
 
 
 _OFFERS_BY_CAP: Final = _offer_lists()
-_CAP3: Final[tuple[int, ...]] = (0, 1, 2) + (2,) * 100  # min(count, 2) for counts up to 102
+# min(count, 2) for counts up to 102. Built by a loop: written as a tuple expression,
+# mypyc makes it a 103-field C struct whose code takes gcc two minutes to compile.
+_CAP3: Final[tuple[int, ...]] = tuple(min(count, 2) for count in range(103))
 
 
 _COPIED = Fields(
