@@ -4,8 +4,10 @@ and cannot import the engines, the bots or the service."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,16 +49,27 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client_venv(tmp_path_factory) -> Path:
-    venv = tmp_path_factory.mktemp("client") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=60)
-    subprocess.run(
-        [venv / "bin" / "pip", "install", "--quiet", str(ROOT / "clients" / "python")],
-        check=True,
-        timeout=180,
-        env=_env(),
-    )
+    """One venv for the run, made by the first pytest-xdist worker that needs it (the
+    others wait on the lock): the folder above a worker's temporary folder is the run's,
+    shared by all its workers."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    venv = shared / "client-venv"
+    with open(shared / "client-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (venv / "installed").exists():
+            shutil.rmtree(venv, ignore_errors=True)  # a worker that failed half-way
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=60)
+            subprocess.run(
+                [venv / "bin" / "pip", "install", "--quiet", str(ROOT / "clients" / "python")],
+                check=True,
+                timeout=180,
+                env=_env(),
+            )
+            (venv / "installed").touch()
     return venv
 
 
