@@ -119,9 +119,11 @@ cleanups+=("rm -rf $side")
     >"$side/pure.log" 2>&1; echo $? >"$side/pure.rc" ) &
 # The whole suite, spread over pytest-xdist workers, two a core: most tests wait on
 # processes and sockets, not the CPU. Each test keeps to its own Redis prefix, database,
-# ports and folders (docs/operations.md, "Tests"); the slow ones start first.
+# ports and folders (docs/operations.md, "Tests"). Whole files go to a worker, so a
+# module's servers and databases are made once, not once a worker; files go out in the
+# collection's order, which starts with the slow tests' files (tests/conftest.py).
 suite=0
-.venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist worksteal || suite=$?
+.venv/bin/pytest -n "$(( 2 * $(nproc) ))" --dist loadfile --no-loadscope-reorder || suite=$?
 wait
 echo "mypy:"; cat "$side/mypy.log"
 echo "tests/games and tests/bots but the soaks again with GAMEHOST_PURE_PYTHON=1 (the pure build):"

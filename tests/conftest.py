@@ -130,6 +130,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         )
         if in_module or PROCS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.procs)
-    # Slow tests first: spread over the cores (``make test`` runs pytest-xdist), the
-    # longest start at once instead of ending the run alone. The order is otherwise kept.
+    # Slow tests first: spread over the cores (``make test`` hands pytest-xdist workers
+    # whole files in this order), the longest start at once instead of ending the run
+    # alone. The order is otherwise kept.
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
