@@ -15,7 +15,10 @@ import urllib.request
 import grpc
 import pytest
 import redis
+import tenacity
 
+from gamehost import retry
+from gamehost.client import _unavailable as unavailable
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.stores.redis_store import watch_client_name
@@ -52,17 +55,15 @@ def gauge(port: int, name: str) -> float:
 
 class Watcher:
     """One open WatchGame stream and what it received. A stream answered UNAVAILABLE is
-    opened again after the last event it saw, as clients do (docs/api.md, "Retries"): in the
-    burst of 2,000 opens, on a machine the other tests keep busy, a call can wait out
-    the replica's 5 s for one of its pooled Redis connections."""
-
-    RETRIES = 5
+    opened again after the last event it saw, as the client library retries (its policy:
+    gamehost/retry.py, its defaults: 5 more tries, waits from 0.1 s doubling to 2 s, full
+    jitter): in the burst of 2,000 opens, on a machine the other tests keep busy, a call
+    can wait out the replica's 5 s for one of its pooled Redis connections."""
 
     def __init__(self, stub, game_id: str, token: str) -> None:
         self.stub, self.game_id, self.token = stub, game_id, token
         self.events: list[pb.GameEvent] = []
         self.error: grpc.aio.AioRpcError | None = None
-        self.retried = 0
         self.call = self._open()
         self.task = asyncio.create_task(self._read())
 
@@ -72,20 +73,25 @@ class Watcher:
             pb.WatchGameRequest(game_id=self.game_id, token=self.token, after_event_id=after)
         )
 
+    async def _follow(self) -> None:
+        if self.call.done():  # ended UNAVAILABLE: the retry opens it again
+            self.call = self._open()
+        async for event in self.call:
+            self.events.append(event)
+
     async def _read(self) -> None:
-        while True:
-            try:
-                async for event in self.call:
-                    self.events.append(event)
-                return
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() == grpc.StatusCode.UNAVAILABLE and self.retried < self.RETRIES:
-                    self.retried += 1
-                    self.call = self._open()
-                    continue
-                if exc.code() != grpc.StatusCode.CANCELLED:
-                    self.error = exc
-                return
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(6),
+            wait=retry.doubling(0.1, 2.0, jitter=True),
+            retry=tenacity.retry_if_exception(unavailable),
+            sleep=asyncio.sleep,
+            reraise=True,
+        )
+        try:
+            await retrying(self._follow)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self.error = exc
 
     def saw(self, event_id: int) -> bool:
         return any(e.event_id == event_id for e in self.events)
