@@ -2,13 +2,17 @@
 .PHONY: run test test-fast install loadtest
 
 PYTHON ?= python3
-# Installed once: pip runs again only when a pyproject.toml is newer than this stamp
+# The installer: uv, from PyPI into the venv. It resolves and installs in seconds where
+# pip spent a minute reading PyPI's index pages; the build (mypyc) is the same.
+UV_VERSION := 0.13.10
+# Installed once: uv runs again only when a pyproject.toml is newer than this stamp
 # (or .venv is gone). `rm .venv/.installed` forces a reinstall.
 STAMP := .venv/.installed
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x .venv/bin/python || $(PYTHON) -m venv .venv
-	.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ./clients/python -e '.[dev,loadtest]'
+	@test -x .venv/bin/uv || .venv/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	.venv/bin/uv pip install --quiet --python .venv/bin/python -e ./clients/python -e '.[dev,loadtest]'
 	@touch $@
 
 install: $(STAMP)

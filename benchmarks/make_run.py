@@ -29,7 +29,7 @@ def port_in_use(port: int) -> bool:
 
 
 def one_run() -> tuple[float, bool]:
-    """Seconds to the printed address, and whether pip ran."""
+    """Seconds to the printed address, and whether the install (uv) ran."""
     started = time.perf_counter()
     process = subprocess.Popen(
         ["make", "--no-print-directory", "run"],
@@ -50,7 +50,7 @@ def one_run() -> tuple[float, bool]:
     process.wait()
     if "HTTP API on" not in "".join(lines):
         raise SystemExit("make run did not serve:\n" + "".join(lines))
-    return seconds, any("pip install" in line for line in lines)
+    return seconds, any("uv pip install" in line for line in lines)
 
 
 def main() -> None:
@@ -66,12 +66,12 @@ def main() -> None:
     for _ in range(args.runs - 1):
         seconds, installed = one_run()
         if installed:
-            raise SystemExit("pip ran again: the install stamp does not hold")
+            raise SystemExit("the install ran again: the stamp does not hold")
         figures.append(seconds)
     if figures:
         print(
             f"make run to its address, installed: {statistics.median(figures):.2f} s median, "
-            f"{min(figures):.2f}-{max(figures):.2f} s over {len(figures)} runs (pip not run)"
+            f"{min(figures):.2f}-{max(figures):.2f} s over {len(figures)} runs (no install)"
         )
 
 

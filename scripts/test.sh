@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-# The Makefile's install: pip runs only when .venv is missing or a pyproject.toml changed.
+# The Makefile's install: uv runs only when .venv is missing or a pyproject.toml changed.
 make --no-print-directory install
 
 # Programs the tests start themselves, installed from Debian's packages when missing:
@@ -13,7 +13,8 @@ make --no-print-directory install
 # certificate), promtool and prometheus (tests/deploy; Debian's prometheus ships both),
 # chromium (tests/web drive it with Playwright; Playwright's own download needs internet),
 # docker-compose (tests/deploy validate docker-compose.yml with `docker-compose config`,
-# which needs no Docker daemon).
+# which needs no Docker daemon), h2load (nghttp2-client: tests/ladder/test_bounds.py
+# floods the server with BotReply calls from it).
 apt_missing=()
 command -v redis-server >/dev/null || apt_missing+=(redis-server)
 command -v openssl >/dev/null || apt_missing+=(openssl)
@@ -21,6 +22,7 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   apt_missing+=(prometheus)
 fi
 command -v docker-compose >/dev/null || apt_missing+=(docker-compose)
+command -v h2load >/dev/null || apt_missing+=(nghttp2-client)
 if [[ -z "${GAMEHOST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then
   apt_missing+=(chromium)
 fi
@@ -109,13 +111,16 @@ fi
 # Beside the suite, on the CPU its waiting leaves idle: mypy (--strict on games/ and
 # bots/, [tool.mypy] in pyproject.toml), and tests/games and tests/bots again on the
 # pure-Python build (games/build.py), since the suite runs the compiled engines where
-# the install compiled them: all but the soaks marked slow, which the suite ran (what
-# differs is the build, and the soaks meet no refusal or edge case the rest do not).
+# the install compiled them. Left out of that pass: the soaks marked slow, which the
+# suite ran (what differs is the build, and the soaks meet no refusal or edge case the
+# rest do not), and the two files that run both builds whichever this process loaded
+# (tests/games/test_builds.py, tests/bots/test_other_build.py).
 # Their output is shown once the suite is done.
 side=$(mktemp -d)
 cleanups+=("rm -rf $side")
 ( .venv/bin/mypy >"$side/mypy.log" 2>&1; echo $? >"$side/mypy.rc" ) &
 ( GAMEHOST_PURE_PYTHON=1 .venv/bin/pytest -q -p no:cacheprovider -m 'not slow' tests/games tests/bots \
+    --ignore tests/games/test_builds.py --ignore tests/bots/test_other_build.py \
     >"$side/pure.log" 2>&1; echo $? >"$side/pure.rc" ) &
 # The whole suite, spread over pytest-xdist workers, two a core: most tests wait on
 # processes and sockets, not the CPU. Each test keeps to its own Redis prefix, database,
