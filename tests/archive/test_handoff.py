@@ -86,8 +86,9 @@ class HandOff:
 
 
 def _finished_game(served: Served, seed: int) -> HandOff:
-    """A Catan game of bots played to its end (long enough for several pages)."""
-    game_id = served.client.create_game("catan", ["bot:random"] * 3, seed=seed).game_id
+    """A six-seat Cité game of bots played to its end: long enough for several pages
+    (over 200 events), and a fifth of a Catan game's."""
+    game_id = served.client.create_game("cite", ["bot:random"] * 6, seed=seed).game_id
     wait_until(
         lambda: served.client.state(game_id).status == pb.FINISHED, 300, "the game to finish"
     )
