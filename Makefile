@@ -3,7 +3,9 @@
 
 PYTHON ?= python3
 # The installer: uv, from PyPI into the venv. It resolves and installs in seconds where
-# pip spent a minute reading PyPI's index pages; the build (mypyc) is the same.
+# pip spent a minute reading PyPI's index pages; the build (mypyc) is the same. As pip
+# does, it compiles the packages' bytecode at install (--compile-bytecode), so no
+# process compiles them again, even where PYTHONDONTWRITEBYTECODE keeps it from saving.
 UV_VERSION := 0.13.10
 # Installed once: uv runs again only when a pyproject.toml is newer than this stamp
 # (or .venv is gone). `rm .venv/.installed` forces a reinstall.
@@ -12,7 +14,7 @@ STAMP := .venv/.installed
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x .venv/bin/python || $(PYTHON) -m venv .venv
 	@test -x .venv/bin/uv || .venv/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	.venv/bin/uv pip install --quiet --python .venv/bin/python -e ./clients/python -e '.[dev,loadtest]'
+	.venv/bin/uv pip install --quiet --compile-bytecode --python .venv/bin/python -e ./clients/python -e '.[dev,loadtest]'
 	@touch $@
 
 install: $(STAMP)

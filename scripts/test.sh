@@ -8,6 +8,12 @@ cd "$root"
 # The Makefile's install: uv runs only when .venv is missing or a pyproject.toml changed.
 make --no-print-directory install
 
+# The suite starts hundreds of Python processes (servers, workers, the CLI): the first to
+# import one of this checkout's modules keeps its bytecode for the rest (in __pycache__,
+# which git ignores), as Python does by default, even where the environment turns that
+# off. With PYTHONDONTWRITEBYTECODE set, each process compiled every module again.
+unset PYTHONDONTWRITEBYTECODE
+
 # Programs the tests start themselves, installed from Debian's packages when missing:
 # redis-server (fault tests run a Redis of their own), openssl (the TLS test makes a
 # certificate), promtool and prometheus (tests/deploy; Debian's prometheus ships both),
