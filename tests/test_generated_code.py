@@ -9,13 +9,19 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def _generated(root: pathlib.Path) -> list[pathlib.Path]:
+    """The generated sources under ``root``/gamehost (not the bytecode Python caches)."""
+    found = (root / "gamehost").rglob("*_pb2*.py*")
+    return sorted(p.relative_to(root) for p in found if p.suffix in (".py", ".pyi"))
+
+
 def test_generated_code_is_up_to_date(tmp_path):
     subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "gen_proto.py"), "--out", str(tmp_path)],
         check=True,
     )
-    fresh = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*_pb2*.py*"))
-    committed = sorted(p.relative_to(ROOT) for p in (ROOT / "gamehost").rglob("*_pb2*.py*"))
+    fresh = _generated(tmp_path)
+    committed = _generated(ROOT)
     assert fresh == committed, "run: python scripts/gen_proto.py"
     for path in fresh:
         assert (tmp_path / path).read_bytes() == (ROOT / path).read_bytes(), (
