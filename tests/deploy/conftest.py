@@ -4,7 +4,6 @@ turns to one Celery worker, both exporting metrics, after some traffic."""
 from __future__ import annotations
 
 import contextlib
-import urllib.request
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,15 +12,11 @@ import pytest
 from celery import Celery
 
 from gamehost import Client, GameError
+from tests.fixtures.metrics import scrape
 from tests.procs import RedisServer, Replica, Worker, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-
-
-def scrape(port: int) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
-        return reply.read().decode()
 
 
 @dataclass

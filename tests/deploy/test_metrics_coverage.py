@@ -10,8 +10,9 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from gamehost import Client, GameError
-from tests.deploy.conftest import DEPLOY, scrape, wait_for_names
+from tests.deploy.conftest import DEPLOY, wait_for_names
 from tests.deploy.promql import metric_names
+from tests.fixtures.metrics import scrape
 
 # Series that gamehost does not export: Prometheus's own, and the Celery exporter's
 # (danihodovic/celery-exporter, in docker-compose.yml and deploy/k8s).

@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 
 from gamehost import Client
-from tests.deploy.conftest import scrape
+from tests.fixtures.metrics import scrape
 from tests.procs import RedisServer, Replica, free_port, wait_until
 
 GAMES = 6

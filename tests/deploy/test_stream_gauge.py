@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 
 from gamehost import Client
-from tests.deploy.conftest import scrape
+from tests.fixtures.metrics import scrape
 from tests.procs import wait_until
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import signal
 import time
-import urllib.request
 
 from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from tests.faults.harness import Ledger, time_to_move, version
+from tests.fixtures.metrics import scrape
 from tests.procs import cmdline, descendants, free_port, wait_until
 
 BOT = "bot:mcts:trees=2,iterations=300,depth=10"
@@ -34,8 +34,7 @@ def finish(target: str, game_id: str, timeout: float = 60) -> pb.GameState:
 
 
 def counter(port: int, name: str) -> float:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-    lines = [line for line in text.splitlines() if line.startswith(name + " ")]
+    lines = [line for line in scrape(port).splitlines() if line.startswith(name + " ")]
     return float(lines[0].split()[1]) if lines else 0.0
 
 

@@ -11,7 +11,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 import grpc
@@ -23,6 +22,7 @@ from gamehost import Client
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.ladder.sessions import Sessions
+from tests.fixtures.metrics import scrape
 from tests.ladder.conftest import ladder_server
 from tests.procs import Replica, free_port
 
@@ -62,11 +62,8 @@ async def _flood(target: str, body: Path, count: int) -> None:
 
 def _answered(metrics_port: int) -> dict[str, float]:
     """The server's BotReply calls by the status it answered (grpc_server_handled_total)."""
-    url = f"http://127.0.0.1:{metrics_port}/metrics"
-    with urllib.request.urlopen(url, timeout=10) as reply:
-        text = reply.read().decode()
     codes: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
+    for family in text_string_to_metric_families(scrape(metrics_port)):
         for sample in family.samples:
             if (
                 sample.name == "grpc_server_handled_total"

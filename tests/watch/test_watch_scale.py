@@ -10,7 +10,6 @@ process, so the load generator never shares the server's event loop or GIL.
 from __future__ import annotations
 
 import asyncio
-import urllib.request
 
 import grpc
 import pytest
@@ -22,6 +21,7 @@ from gamehost.client import _unavailable as unavailable
 from gamehost.v1 import gamehost_pb2 as pb
 from gamehost.v1 import gamehost_pb2_grpc as pb_grpc
 from services.stores.redis_store import watch_client_name
+from tests.fixtures.metrics import scrape
 from tests.polling import eventually
 from tests.procs import Replica, free_port
 
@@ -46,10 +46,9 @@ async def get_states(stub, game_ids: list[str]) -> list[str]:
 
 
 def gauge(port: int, name: str) -> float:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
-        for line in reply.read().decode().splitlines():
-            if line.startswith(name + " "):
-                return float(line.split()[1])
+    for line in scrape(port).splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
     raise AssertionError(f"no metric {name}")
 
 
